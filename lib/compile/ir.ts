@@ -1,0 +1,569 @@
+/**
+ * The grammar IR: a context-free grammar over bytes, the contract between the TypeScript front
+ * end and the native engine. docs/ir.md is its specification; keep the two in step.
+ *
+ * A grammar is a list of rules; each rule's body is an expression tree. Recursion goes through
+ * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
+ */
+import { GrammarError } from "../errors.js";
+
+/** The binary format version written by {@link serializeGrammar}. */
+export const IR_VERSION = 1;
+/** "TMIR" read as a little-endian u32. */
+export const IR_MAGIC = 0x52494d54;
+/** Marks an unbounded `repeat` max, or an absent `text` limit, in the binary form. */
+export const IR_NONE = 0xffffffff;
+/** The largest Unicode code point. */
+export const MAX_CODE_POINT = 0x10ffff;
+
+/** The empty string. */
+export interface IrEmpty {
+  kind: "empty";
+}
+/** Matches nothing (an empty choice). */
+export interface IrNever {
+  kind: "never";
+}
+/** Exactly these bytes (at least one). */
+export interface IrBytes {
+  kind: "bytes";
+  bytes: Uint8Array;
+}
+/**
+ * One code point (UTF-8 encoded) in the sorted, non-overlapping inclusive `ranges`, or with
+ * `negated` one code point in none of them. Surrogates (U+D800–U+DFFF) never match.
+ */
+export interface IrClass {
+  kind: "class";
+  ranges: ReadonlyArray<readonly [number, number]>;
+  negated: boolean;
+}
+/** Each item in turn. */
+export interface IrSeq {
+  kind: "seq";
+  items: IrExpr[];
+}
+/** Any one of the items. */
+export interface IrChoice {
+  kind: "choice";
+  items: IrExpr[];
+}
+/** Between `min` and `max` repetitions of `item`; `max` null means unbounded. */
+export interface IrRepeat {
+  kind: "repeat";
+  item: IrExpr;
+  min: number;
+  max: number | null;
+}
+/** The body of rule number `rule`. */
+export interface IrRef {
+  kind: "ref";
+  rule: number;
+}
+/**
+ * Any sequence of code points (valid UTF-8, possibly empty) in which no string of `excludes`
+ * occurs as a byte substring, of at most `maxChars` code points. `maxTokens` bounds how many
+ * tokens may consume bytes of one occurrence of this text; only the matcher enforces it.
+ */
+export interface IrText {
+  kind: "text";
+  excludes: Uint8Array[];
+  maxChars: number | null;
+  maxTokens: number | null;
+}
+
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText;
+export type IrKind = IrExpr["kind"];
+
+export interface IrRule {
+  name: string;
+  body: IrExpr;
+}
+
+/** A grammar: rules, and the index of the rule the whole output must match. */
+export interface IrGrammar {
+  rules: IrRule[];
+  root: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+/** UTF-8 bytes of a string. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+// ---- constructors ---------------------------------------------------------------------------
+
+export const empty = (): IrEmpty => ({ kind: "empty" });
+export const never = (): IrNever => ({ kind: "never" });
+/** A literal: the UTF-8 bytes of a string, or raw bytes. The empty literal is `empty`. */
+export function lit(value: string | Uint8Array): IrBytes | IrEmpty {
+  const bytes = typeof value === "string" ? utf8(value) : value;
+  return bytes.length === 0 ? empty() : { kind: "bytes", bytes };
+}
+export const seq = (...items: IrExpr[]): IrSeq => ({ kind: "seq", items });
+export const choice = (...items: IrExpr[]): IrChoice => ({ kind: "choice", items });
+export const repeat = (item: IrExpr, min: number, max: number | null): IrRepeat => ({ kind: "repeat", item, min, max });
+export const optional = (item: IrExpr): IrRepeat => repeat(item, 0, 1);
+export const star = (item: IrExpr): IrRepeat => repeat(item, 0, null);
+export const plus = (item: IrExpr): IrRepeat => repeat(item, 1, null);
+export const ref = (rule: number): IrRef => ({ kind: "ref", rule });
+
+/**
+ * A code-point class. Ranges may be given unsorted and overlapping; they are normalized.
+ * Single code points may be given as numbers.
+ */
+export function charClass(ranges: Iterable<readonly [number, number] | number>, negated = false): IrClass {
+  return { kind: "class", ranges: normalizeRanges(ranges), negated };
+}
+
+/** Any text excluding the given strings (see {@link IrText}). */
+export function text(excludes: ReadonlyArray<string | Uint8Array> = [], limits: { maxChars?: number | null; maxTokens?: number | null } = {}): IrText {
+  const ex = excludes.map((e) => (typeof e === "string" ? utf8(e) : e));
+  return { kind: "text", excludes: ex, maxChars: limits.maxChars ?? null, maxTokens: limits.maxTokens ?? null };
+}
+
+/** Sorts and merges code-point ranges. */
+export function normalizeRanges(ranges: Iterable<readonly [number, number] | number>): Array<[number, number]> {
+  const list: Array<[number, number]> = [];
+  for (const r of ranges) {
+    const [lo, hi] = typeof r === "number" ? [r, r] : r;
+    if (!Number.isInteger(lo) || !Number.isInteger(hi) || lo < 0 || hi > MAX_CODE_POINT || lo > hi) {
+      throw new GrammarError(`invalid code-point range [${lo}, ${hi}]: expected 0 <= lo <= hi <= 0x10FFFF`);
+    }
+    list.push([lo, hi]);
+  }
+  list.sort((x, y) => x[0] - y[0]);
+  const out: Array<[number, number]> = [];
+  for (const [lo, hi] of list) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
+// ---- building grammars with named rules ------------------------------------------------------
+
+/**
+ * Builds a grammar whose rules refer to each other by name. `ruleRef(name)` may be used before
+ * the rule is defined; `build()` checks every referenced rule was defined.
+ *
+ * @example
+ * const b = new GrammarBuilder();
+ * b.define("root", seq(lit("["), optional(b.ruleRef("item")), lit("]")));
+ * b.define("item", plus(charClass([[0x61, 0x7a]])));
+ * const grammar = b.build("root");
+ */
+export class GrammarBuilder {
+  private readonly names: string[] = [];
+  private readonly bodies: Array<IrExpr | undefined> = [];
+  private readonly index = new Map<string, number>();
+
+  /** A reference to the rule `name`, defined now or later. */
+  ruleRef(name: string): IrRef {
+    return ref(this.slot(name));
+  }
+
+  /** Whether a rule of this name was defined. */
+  has(name: string): boolean {
+    const i = this.index.get(name);
+    return i !== undefined && this.bodies[i] !== undefined;
+  }
+
+  /** Defines rule `name` (once). Returns a reference to it. */
+  define(name: string, body: IrExpr): IrRef {
+    const i = this.slot(name);
+    if (this.bodies[i] !== undefined) throw new GrammarError(`rule '${name}' is defined twice`);
+    this.bodies[i] = body;
+    return ref(i);
+  }
+
+  /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
+  freshName(base: string): string {
+    if (!this.index.has(base)) return base;
+    for (let n = 1; ; n++) {
+      const name = `${base}_${n}`;
+      if (!this.index.has(name)) return name;
+    }
+  }
+
+  /** The finished grammar with `root` as its root rule. */
+  build(root: string): IrGrammar {
+    const rootIndex = this.index.get(root);
+    if (rootIndex === undefined || this.bodies[rootIndex] === undefined) {
+      throw new GrammarError(`the root rule '${root}' is not defined`);
+    }
+    const rules: IrRule[] = this.names.map((name, i) => {
+      const body = this.bodies[i];
+      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
+      return { name, body };
+    });
+    return { rules, root: rootIndex };
+  }
+
+  private slot(name: string): number {
+    let i = this.index.get(name);
+    if (i === undefined) {
+      i = this.names.length;
+      this.names.push(name);
+      this.bodies.push(undefined);
+      this.index.set(name, i);
+    }
+    return i;
+  }
+}
+
+// ---- validation ------------------------------------------------------------------------------
+
+function fail(where: string, message: string): never {
+  throw new GrammarError(`invalid grammar IR at ${where}: ${message}`);
+}
+
+function checkCount(where: string, value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where, `${what} must be an integer in [0, 2^32-1), got ${value}`);
+}
+
+/** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
+export function validateGrammar(grammar: IrGrammar): void {
+  if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
+  if (!Number.isInteger(grammar.root) || grammar.root < 0 || grammar.root >= grammar.rules.length) {
+    fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
+  }
+  const seen = new Set<string>();
+  grammar.rules.forEach((rule, r) => {
+    if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
+    seen.add(rule.name);
+    const visit = (e: IrExpr, where: string): void => {
+      switch (e.kind) {
+        case "empty":
+        case "never":
+          return;
+        case "bytes":
+          if (e.bytes.length === 0) fail(where, "a bytes node needs at least one byte (use empty)");
+          return;
+        case "class": {
+          if (e.ranges.length === 0) fail(where, "a class needs at least one range");
+          let prev = -2;
+          for (const [lo, hi] of e.ranges) {
+            if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
+              fail(where, `bad code-point range [${lo}, ${hi}]`);
+            }
+            if (lo <= prev + 1) fail(where, "class ranges must be sorted, non-overlapping and non-adjacent");
+            prev = hi;
+          }
+          return;
+        }
+        case "seq":
+        case "choice":
+          e.items.forEach((it, i) => visit(it, `${where}.items[${i}]`));
+          return;
+        case "repeat":
+          checkCount(where, e.min, "repeat min");
+          if (e.max !== null) {
+            checkCount(where, e.max, "repeat max");
+            if (e.max < e.min) fail(where, `repeat max ${e.max} is below min ${e.min}`);
+          }
+          visit(e.item, `${where}.item`);
+          return;
+        case "ref":
+          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= grammar.rules.length) {
+            fail(where, `reference to rule ${e.rule}, which does not exist`);
+          }
+          return;
+        case "text":
+          e.excludes.forEach((x, i) => {
+            if (x.length === 0) fail(`${where}.excludes[${i}]`, "an excluded string must not be empty");
+          });
+          if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
+          if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
+          return;
+        default: {
+          const bad: never = e;
+          fail(where, `unknown node kind ${(bad as { kind: string }).kind}`);
+        }
+      }
+    };
+    visit(rule.body, `rules[${r}] (${rule.name})`);
+  });
+}
+
+// ---- binary serialization --------------------------------------------------------------------
+
+const KIND_CODE: Record<IrKind, number> = {
+  empty: 0,
+  never: 1,
+  bytes: 2,
+  class: 3,
+  seq: 4,
+  choice: 5,
+  repeat: 6,
+  ref: 7,
+  text: 8,
+};
+
+/**
+ * The binary form the addon reads (docs/ir.md, "Serialization"): a header, rules, nodes in
+ * post-order (children before parents), an extra u32 pool and a byte pool.
+ */
+export function serializeGrammar(grammar: IrGrammar): Uint8Array {
+  validateGrammar(grammar);
+  const nodes: number[] = [];
+  const extra: number[] = [];
+  const bytePool: number[] = [];
+  const byteOffsets = new Map<string, number>();
+
+  const addBytes = (b: Uint8Array): number => {
+    const key = b.join(",");
+    const known = byteOffsets.get(key);
+    if (known !== undefined) return known;
+    const off = bytePool.length;
+    for (const x of b) bytePool.push(x);
+    byteOffsets.set(key, off);
+    return off;
+  };
+  const memo = new Map<IrExpr, number>();
+  const emit = (e: IrExpr): number => {
+    const known = memo.get(e);
+    if (known !== undefined) return known;
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    switch (e.kind) {
+      case "empty":
+      case "never":
+        break;
+      case "bytes":
+        a = addBytes(e.bytes);
+        b = e.bytes.length;
+        break;
+      case "class":
+        a = extra.length;
+        b = e.ranges.length;
+        c = e.negated ? 1 : 0;
+        for (const [lo, hi] of e.ranges) extra.push(lo, hi);
+        break;
+      case "seq":
+      case "choice": {
+        const ids = e.items.map(emit);
+        a = extra.length;
+        b = ids.length;
+        extra.push(...ids);
+        break;
+      }
+      case "repeat":
+        a = emit(e.item);
+        b = e.min;
+        c = e.max === null ? IR_NONE : e.max;
+        break;
+      case "ref":
+        a = e.rule;
+        break;
+      case "text": {
+        const offs = e.excludes.map((x) => [addBytes(x), x.length] as const);
+        a = extra.length;
+        b = e.excludes.length;
+        extra.push(e.maxChars ?? IR_NONE, e.maxTokens ?? IR_NONE);
+        for (const [off, len] of offs) extra.push(off, len);
+        break;
+      }
+    }
+    const id = nodes.length / 4;
+    nodes.push(KIND_CODE[e.kind], a, b, c);
+    memo.set(e, id);
+    return id;
+  };
+  const ruleWords: number[] = [];
+  for (const rule of grammar.rules) {
+    const body = emit(rule.body);
+    const name = utf8(rule.name);
+    const off = bytePool.length;
+    for (const x of name) bytePool.push(x);
+    ruleWords.push(off, name.length, body);
+  }
+  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodes.length / 4, extra.length, bytePool.length, 0];
+  const words = header.length + ruleWords.length + nodes.length + extra.length;
+  const paddedBytes = (bytePool.length + 3) & ~3;
+  const out = new Uint8Array(words * 4 + paddedBytes);
+  const view = new DataView(out.buffer);
+  let w = 0;
+  for (const list of [header, ruleWords, nodes, extra]) {
+    for (const v of list) {
+      view.setUint32(w * 4, v >>> 0, true);
+      w++;
+    }
+  }
+  out.set(bytePool, words * 4);
+  return out;
+}
+
+/** Reads the binary form back (the inverse of {@link serializeGrammar}); validates as it goes. */
+export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
+  if (buffer.length < 32 || buffer.length % 4 !== 0) {
+    fail("header", `buffer length ${buffer.length} is not a whole number of u32 words of at least 32 bytes`);
+  }
+  const view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+  const u32 = (word: number): number => view.getUint32(word * 4, true);
+  if (u32(0) !== IR_MAGIC) fail("header", "bad magic (not a tagmask grammar IR buffer)");
+  if (u32(1) !== IR_VERSION) fail("header", `unsupported IR version ${u32(1)} (this build reads ${IR_VERSION})`);
+  const [ruleCount, root, nodeCount, extraCount, byteCount, flags] = [u32(2), u32(3), u32(4), u32(5), u32(6), u32(7)];
+  if (flags !== 0) fail("header", "reserved flags must be 0");
+  const rulesAt = 8;
+  const nodesAt = rulesAt + ruleCount * 3;
+  const extraAt = nodesAt + nodeCount * 4;
+  const bytesAt = (extraAt + extraCount) * 4;
+  const expected = bytesAt + ((byteCount + 3) & ~3);
+  if (expected !== buffer.length) fail("header", `counts describe ${expected} bytes but the buffer has ${buffer.length}`);
+  const bytesSlice = (off: number, len: number, where: string): Uint8Array => {
+    if (off + len > byteCount) fail(where, "byte range past the end of the byte pool");
+    return buffer.slice(bytesAt + off, bytesAt + off + len);
+  };
+  const extraWord = (i: number, where: string): number => {
+    if (i >= extraCount) fail(where, "index past the end of the extra pool");
+    return u32(extraAt + i);
+  };
+  const exprs: IrExpr[] = [];
+  const kinds = Object.keys(KIND_CODE) as IrKind[];
+  for (let id = 0; id < nodeCount; id++) {
+    const where = `node ${id}`;
+    const base = nodesAt + id * 4;
+    const code = u32(base);
+    const [a, b, c] = [u32(base + 1), u32(base + 2), u32(base + 3)];
+    const kind = kinds[code];
+    const child = (n: number): IrExpr => {
+      if (n >= id) fail(where, `child ${n} does not come before its parent (nodes must be in post-order)`);
+      return exprs[n]!;
+    };
+    switch (kind) {
+      case "empty":
+        exprs.push(empty());
+        break;
+      case "never":
+        exprs.push(never());
+        break;
+      case "bytes":
+        exprs.push({ kind: "bytes", bytes: bytesSlice(a, b, where) });
+        break;
+      case "class": {
+        const ranges: Array<[number, number]> = [];
+        for (let i = 0; i < b; i++) ranges.push([extraWord(a + 2 * i, where), extraWord(a + 2 * i + 1, where)]);
+        if (c > 1) fail(where, "class flags other than bit 0 (negated) must be 0");
+        exprs.push({ kind: "class", ranges, negated: c === 1 });
+        break;
+      }
+      case "seq":
+      case "choice": {
+        const items: IrExpr[] = [];
+        for (let i = 0; i < b; i++) items.push(child(extraWord(a + i, where)));
+        exprs.push({ kind, items });
+        break;
+      }
+      case "repeat":
+        exprs.push({ kind: "repeat", item: child(a), min: b, max: c === IR_NONE ? null : c });
+        break;
+      case "ref":
+        exprs.push({ kind: "ref", rule: a });
+        break;
+      case "text": {
+        const maxChars = extraWord(a, where);
+        const maxTokens = extraWord(a + 1, where);
+        const excludes: Uint8Array[] = [];
+        for (let i = 0; i < b; i++) excludes.push(bytesSlice(extraWord(a + 2 + 2 * i, where), extraWord(a + 3 + 2 * i, where), where));
+        exprs.push({ kind: "text", excludes, maxChars: maxChars === IR_NONE ? null : maxChars, maxTokens: maxTokens === IR_NONE ? null : maxTokens });
+        break;
+      }
+      default:
+        fail(where, `unknown node kind code ${code}`);
+    }
+  }
+  const rules: IrRule[] = [];
+  for (let r = 0; r < ruleCount; r++) {
+    const base = rulesAt + r * 3;
+    const [nameOff, nameLen, body] = [u32(base), u32(base + 1), u32(base + 2)];
+    if (body >= nodeCount) fail(`rule ${r}`, `body node ${body} does not exist`);
+    rules.push({ name: decoder.decode(bytesSlice(nameOff, nameLen, `rule ${r}`)), body: exprs[body]! });
+  }
+  const grammar = { rules, root };
+  validateGrammar(grammar);
+  return grammar;
+}
+
+// ---- printing --------------------------------------------------------------------------------
+
+function printBytes(bytes: Uint8Array): string {
+  let out = '"';
+  const s = decoder.decode(bytes);
+  // Print text when the bytes are valid UTF-8, otherwise byte escapes.
+  const valid = utf8(s).length === bytes.length && utf8(s).every((x, i) => x === bytes[i]);
+  if (valid) {
+    for (const ch of s) {
+      const cp = ch.codePointAt(0)!;
+      if (ch === '"' || ch === "\\") out += `\\${ch}`;
+      else if (ch === "\n") out += "\\n";
+      else if (ch === "\r") out += "\\r";
+      else if (ch === "\t") out += "\\t";
+      else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, "0")}`;
+      else out += ch;
+    }
+  } else {
+    for (const x of bytes) out += x >= 0x20 && x < 0x7f && x !== 0x22 && x !== 0x5c ? String.fromCharCode(x) : `\\x${x.toString(16).padStart(2, "0")}`;
+  }
+  return `${out}"`;
+}
+
+function printCodePoint(cp: number): string {
+  if (cp === 0x5d || cp === 0x5c || cp === 0x2d || cp === 0x5e) return `\\${String.fromCodePoint(cp)}`;
+  if (cp < 0x20 || cp === 0x7f || (cp >= 0xd800 && cp <= 0xdfff)) return `\\u{${cp.toString(16)}}`;
+  return String.fromCodePoint(cp);
+}
+
+/**
+ * Prints one expression in an EBNF-like notation (for debugging and golden tests). `names`
+ * gives rule names for references.
+ */
+export function printExpr(e: IrExpr, names: readonly string[] = []): string {
+  const atom = (x: IrExpr): string => {
+    const s = printExpr(x, names);
+    return x.kind === "seq" || x.kind === "choice" ? `(${s})` : s;
+  };
+  switch (e.kind) {
+    case "empty":
+      return '""';
+    case "never":
+      return "never";
+    case "bytes":
+      return printBytes(e.bytes);
+    case "class":
+      return `[${e.negated ? "^" : ""}${e.ranges.map(([lo, hi]) => (lo === hi ? printCodePoint(lo) : `${printCodePoint(lo)}-${printCodePoint(hi)}`)).join("")}]`;
+    case "seq":
+      return e.items.length === 0 ? '""' : e.items.map((x) => (x.kind === "choice" ? `(${printExpr(x, names)})` : printExpr(x, names))).join(" ");
+    case "choice":
+      return e.items.length === 0 ? "never" : e.items.map((x) => printExpr(x, names)).join(" | ");
+    case "repeat": {
+      const inner = atom(e.item);
+      if (e.min === 0 && e.max === 1) return `${inner}?`;
+      if (e.min === 0 && e.max === null) return `${inner}*`;
+      if (e.min === 1 && e.max === null) return `${inner}+`;
+      if (e.max === e.min) return `${inner}{${e.min}}`;
+      return `${inner}{${e.min},${e.max ?? ""}}`;
+    }
+    case "ref":
+      return names[e.rule] ?? `rule#${e.rule}`;
+    case "text": {
+      const parts: string[] = [];
+      if (e.excludes.length > 0) parts.push(`excluding ${e.excludes.map(printBytes).join(", ")}`);
+      if (e.maxChars !== null) parts.push(`max_chars=${e.maxChars}`);
+      if (e.maxTokens !== null) parts.push(`max_tokens=${e.maxTokens}`);
+      return parts.length === 0 ? "text" : `text(${parts.join("; ")})`;
+    }
+  }
+}
+
+/** Prints the whole grammar, one `name ::= body` line per rule, the root rule first. */
+export function printGrammar(grammar: IrGrammar): string {
+  const names = grammar.rules.map((r) => r.name);
+  const order = [grammar.root, ...grammar.rules.map((_, i) => i).filter((i) => i !== grammar.root)];
+  return order.map((i) => `${names[i]} ::= ${printExpr(grammar.rules[i]!.body, names)}\n`).join("");
+}

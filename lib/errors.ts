@@ -1,0 +1,129 @@
+/**
+ * The typed errors tagmask throws. Every error is a {@link TagmaskError} with a stable `code`;
+ * messages name where the problem is (a JSON path, a byte offset, a line and column) and what
+ * was expected.
+ */
+
+/** Base class of every error tagmask throws. */
+export class TagmaskError extends Error {
+  /** Stable machine-readable code, e.g. `TAGMASK_INVALID_ARGUMENT`. */
+  readonly code: string;
+  constructor(message: string, code = "TAGMASK_ERROR") {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+  }
+}
+
+/** A function was called with a bad value: wrong buffer size, token id out of range, bad option. */
+export class InvalidArgumentError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_INVALID_ARGUMENT");
+  }
+}
+
+/** A structural tag (format tree) is malformed. `path` is the JSON path of the bad value. */
+export class FormatError extends TagmaskError {
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super(path ? `${path}: ${message}` : message, "TAGMASK_INVALID_FORMAT");
+    this.path = path;
+  }
+}
+
+/**
+ * A grammar could not be built: a regex or EBNF syntax error, a corrupt grammar IR buffer, or a
+ * grammar the engine cannot handle. `position` is a 0-based offset into the source text when
+ * known; `line` and `column` are 1-based.
+ */
+export class GrammarError extends TagmaskError {
+  readonly position: number | undefined;
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+  constructor(message: string, location: { position?: number; line?: number; column?: number } = {}) {
+    super(message, "TAGMASK_INVALID_GRAMMAR");
+    this.position = location.position;
+    this.line = location.line;
+    this.column = location.column;
+  }
+}
+
+/**
+ * A JSON Schema uses a keyword tagmask cannot enforce exactly (or is itself invalid).
+ * `schemaPath` is a JSON pointer into the schema, `keyword` the offending keyword.
+ */
+export class SchemaError extends TagmaskError {
+  readonly schemaPath: string;
+  readonly keyword: string | undefined;
+  constructor(schemaPath: string, message: string, keyword?: string) {
+    super(`${schemaPath || "#"}: ${message}`, "TAGMASK_UNSUPPORTED_SCHEMA");
+    this.schemaPath = schemaPath || "#";
+    this.keyword = keyword;
+  }
+}
+
+/** The tools or tool_choice of a request are invalid. `path` names the bad field. */
+export class ToolError extends TagmaskError {
+  readonly path: string;
+  constructor(path: string, message: string) {
+    super(path ? `${path}: ${message}` : message, "TAGMASK_INVALID_TOOLS");
+    this.path = path;
+  }
+}
+
+/** A tokenizer or vocabulary could not be read, or is inconsistent. */
+export class TokenizerError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_INVALID_TOKENIZER");
+  }
+}
+
+/** A matcher operation is not possible in its current state (e.g. it is in its error state). */
+export class MatcherStateError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_MATCHER_STATE");
+  }
+}
+
+/** Model output does not follow the expected format. `offset` is the UTF-16 offset in the text. */
+export class OutputParseError extends TagmaskError {
+  readonly offset: number;
+  readonly expected: string;
+  constructor(offset: number, expected: string, found?: string) {
+    super(
+      `at offset ${offset}: expected ${expected}${found === undefined ? "" : `, found ${found}`}`,
+      "TAGMASK_OUTPUT_PARSE",
+    );
+    this.offset = offset;
+    this.expected = expected;
+  }
+}
+
+/** CUDA is not available (no device, no driver, or a build without CUDA), or a device call failed. */
+export class DeviceError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_DEVICE");
+  }
+}
+
+/** An internal invariant did not hold: a bug in tagmask. Please report it. */
+export class InternalError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_INTERNAL");
+  }
+}
+
+/** The classes the native addon throws, keyed by the native error code name. */
+export const nativeErrorClasses = {
+  InvalidArgument: InvalidArgumentError,
+  InvalidGrammar: class NativeGrammarError extends GrammarError {
+    constructor(message: string) {
+      super(message);
+      this.name = "GrammarError";
+    }
+  },
+  InvalidTokenizer: TokenizerError,
+  MatcherState: MatcherStateError,
+  Device: DeviceError,
+  Internal: InternalError,
+} as const;

@@ -1,0 +1,10 @@
+/**
+ * tagmask: structural-tag constrained decoding for tool calling.
+ *
+ * Layers (see docs/ and DESIGN): formats (lib/format), tool calling (lib/tools), the front-end
+ * compiler (lib/compile), vocabularies (lib/tokenizer), the engine (lib/engine), masking
+ * (lib/mask) and integrations (lib/integrations).
+ */
+export * from "./errors.js";
+export { runtime } from "./runtime.js";
+export type { CudaRuntimeInfo, RuntimeInfo } from "./runtime.js";

@@ -1,0 +1,87 @@
+/**
+ * The native addon: how it is found and loaded, and the one place where its surface is typed.
+ * Everything else in lib/ goes through {@link native}.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { nativeErrorClasses, TagmaskError } from "./errors.js";
+
+/** What `runtime()` reports about the CUDA part of the build. */
+export interface NativeCudaInfo {
+  /** Whether the CUDA kernels were compiled into this build. */
+  compiled: boolean;
+  /** CUDA runtime version the kernels were built with (major*1000 + minor*10), or null. */
+  runtimeVersion: number | null;
+  /** CUDA devices visible now; 0 without a GPU or driver. */
+  deviceCount: number;
+  /** "ok", or why no device can be used. */
+  status: string;
+}
+
+export interface NativeRuntimeInfo {
+  version: string;
+  cuda: NativeCudaInfo;
+}
+
+/** The functions and classes the addon exports. Extended as native features land. */
+export interface NativeAddon {
+  setErrorClasses(classes: Record<string, new (message: string) => Error>): void;
+  runtime(): NativeRuntimeInfo;
+}
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "tagmask") return dir;
+      } catch {
+        // not ours; keep walking up
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new TagmaskError("cannot find the tagmask package root (package.json)");
+    dir = parent;
+  }
+}
+
+/** Where the addon is looked for, in order. `TAGMASK_ADDON` overrides with an explicit file. */
+export function addonCandidates(): string[] {
+  const fromEnv = process.env.TAGMASK_ADDON;
+  if (fromEnv) return [resolve(fromEnv)];
+  const root = packageRoot();
+  return [join(root, "build", "Release", "tagmask.node"), join(root, "build", "Debug", "tagmask.node")];
+}
+
+let loaded: NativeAddon | undefined;
+
+/** The loaded addon (loaded on first use). Throws a TagmaskError naming how to build it. */
+export function native(): NativeAddon {
+  if (loaded) return loaded;
+  const candidates = addonCandidates();
+  const file = candidates.find((c) => existsSync(c));
+  if (!file) {
+    throw new TagmaskError(
+      `the tagmask native addon is not built (looked for ${candidates.join(", ")}); ` +
+        "run `npm install` (or `npm run build:addon`) in the tagmask package",
+      "TAGMASK_ADDON_MISSING",
+    );
+  }
+  const require = createRequire(import.meta.url);
+  let addon: NativeAddon;
+  try {
+    addon = require(file) as NativeAddon;
+  } catch (err) {
+    throw new TagmaskError(
+      `the tagmask native addon at ${file} failed to load: ${(err as Error).message}; ` +
+        "rebuild it with `npm run build:addon`",
+      "TAGMASK_ADDON_LOAD",
+    );
+  }
+  addon.setErrorClasses(nativeErrorClasses);
+  loaded = addon;
+  return addon;
+}

@@ -1,0 +1,29 @@
+// Per-environment state of the addon: the registered JS error classes and the constructors of
+// wrapped classes (one addon instance per worker thread / env, so nothing here is global).
+#pragma once
+
+#include <napi.h>
+
+#include <array>
+#include <string>
+#include <unordered_map>
+
+namespace tagmask::binding {
+
+struct AddonData {
+  static constexpr size_t kErrorCodeCount = 6;
+  std::array<Napi::FunctionReference, kErrorCodeCount> errorClasses;
+  // Constructors of wrapped classes, by class name, for creating instances from C++.
+  std::unordered_map<std::string, Napi::FunctionReference> constructors;
+
+  static AddonData& Of(Napi::Env env) {
+    auto* data = env.GetInstanceData<AddonData>();
+    if (data == nullptr) {
+      data = new AddonData();  // owned by the env: node-addon-api deletes it at env teardown
+      env.SetInstanceData<AddonData>(data);
+    }
+    return *data;
+  }
+};
+
+}  // namespace tagmask::binding
