@@ -29,6 +29,10 @@ export interface NativeRuntimeInfo {
 export interface NativeAddon {
   setErrorClasses(classes: Record<string, new (message: string) => Error>): void;
   runtime(): NativeRuntimeInfo;
+  /** Resizes the shared native thread pool (0: default size); returns the new size. */
+  setThreadPoolSize(threads: number): number;
+  /** Worker threads of the shared native thread pool. */
+  threadPoolSize(): number;
 }
 
 function packageRoot(): string {

@@ -3,12 +3,16 @@
 
 #include "errors.h"
 #include "runtime.h"
+#include "thread_pool.h"
 
 namespace tagmask::binding {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("setErrorClasses", Napi::Function::New(env, SetErrorClasses, "setErrorClasses"));
   exports.Set("runtime", Napi::Function::New(env, Runtime, "runtime"));
+  RegisterThreadPoolUser(env);
+  exports.Set("setThreadPoolSize", Napi::Function::New(env, SetThreadPoolSize, "setThreadPoolSize"));
+  exports.Set("threadPoolSize", Napi::Function::New(env, ThreadPoolSize, "threadPoolSize"));
   return exports;
 }
 
