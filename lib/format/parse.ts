@@ -1,0 +1,360 @@
+/**
+ * Parsing and validation of structural tags: JSON text or plain objects in xgrammar's wire form
+ * become a checked, normalized copy of the format tree. Every problem is a `FormatError` whose
+ * `path` is the JSON path of the bad value and whose message says what was expected and what
+ * was found.
+ *
+ * Normalization: fields come out in a fixed order (`type` first, then the order of the wire
+ * format), tags inside `tags` lists always carry `"type": "tag"`, and fields whose value is
+ * `undefined` count as absent (so `{...options}` spreads in code behave like omitted fields).
+ * Optional fields that are absent stay absent; defaults are not filled in.
+ */
+import { FormatError } from "../errors.js";
+import {
+  MAX_NESTING, describeValue, indexPath, isPlainObject, keyPath, loneSurrogateIndex, loneSurrogateMessage, showString,
+} from "./json-path.js";
+import { parseJsonText } from "./json-text.js";
+import type {
+  AnyTextFormat, Format, FormatType, JsonSchema, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat,
+  TriggeredTagsFormat,
+} from "./types.js";
+
+/** The fields each format type may have besides `type`, in wire order. */
+const FIELDS: { readonly [T in FormatType]: readonly string[] } = {
+  const_string: ["value"],
+  json_schema: ["json_schema", "style", "any_order", "max_whitespace_cnt"],
+  grammar: ["grammar"],
+  regex: ["pattern"],
+  any_text: ["excludes", "max_tokens", "max_chars"],
+  sequence: ["elements"],
+  or: ["elements"],
+  optional: ["content"],
+  star: ["content"],
+  plus: ["content"],
+  repeat: ["min", "max", "content"],
+  tag: ["begin", "content", "end"],
+  triggered_tags: ["triggers", "tags", "excludes", "at_least_one", "stop_after_first"],
+  tags_with_separator: ["tags", "separator", "at_least_one", "stop_after_first"],
+};
+
+/** Every format type name, in the order of the wire-format documentation. */
+export const FORMAT_TYPES: readonly FormatType[] = Object.keys(FIELDS) as FormatType[];
+
+const TYPE_LIST = FORMAT_TYPES.join(", ");
+
+function fail(path: string, message: string): never {
+  throw new FormatError(path, message);
+}
+
+function isFormatType(name: string): name is FormatType {
+  return Object.hasOwn(FIELDS, name);
+}
+
+/** The own, defined value of `obj[name]`, or undefined. */
+function field(obj: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(obj, name) ? obj[name] : undefined;
+}
+
+function readObject(value: unknown, path: string, expected: string): Record<string, unknown> {
+  if (!isPlainObject(value)) fail(path, `expected ${expected}, found ${describeValue(value)}`);
+  return value;
+}
+
+/** Rejects fields other than `type` and `allowed`; `what` names the node in the message. */
+function rejectUnknownFields(obj: Record<string, unknown>, path: string, what: string, allowed: readonly string[]): void {
+  for (const key of Object.keys(obj)) {
+    if (key === "type" || obj[key] === undefined || allowed.includes(key)) continue;
+    fail(keyPath(path, key), `unknown field ${showString(key)} in ${what}; expected only the fields ${["type", ...allowed].join(", ")}`);
+  }
+}
+
+function checkWellFormed(s: string, path: string): string {
+  const at = loneSurrogateIndex(s);
+  if (at >= 0) fail(path, loneSurrogateMessage(s, at));
+  return s;
+}
+
+/** Reads the fields of one format node: type checks with paths, recursion into children. */
+class NodeReader {
+  constructor(
+    private readonly obj: Record<string, unknown>,
+    readonly path: string,
+    private readonly what: string,
+    private readonly depth: number,
+  ) {}
+
+  pathOf(name: string): string {
+    return keyPath(this.path, name);
+  }
+
+  has(name: string): boolean {
+    return field(this.obj, name) !== undefined;
+  }
+
+  private required(name: string, expected: string): unknown {
+    const value = field(this.obj, name);
+    if (value === undefined) fail(this.pathOf(name), `missing required field of ${this.what}; expected ${expected}`);
+    return value;
+  }
+
+  string(name: string, nonEmpty = false): string {
+    return readString(this.required(name, nonEmpty ? "a non-empty string" : "a string"), this.pathOf(name), nonEmpty);
+  }
+
+  optString(name: string, nonEmpty = false): string | undefined {
+    return this.has(name) ? this.string(name, nonEmpty) : undefined;
+  }
+
+  optBool(name: string): boolean | undefined {
+    const value = field(this.obj, name);
+    if (value === undefined) return undefined;
+    if (typeof value !== "boolean") fail(this.pathOf(name), `expected true or false, found ${describeValue(value)}`);
+    return value;
+  }
+
+  integer(name: string, expected: string, ok: (n: number) => boolean): number {
+    const value = this.required(name, expected);
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || !ok(value)) {
+      fail(this.pathOf(name), `expected ${expected}, found ${describeValue(value)}`);
+    }
+    return value;
+  }
+
+  optCount(name: string): number | undefined {
+    return this.has(name) ? this.integer(name, "a non-negative integer", (n) => n >= 0) : undefined;
+  }
+
+  /** A list of strings; `nonEmptyList` forbids `[]`, and list items are never empty strings. */
+  stringList(name: string, nonEmptyList: boolean): string[] {
+    const expected = nonEmptyList ? "a non-empty list of non-empty strings" : "a list of non-empty strings";
+    const value = this.required(name, expected);
+    const path = this.pathOf(name);
+    if (!Array.isArray(value) || (nonEmptyList && value.length === 0)) fail(path, `expected ${expected}, found ${describeValue(value)}`);
+    return value.map((item: unknown, i) => readString(item, indexPath(path, i), true));
+  }
+
+  optStringList(name: string): string[] | undefined {
+    return this.has(name) ? this.stringList(name, false) : undefined;
+  }
+
+  /** `end` of a tag: one string, or a non-empty list of strings (any of which ends the tag). */
+  end(name: string): string | string[] {
+    const expected = "a string or a non-empty list of strings";
+    const value = this.required(name, expected);
+    const path = this.pathOf(name);
+    if (typeof value === "string") return checkWellFormed(value, path);
+    if (!Array.isArray(value) || value.length === 0) fail(path, `expected ${expected}, found ${describeValue(value)}`);
+    return value.map((item: unknown, i) => readString(item, indexPath(path, i), false));
+  }
+
+  format(name: string): Format {
+    return readFormat(this.required(name, "a format object"), this.pathOf(name), this.depth + 1);
+  }
+
+  formats(name: string): Format[] {
+    const value = this.required(name, "a non-empty list of formats");
+    const path = this.pathOf(name);
+    if (!Array.isArray(value) || value.length === 0) fail(path, `expected a non-empty list of formats, found ${describeValue(value)}`);
+    return value.map((item: unknown, i) => readFormat(item, indexPath(path, i), this.depth + 1));
+  }
+
+  tags(name: string): TagFormat[] {
+    const value = this.required(name, "a non-empty list of tags");
+    const path = this.pathOf(name);
+    if (!Array.isArray(value) || value.length === 0) fail(path, `expected a non-empty list of tags, found ${describeValue(value)}`);
+    return value.map((item: unknown, i) => readTag(item, indexPath(path, i), this.depth + 1, true));
+  }
+
+  schema(name: string): JsonSchema {
+    const expected = "a JSON Schema (an object or a boolean)";
+    const value = this.required(name, expected);
+    const path = this.pathOf(name);
+    if (typeof value !== "boolean" && !isPlainObject(value)) fail(path, `expected ${expected}, found ${describeValue(value)}`);
+    return copyJson(value, path, this.depth + 1) as JsonSchema;
+  }
+}
+
+function readString(value: unknown, path: string, nonEmpty: boolean): string {
+  if (typeof value !== "string" || (nonEmpty && value === "")) {
+    fail(path, `expected ${nonEmpty ? "a non-empty string" : "a string"}, found ${describeValue(value)}`);
+  }
+  return checkWellFormed(value, path);
+}
+
+/**
+ * A deep copy of a JSON value (a schema), checked to be plain JSON: finite numbers, well-formed
+ * strings and keys, no `undefined` in arrays, no class instances. Object properties whose value
+ * is `undefined` are dropped, as `JSON.stringify` would.
+ */
+function copyJson(value: unknown, path: string, depth: number): unknown {
+  if (depth > MAX_NESTING) fail(path, `expected values nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
+  if (value === null || typeof value === "boolean") return value;
+  if (typeof value === "string") return checkWellFormed(value, path);
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) fail(path, `expected a finite number, found ${describeValue(value)}`);
+    return value;
+  }
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (item === undefined) fail(indexPath(path, i), "expected a JSON value, found undefined");
+      out.push(copyJson(item, indexPath(path, i), depth + 1));
+    }
+    return out;
+  }
+  if (!isPlainObject(value)) fail(path, `expected a JSON value, found ${describeValue(value)}`);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const child = value[key];
+    if (child === undefined) continue;
+    const childPath = keyPath(path, key);
+    checkWellFormed(key, childPath);
+    // defineProperty, so that a property named "__proto__" stays a property.
+    Object.defineProperty(out, key, { value: copyJson(child, childPath, depth + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function readTag(value: unknown, path: string, depth: number, inList: boolean): TagFormat {
+  if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
+  const obj = readObject(value, path, "a tag object");
+  const type = field(obj, "type");
+  if (inList && type !== undefined && type !== "tag") {
+    fail(keyPath(path, "type"), `expected "tag" (an entry of tags may also leave out its type), found ${describeValue(type)}`);
+  }
+  rejectUnknownFields(obj, path, "a tag", FIELDS.tag);
+  const r = new NodeReader(obj, path, "a tag", depth);
+  return { type: "tag", begin: r.string("begin"), content: r.format("content"), end: r.end("end") };
+}
+
+function readFormat(value: unknown, path: string, depth: number): Format {
+  if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
+  const obj = readObject(value, path, "a format object");
+  const type = field(obj, "type");
+  const typePath = keyPath(path, "type");
+  if (type === undefined) fail(typePath, `missing required field of a format; expected a format type (one of ${TYPE_LIST})`);
+  if (typeof type !== "string") fail(typePath, `expected a format type name (one of ${TYPE_LIST}), found ${describeValue(type)}`);
+  if (type === "structural_tag") {
+    fail(typePath, `expected a format type (one of ${TYPE_LIST}), found "structural_tag": structural tags do not nest; put the inner tag's "format" here`);
+  }
+  if (!isFormatType(type)) fail(typePath, `unknown format type ${showString(type)}; expected one of ${TYPE_LIST}`);
+  if (type === "tag") return readTag(obj, path, depth, false);
+  const what = `a ${type} format`;
+  rejectUnknownFields(obj, path, what, FIELDS[type]);
+  const r = new NodeReader(obj, path, what, depth);
+  switch (type) {
+    case "const_string":
+      return { type, value: r.string("value") };
+    case "json_schema": {
+      const out: JsonSchemaFormat = { type, json_schema: r.schema("json_schema") };
+      const style = r.optString("style", true);
+      if (style !== undefined) out.style = style;
+      const anyOrder = r.optBool("any_order");
+      if (anyOrder !== undefined) out.any_order = anyOrder;
+      const maxWs = r.optCount("max_whitespace_cnt");
+      if (maxWs !== undefined) out.max_whitespace_cnt = maxWs;
+      return out;
+    }
+    case "grammar":
+      return { type, grammar: r.string("grammar") };
+    case "regex":
+      return { type, pattern: r.string("pattern") };
+    case "any_text": {
+      const out: AnyTextFormat = { type };
+      const excludes = r.optStringList("excludes");
+      if (excludes !== undefined) out.excludes = excludes;
+      const maxTokens = r.optCount("max_tokens");
+      if (maxTokens !== undefined) out.max_tokens = maxTokens;
+      const maxChars = r.optCount("max_chars");
+      if (maxChars !== undefined) out.max_chars = maxChars;
+      return out;
+    }
+    case "sequence":
+    case "or":
+      return { type, elements: r.formats("elements") };
+    case "optional":
+    case "star":
+    case "plus":
+      return { type, content: r.format("content") };
+    case "repeat": {
+      const min = r.integer("min", "a non-negative integer", (n) => n >= 0);
+      const max = r.integer("max", `-1 (unbounded) or an integer at least min (${min})`, (n) => n === -1 || n >= min);
+      return { type, min, max, content: r.format("content") };
+    }
+    case "triggered_tags": {
+      const triggers = r.stringList("triggers", true);
+      const tags = r.tags("tags");
+      checkTriggers(triggers, tags, r.path);
+      const out: TriggeredTagsFormat = { type, triggers, tags };
+      const excludes = r.optStringList("excludes");
+      if (excludes !== undefined) out.excludes = excludes;
+      copyFlags(r, out);
+      return out;
+    }
+    case "tags_with_separator": {
+      const out: TagsWithSeparatorFormat = { type, tags: r.tags("tags"), separator: r.string("separator") };
+      copyFlags(r, out);
+      return out;
+    }
+  }
+}
+
+function copyFlags(r: NodeReader, out: { at_least_one?: boolean; stop_after_first?: boolean }): void {
+  const atLeastOne = r.optBool("at_least_one");
+  if (atLeastOne !== undefined) out.at_least_one = atLeastOne;
+  const stopAfterFirst = r.optBool("stop_after_first");
+  if (stopAfterFirst !== undefined) out.stop_after_first = stopAfterFirst;
+}
+
+function showList(items: readonly string[]): string {
+  const shown = items.slice(0, 5).map(showString);
+  if (items.length > 5) shown.push(`… ${items.length - 5} more`);
+  return `[${shown.join(", ")}]`;
+}
+
+/** Each trigger begins at least one tag, and each tag's begin starts with a trigger. */
+function checkTriggers(triggers: readonly string[], tags: readonly TagFormat[], path: string): void {
+  const begins = tags.map((t) => t.begin);
+  triggers.forEach((trigger, i) => {
+    if (!begins.some((b) => b.startsWith(trigger))) {
+      fail(indexPath(keyPath(path, "triggers"), i), `expected a prefix of at least one tag's begin ${showList(begins)}, found ${showString(trigger)}`);
+    }
+  });
+  begins.forEach((begin, j) => {
+    if (!triggers.some((t) => begin.startsWith(t))) {
+      fail(keyPath(indexPath(keyPath(path, "tags"), j), "begin"), `expected a begin that starts with one of the triggers ${showList(triggers)}, found ${showString(begin)}`);
+    }
+  });
+}
+
+/**
+ * Checks and normalizes one format node and everything below it. `input` is a plain object (for
+ * JSON text use {@link parseStructuralTag}); `path` names it in error messages.
+ * @throws FormatError naming the JSON path of the first problem.
+ */
+export function parseFormat(input: unknown, path = "format"): Format {
+  return readFormat(input, path, 0);
+}
+
+/**
+ * Parses a structural tag, `{"type": "structural_tag", "format": …}`, from JSON text or from an
+ * already parsed object, and returns a checked, normalized copy.
+ * @throws FormatError naming the JSON path (and, for JSON text, the line and column) of the
+ *   first problem.
+ */
+export function parseStructuralTag(input: string | unknown): StructuralTag {
+  const value = typeof input === "string" ? parseJsonText(input) : input;
+  const obj = readObject(value, "", 'a structural tag object {"type": "structural_tag", "format": …}');
+  const type = field(obj, "type");
+  if (type !== "structural_tag") {
+    const hint = typeof type === "string" && isFormatType(type)
+      ? ': this is a bare format; wrap it as {"type": "structural_tag", "format": …} or read it with parseFormat'
+      : "";
+    fail("type", type === undefined ? 'missing required field of a structural tag; expected "structural_tag"' : `expected "structural_tag", found ${describeValue(type)}${hint}`);
+  }
+  rejectUnknownFields(obj, "", "a structural tag", ["format"]);
+  const format = field(obj, "format");
+  if (format === undefined) fail("format", "missing required field of a structural tag; expected a format object");
+  return { type: "structural_tag", format: readFormat(format, "format", 1) };
+}
