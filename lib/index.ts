@@ -8,3 +8,11 @@
 export * from "./errors.js";
 export { runtime } from "./runtime.js";
 export type { CudaRuntimeInfo, RuntimeInfo } from "./runtime.js";
+export {
+  FORMAT_TYPES, formatToJSON, parseFormat, parseStructuralTag, printOutline, schemaToType, stringifyStructuralTag,
+  structuralTagToJSON,
+} from "./format/index.js";
+export type * from "./format/types.js";
+export type { JsonObject, JsonValue } from "./format/serialize.js";
+export type { AnyTextOptions, JsonSchemaOptions, TagsWithSeparatorOptions, TriggeredTagsOptions } from "./format/build.js";
+export * as formats from "./format/build.js";
