@@ -33,3 +33,8 @@ export type * from "./format/types.js";
 export type { JsonObject, JsonValue } from "./format/serialize.js";
 export type { AnyTextOptions, JsonSchemaOptions, TagsWithSeparatorOptions, TriggeredTagsOptions } from "./format/build.js";
 export * as formats from "./format/build.js";
+export { applyTokenBitmask, maskedArgmax, maskedSample, applyMaskIsa } from "./mask/cpu.js";
+export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";
+export type { LogitsDType, MaskShapeOptions, SampleOptions } from "./mask/types.js";
+export { toBFloat16Bits, fromBFloat16Bits, toFloat16Bits, fromFloat16Bits, toHalfBits, fromHalfBits } from "./mask/dtype.js";
+export { setThreadPoolSize, threadPoolSize } from "./engine/batch-pool.js";

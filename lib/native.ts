@@ -33,6 +33,11 @@ export interface NativeAddon {
   setThreadPoolSize(threads: number): number;
   /** Worker threads of the shared native thread pool. */
   threadPoolSize(): number;
+  /** CPU masking (lib/mask/cpu.ts); options are checked natively. */
+  applyTokenBitmask(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): void;
+  maskedArgmax(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): Int32Array;
+  maskedSample(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): Int32Array;
+  applyMaskIsa(force?: string): string;
 }
 
 function packageRoot(): string {

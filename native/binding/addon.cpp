@@ -4,6 +4,7 @@
 #include "errors.h"
 #include "runtime.h"
 #include "thread_pool.h"
+#include "mask_cpu.h"
 
 namespace tagmask::binding {
 
@@ -13,6 +14,10 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   RegisterThreadPoolUser(env);
   exports.Set("setThreadPoolSize", Napi::Function::New(env, SetThreadPoolSize, "setThreadPoolSize"));
   exports.Set("threadPoolSize", Napi::Function::New(env, ThreadPoolSize, "threadPoolSize"));
+  exports.Set("applyTokenBitmask", Napi::Function::New(env, ApplyTokenBitmaskJs, "applyTokenBitmask"));
+  exports.Set("maskedArgmax", Napi::Function::New(env, MaskedArgmaxJs, "maskedArgmax"));
+  exports.Set("maskedSample", Napi::Function::New(env, MaskedSampleJs, "maskedSample"));
+  exports.Set("applyMaskIsa", Napi::Function::New(env, ApplyMaskIsaJs, "applyMaskIsa"));
   return exports;
 }
 

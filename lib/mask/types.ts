@@ -1,0 +1,54 @@
+/**
+ * Shapes and options shared by CPU and GPU masking.
+ *
+ * Layout (DESIGN.md): a bitmask is an `Int32Array` of shape `[rows, ceil(vocabSize / 32)]`;
+ * token t is bit `t & 31` of word `t >> 5`; 1 = allowed. A logits row has `columns` values
+ * (default: `stride`, else `vocabSize`), rows are `stride` values apart (default: `columns`).
+ * Values at or past `vocabSize` (padding columns the mask does not cover) count as disallowed.
+ */
+
+/** Element type of logits. On the CPU, float32 is a `Float32Array`; float16 and bfloat16 are raw bits in a `Uint16Array`. */
+export type LogitsDType = "float32" | "float16" | "bfloat16";
+
+/** Where the masks apply. Every size is checked; a mismatch throws `InvalidArgumentError` stating the expected size. */
+export interface MaskShapeOptions {
+  /** Tokens the bitmask covers; each bitmask row has `ceil(vocabSize / 32)` words. Required. */
+  vocabSize: number;
+  /** Logits per row (≥ vocabSize); those at or past vocabSize are set to -Infinity. Default: stride, else vocabSize. */
+  columns?: number;
+  /** Elements from one logits row to the next (≥ columns). Default: columns. */
+  stride?: number;
+  /** Logits rows. Default: the logits length divided by the stride (which must divide it). */
+  rows?: number;
+  /**
+   * Only these logits rows are processed. Row `r` uses bitmask row `r` (xgrammar's convention),
+   * or, with `compactBitmask`, `indices[k]` uses bitmask row `k`.
+   */
+  indices?: Int32Array | readonly number[];
+  /** With `indices`: the bitmask holds one row per index, in order. Default false. */
+  compactBitmask?: boolean;
+  /** Element type; defaults to float32 for a Float32Array and bfloat16 for a Uint16Array. */
+  dtype?: LogitsDType;
+}
+
+/** Masked sampling: per-row parameters are typed arrays with one entry per processed row. */
+export interface SampleOptions extends MaskShapeOptions {
+  /** 0 = greedy (argmax); default 1. */
+  temperature?: number | Float32Array;
+  /** Keep the k highest logits (ties kept); 0 = no limit (default). */
+  topK?: number | Int32Array;
+  /** Keep the smallest set of highest logits whose probability reaches p (ties kept); 1 = no limit (default). */
+  topP?: number | Float32Array;
+  /** Seed of the draw; the draw of a row depends only on its seed and its logits row. Default 0. */
+  seed?: number | bigint | BigUint64Array;
+}
+
+/** Int32 words per bitmask row for a vocabulary: `ceil(vocabSize / 32)`. */
+export function bitmaskWords(vocabSize: number): number {
+  return Math.ceil(vocabSize / 32);
+}
+
+/** A bitmask of `rows` rows for `vocabSize` tokens with every token allowed (all bits set). */
+export function allocateTokenBitmask(rows: number, vocabSize: number): Int32Array {
+  return new Int32Array(rows * bitmaskWords(vocabSize)).fill(-1);
+}

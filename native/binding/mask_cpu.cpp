@@ -1,0 +1,274 @@
+#include "mask_cpu.h"
+
+#include <cmath>
+#include <string>
+
+#include "errors.h"
+
+namespace tagmask::binding {
+namespace {
+
+std::string Describe(const Napi::Value& v) {
+  if (v.IsUndefined()) return "undefined";
+  if (v.IsNull()) return "null";
+  if (v.IsTypedArray()) return "a typed array";
+  if (v.IsArray()) return "an array";
+  if (v.IsString()) return "\"" + v.As<Napi::String>().Utf8Value() + "\"";
+  return v.ToString().Utf8Value();
+}
+
+// options[name] as a size: undefined → fallback; otherwise a non-negative safe integer.
+size_t SizeOption(const Napi::Object& options, const char* name, const char* what, size_t fallback) {
+  Napi::Value v = options.Get(name);
+  if (v.IsUndefined()) return fallback;
+  const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1.0;
+  if (!v.IsNumber() || !(d >= 0) || d > 9007199254740991.0 || std::floor(d) != d) {
+    ThrowInvalidArgument(std::string(what) + ": options." + name + " must be a non-negative integer, got " + Describe(v));
+  }
+  return static_cast<size_t>(d);
+}
+
+Napi::Object OptionsObject(const Napi::Value& options, const char* what) {
+  if (!options.IsObject() || options.IsArray() || options.IsTypedArray()) {
+    ThrowInvalidArgument(std::string(what) + ": options must be an object with at least vocabSize, got " +
+                         Describe(options));
+  }
+  return options.As<Napi::Object>();
+}
+
+// The logits typed array: Float32Array for float32, Uint16Array for float16 / bfloat16.
+void ParseLogits(const Napi::Value& value, const Napi::Value& options, const char* what, MaskedLogits& out) {
+  if (!value.IsTypedArray()) {
+    ThrowInvalidArgument(std::string(what) + ": logits must be a Float32Array (float32) or a Uint16Array (bfloat16, " +
+                         "float16), got " + Describe(value));
+  }
+  Napi::TypedArray array = value.As<Napi::TypedArray>();
+  const napi_typedarray_type type = array.TypedArrayType();
+  if (type != napi_float32_array && type != napi_uint16_array) {
+    ThrowInvalidArgument(std::string(what) +
+                         ": logits must be a Float32Array (float32) or a Uint16Array (bfloat16, float16)");
+  }
+  out.dtype = ParseDType(options, what, array.ElementSize());
+  out.logits = static_cast<char*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+  out.logits_length = array.ElementLength();
+}
+
+void ParseBitmask(const Napi::Value& value, const char* what, MaskedLogits& out) {
+  if (!value.IsTypedArray() || (value.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array &&
+                                value.As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array)) {
+    ThrowInvalidArgument(std::string(what) + ": bitmask must be an Int32Array of shape [rows, ceil(vocabSize/32)], got " +
+                         Describe(value));
+  }
+  Napi::TypedArray array = value.As<Napi::TypedArray>();
+  out.bitmask = reinterpret_cast<const int32_t*>(static_cast<char*>(array.ArrayBuffer().Data()) + array.ByteOffset());
+  out.bitmask_length = array.ElementLength();
+}
+
+// A number option for every row: a number (same for all) or a typed array of `rows` entries.
+template <typename T, typename Read>
+void PerRow(const Napi::Object& options, const char* name, const char* what, size_t rows, T fallback,
+            napi_typedarray_type array_type, const char* array_name, Read read, std::vector<SampleParams>& params,
+            T SampleParams::*field) {
+  Napi::Value v = options.Get(name);
+  if (v.IsUndefined()) {
+    for (auto& p : params) p.*field = fallback;
+    return;
+  }
+  if (v.IsTypedArray()) {
+    Napi::TypedArray array = v.As<Napi::TypedArray>();
+    if (array.TypedArrayType() != array_type || array.ElementLength() != rows) {
+      ThrowInvalidArgument(std::string(what) + ": options." + name + " must be a number or a " + array_name + " of " +
+                           std::to_string(rows) + " entries (one per row), got a typed array of " +
+                           std::to_string(array.ElementLength()));
+    }
+    const char* base = static_cast<const char*>(array.ArrayBuffer().Data()) + array.ByteOffset();
+    for (size_t k = 0; k < rows; ++k) params[k].*field = read(base, k);
+    return;
+  }
+  T value{};
+  if (v.IsNumber()) {
+    value = static_cast<T>(v.As<Napi::Number>().DoubleValue());
+  } else if (v.IsBigInt() && array_type == napi_biguint64_array) {
+    bool lossless = false;
+    value = static_cast<T>(v.As<Napi::BigInt>().Uint64Value(&lossless));
+    if (!lossless) ThrowInvalidArgument(std::string(what) + ": options." + name + " must fit in 64 unsigned bits");
+  } else {
+    ThrowInvalidArgument(std::string(what) + ": options." + name + " must be a number or a " + array_name + ", got " +
+                         Describe(v));
+  }
+  for (auto& p : params) p.*field = value;
+}
+
+}  // namespace
+
+DType ParseDType(const Napi::Value& options, const char* what, size_t element_bytes) {
+  Napi::Value v = options.IsObject() ? options.As<Napi::Object>().Get("dtype") : Napi::Value();
+  if (v.IsEmpty() || v.IsUndefined()) return element_bytes == 4 ? DType::kFloat32 : DType::kBFloat16;
+  const std::string name = v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
+  DType dtype;
+  if (name == "float32") {
+    dtype = DType::kFloat32;
+  } else if (name == "float16") {
+    dtype = DType::kFloat16;
+  } else if (name == "bfloat16") {
+    dtype = DType::kBFloat16;
+  } else {
+    ThrowInvalidArgument(std::string(what) + ": options.dtype must be \"float32\", \"float16\" or \"bfloat16\", got " +
+                         Describe(v));
+  }
+  if (maskmath::ElementBytes(dtype) != element_bytes) {
+    ThrowInvalidArgument(std::string(what) + ": options.dtype is \"" + name + "\" but the logits array has " +
+                         std::to_string(element_bytes) + "-byte elements (float32 needs a Float32Array, " +
+                         "float16 and bfloat16 a Uint16Array)");
+  }
+  return dtype;
+}
+
+void ParseMaskShape(Napi::Env /*env*/, const Napi::Value& options_value, const char* what, MaskedLogits& out,
+                    std::vector<int32_t>& index_storage) {
+  Napi::Object options = OptionsObject(options_value, what);
+  Napi::Value vocab = options.Get("vocabSize");
+  if (vocab.IsUndefined()) {
+    ThrowInvalidArgument(std::string(what) + ": options.vocabSize is required (the number of tokens the bitmask covers)");
+  }
+  out.vocab = SizeOption(options, "vocabSize", what, 0);
+  out.columns = SizeOption(options, "columns", what, 0);
+  out.stride = SizeOption(options, "stride", what, 0);
+  out.rows = SizeOption(options, "rows", what, 0);
+  Napi::Value compact = options.Get("compactBitmask");
+  if (!compact.IsUndefined() && !compact.IsBoolean()) {
+    ThrowInvalidArgument(std::string(what) + ": options.compactBitmask must be a boolean, got " + Describe(compact));
+  }
+  out.compact_bitmask = compact.IsBoolean() && compact.As<Napi::Boolean>().Value();
+  Napi::Value indices = options.Get("indices");
+  if (indices.IsUndefined() || indices.IsNull()) {
+    out.has_indices = false;
+    return;
+  }
+  out.has_indices = true;
+  if (indices.IsTypedArray() && indices.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array) {
+    Napi::TypedArray array = indices.As<Napi::TypedArray>();
+    out.indices = reinterpret_cast<const int32_t*>(static_cast<char*>(array.ArrayBuffer().Data()) + array.ByteOffset());
+    out.num_indices = array.ElementLength();
+    return;
+  }
+  if (!indices.IsArray()) {
+    ThrowInvalidArgument(std::string(what) + ": options.indices must be an Int32Array or an array of row numbers, got " +
+                         Describe(indices));
+  }
+  Napi::Array array = indices.As<Napi::Array>();
+  index_storage.resize(array.Length());
+  for (uint32_t k = 0; k < array.Length(); ++k) {
+    Napi::Value item = array.Get(k);
+    const double d = item.IsNumber() ? item.As<Napi::Number>().DoubleValue() : -1.0;
+    if (!item.IsNumber() || std::floor(d) != d || d < 0 || d > 2147483647.0) {
+      ThrowInvalidArgument(std::string(what) + ": options.indices[" + std::to_string(k) +
+                           "] must be a non-negative integer row number, got " + Describe(item));
+    }
+    index_storage[k] = static_cast<int32_t>(d);
+  }
+  out.indices = index_storage.data();
+  out.num_indices = index_storage.size();
+}
+
+std::vector<SampleParams> ParseSampleParams(const Napi::Value& options_value, const char* what, size_t rows) {
+  Napi::Object options = OptionsObject(options_value, what);
+  // Scalars arrive as doubles: reject what a cast would silently change (or
+  // what would be undefined behaviour to cast) before converting.
+  Napi::Value topk = options.Get("topK");
+  if (topk.IsNumber()) {
+    const double d = topk.As<Napi::Number>().DoubleValue();
+    if (std::floor(d) != d || d < 0 || d > 2147483647.0) {
+      ThrowInvalidArgument(std::string(what) + ": options.topK must be an integer >= 0 (0 = no limit), got " +
+                           Describe(topk));
+    }
+  }
+  Napi::Value seed = options.Get("seed");
+  if (seed.IsNumber()) {
+    const double d = seed.As<Napi::Number>().DoubleValue();
+    if (std::floor(d) != d || d < 0 || d > 9007199254740991.0) {
+      ThrowInvalidArgument(std::string(what) + ": options.seed must be a non-negative safe integer or a bigint, got " +
+                           Describe(seed));
+    }
+  }
+  std::vector<SampleParams> params(rows);
+  PerRow<float>(options, "temperature", what, rows, 1.0f, napi_float32_array, "Float32Array",
+                [](const char* base, size_t k) { return reinterpret_cast<const float*>(base)[k]; }, params,
+                &SampleParams::temperature);
+  PerRow<int32_t>(options, "topK", what, rows, 0, napi_int32_array, "Int32Array",
+                  [](const char* base, size_t k) { return reinterpret_cast<const int32_t*>(base)[k]; }, params,
+                  &SampleParams::top_k);
+  PerRow<float>(options, "topP", what, rows, 1.0f, napi_float32_array, "Float32Array",
+                [](const char* base, size_t k) { return reinterpret_cast<const float*>(base)[k]; }, params,
+                &SampleParams::top_p);
+  PerRow<uint64_t>(options, "seed", what, rows, 0, napi_biguint64_array, "BigUint64Array",
+                   [](const char* base, size_t k) { return reinterpret_cast<const uint64_t*>(base)[k]; }, params,
+                   &SampleParams::seed);
+  for (size_t k = 0; k < rows; ++k) ValidateSampleParams(params[k], k);
+  return params;
+}
+
+Napi::Value ApplyTokenBitmaskJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "applyTokenBitmask";
+    MaskedLogits batch;
+    std::vector<int32_t> indices;
+    ParseMaskShape(env, info[2], what, batch, indices);
+    ParseLogits(info[0], info[2], what, batch);
+    ParseBitmask(info[1], what, batch);
+    batch.Validate(what);
+    ApplyTokenBitmask(batch);
+    return env.Undefined();
+  });
+}
+
+Napi::Value MaskedArgmaxJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "maskedArgmax";
+    MaskedLogits batch;
+    std::vector<int32_t> indices;
+    ParseMaskShape(env, info[2], what, batch, indices);
+    ParseLogits(info[0], info[2], what, batch);
+    ParseBitmask(info[1], what, batch);
+    batch.Validate(what);
+    Napi::Int32Array out = Napi::Int32Array::New(env, batch.WorkRows());
+    MaskedArgmax(batch, out.Data());
+    return out;
+  });
+}
+
+Napi::Value MaskedSampleJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "maskedSample";
+    MaskedLogits batch;
+    std::vector<int32_t> indices;
+    ParseMaskShape(env, info[2], what, batch, indices);
+    ParseLogits(info[0], info[2], what, batch);
+    ParseBitmask(info[1], what, batch);
+    batch.Validate(what);
+    const std::vector<SampleParams> params = ParseSampleParams(info[2], what, batch.WorkRows());
+    Napi::Int32Array out = Napi::Int32Array::New(env, batch.WorkRows());
+    MaskedSample(batch, params.data(), out.Data());
+    return out;
+  });
+}
+
+Napi::Value ApplyMaskIsaJs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    if (info.Length() >= 1 && !info[0].IsUndefined()) {
+      if (!info[0].IsString()) ThrowInvalidArgument("applyMaskIsa(name): name must be a string");
+      const std::string name = info[0].As<Napi::String>().Utf8Value();
+      if (!SetApplyMaskIsa(name.c_str())) {
+        ThrowInvalidArgument("applyMaskIsa: \"" + name +
+                             "\" is not available on this CPU (expected \"auto\", \"scalar\", \"avx2\" or \"avx512\")");
+      }
+    }
+    return Napi::String::New(env, ApplyMaskIsa());
+  });
+}
+
+}  // namespace tagmask::binding
