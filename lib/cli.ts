@@ -12,6 +12,7 @@ import type { CliCommand, CliIO } from "./cli/command.js";
 /** Command name → loader. Loaded lazily so `tagmask outline` never loads the native addon. */
 const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   runtime: () => import("./cli/runtime.js"),
+  outline: () => import("./cli/outline.js"),
 };
 
 function help(): string {
