@@ -13,6 +13,7 @@ import type { CliCommand, CliIO } from "./cli/command.js";
 const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   runtime: () => import("./cli/runtime.js"),
   outline: () => import("./cli/outline.js"),
+  "make-tiny-model": () => import("./cli/make-tiny-model.js"),
 };
 
 function help(): string {

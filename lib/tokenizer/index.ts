@@ -5,6 +5,7 @@
 export { TokenizerInfo } from "./tokenizer-info.js";
 export type { NativeTokenizerInfo, TokenizerJsonOptions, TokenListOptions } from "./tokenizer-info.js";
 export type { TokenRef, VocabularyOptions } from "./build-vocabulary.js";
+export type { LlamaModelVocabularySource } from "./llama-model.js";
 export type { VocabType } from "./token-bytes.js";
 export { TokenKind } from "./vocabulary.js";
 export type { VocabularyData } from "./vocabulary.js";

@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidArgumentError, TagmaskError, TokenizerError } from "../errors.js";
 import { native as loadNative, type NativeAddon } from "../native.js";
+import { readLlamaModelVocabulary, type LlamaModelVocabularySource } from "./llama-model.js";
 import { buildVocabulary, lookupToken, type TokenRef, type VocabularyOptions } from "./build-vocabulary.js";
 import { TokenCollector, TokenFlag, type TokenTable } from "./token-table.js";
 import { VOCAB_TYPES, type VocabType } from "./token-bytes.js";
@@ -46,7 +47,7 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * A vocabulary for the engine. Build one with {@link TokenizerInfo.fromTokenizerJson},
- * {@link TokenizerInfo.fromTokens} or `fromLlamaModel` (lib/integrations/node-llama-cpp), then
+ * {@link TokenizerInfo.fromTokens} or {@link TokenizerInfo.fromLlamaModel}, then
  * compile grammars against it.
  *
  * @example
@@ -151,6 +152,17 @@ export class TokenizerInfo {
     for (const id of special) table.flags[id] = TokenFlag.Special;
     table.specials = specials;
     return TokenizerInfo.fromTable(table, options.vocabType, options, { stopDetection: "all" });
+  }
+
+  /**
+   * Builds from a loaded node-llama-cpp `LlamaModel`: its GGUF token strings decoded as llama.cpp
+   * does (byte-level for "gpt2" vocabularies, SentencePiece for "llama"/"t5"), control tokens
+   * special, user-defined tokens literal text, and the model's end-of-generation tokens (plus the
+   * well-known stop tokens by name) as the default stop tokens.
+   */
+  static fromLlamaModel(model: LlamaModelVocabularySource, options: VocabularyOptions = {}): TokenizerInfo {
+    const { table, vocabType, eogIds } = readLlamaModelVocabulary(model);
+    return TokenizerInfo.fromTable(table, vocabType, options, { eosIds: eogIds });
   }
 
   /** Number of ids the model's logits cover (tokens plus padding). */

