@@ -108,7 +108,7 @@ opt ::= "z" |
   },
   {
     name: "CRLF line endings",
-    source: 'root ::= a b\r\na ::= "a"\r\n  | "A"\r\nb ::= [0-9]?\r\n',
+    source: 'root ::= a b\r\na ::= "a" |\r\n  "A"\r\nb ::= [0-9]?\r\n',
     match: ["a", "A7", "a0"],
     reject: ["b", "a77", ""],
     llama: true,
