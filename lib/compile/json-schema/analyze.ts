@@ -1,0 +1,437 @@
+/**
+ * Keyword semantics: one schema object → its Shape (the values it allows, per type). Applicators
+ * (`allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/`else`, `$ref`, dependencies) combine shapes;
+ * type-specific keywords constrain only their own type. Member and item schemas stay lazy.
+ */
+import { SchemaError } from "../../errors.js";
+import { AutomatonTooLarge, dfaOfStrings } from "./automaton.js";
+import { formatDfa } from "./formats.js";
+import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT } from "./numbers.js";
+import { regexToDfa, RegexUnsupported } from "./regex.js";
+import type { Schema, SchemaLoc, SchemaRegistry } from "./resolve.js";
+import {
+  ANY,
+  ANY_ARR,
+  ANY_OBJ,
+  FALSE,
+  NONE,
+  TRUE,
+  Unsupported,
+  anyExcept,
+  conjOf,
+  only,
+  shapeAnd,
+  shapeEmpty,
+  shapeNot,
+  shapeOr,
+  type ArrAlt,
+  type Conj,
+  type EmptinessOracle,
+  type Layer,
+  type ObjAlt,
+  type PatternProp,
+  type Shape,
+} from "./shape.js";
+import { STR_ALL, strAnd, strOfDfa, strOfLength, type StrSet } from "./strings.js";
+
+/** What the analyzer needs from the compiler. */
+export interface AnalyzeContext extends EmptinessOracle {
+  readonly registry: SchemaRegistry;
+  /** The shape of another schema (memoized, cycle-checked). */
+  shapeOf(loc: SchemaLoc): Shape;
+  /** Reports a keyword that cannot be enforced: throws in strict mode, records in lenient mode. */
+  unsupported(path: string, keyword: string, message: string): void;
+  /** A location for a synthetic `{const: value}` schema (memoized by value). */
+  constLoc(value: unknown, at: SchemaLoc): SchemaLoc;
+}
+
+type Obj = { readonly [key: string]: unknown };
+
+/** Keywords of older drafts or extensions whose meaning cannot be enforced: refused, never ignored. */
+const REFUSED: Record<string, string> = {
+  divisibleBy: "draft-03 divisibleBy is not supported (use multipleOf)",
+  disallow: "draft-03 disallow is not supported",
+  extends: "draft-03 extends is not supported",
+};
+
+function fail(path: string, keyword: string, message: string): never {
+  throw new SchemaError(`${path}/${keyword}`, message, keyword);
+}
+
+function nonNegInt(s: Obj, key: string, path: string): number | undefined {
+  const v = s[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || !Number.isInteger(v)) fail(path, key, `expected a non-negative integer, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function num(s: Obj, key: string, path: string): number | undefined {
+  const v = s[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || !Number.isFinite(v)) fail(path, key, `expected a number, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function isSchema(v: unknown): v is Schema {
+  return typeof v === "boolean" || (typeof v === "object" && v !== null && !Array.isArray(v));
+}
+
+/** The shape of one schema object. */
+export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
+  const schema = loc.schema;
+  if (schema === true) return ANY;
+  if (schema === false) return NONE;
+  const s = schema as Obj;
+  const reg = ctx.registry;
+  const path = loc.path;
+  const child = (value: unknown, ...tokens: string[]): SchemaLoc => {
+    if (!isSchema(value)) fail(path, tokens.join("/"), "expected a schema (an object or a boolean)");
+    return reg.child(loc, value, ...tokens);
+  };
+
+  // Before 2019-09 a $ref replaces its siblings.
+  if (typeof s.$ref === "string" && reg.refOverridesSiblings) return ctx.shapeOf(reg.resolveRef(s.$ref, loc));
+
+  let shape: Shape = ANY;
+  const apply = (keyword: string, make: () => Shape): void => {
+    try {
+      shape = shapeAnd(shape, make(), ctx);
+    } catch (err) {
+      if (err instanceof Unsupported) ctx.unsupported(`${path}/${keyword}`, err.keyword, err.message);
+      else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (over ${err.states} states)`);
+      else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, "the divisor is too large to enforce with a finite automaton of reasonable size");
+      else throw err;
+    }
+  };
+
+  for (const key of Object.keys(s)) {
+    const reason = REFUSED[key];
+    if (reason !== undefined) apply(key, () => {
+      throw new Unsupported(key, reason);
+    });
+  }
+
+  if (s.$ref !== undefined) {
+    if (typeof s.$ref !== "string") fail(path, "$ref", "expected a string");
+    const target = reg.resolveRef(s.$ref, loc);
+    apply("$ref", () => ctx.shapeOf(target));
+  }
+  if (s.$dynamicRef !== undefined) {
+    apply("$dynamicRef", () => {
+      throw new Unsupported("$dynamicRef", "$dynamicRef (dynamic scope) is not supported");
+    });
+  }
+  if (s.$recursiveRef !== undefined) {
+    apply("$recursiveRef", () => {
+      throw new Unsupported("$recursiveRef", "$recursiveRef (dynamic scope) is not supported");
+    });
+  }
+
+  if (s.type !== undefined) apply("type", () => typeShape(s.type, path));
+  if (s.const !== undefined) apply("const", () => valueShape(ctx, s.const, loc, `${path}/const`));
+  if (s.enum !== undefined) {
+    if (!Array.isArray(s.enum)) fail(path, "enum", "expected an array");
+    const values = s.enum as unknown[];
+    apply("enum", () => values.reduce<Shape>((acc, v, i) => shapeOr(acc, valueShape(ctx, v, loc, `${path}/enum/${i}`)), NONE));
+  }
+
+  for (const kw of ["allOf", "anyOf", "oneOf"] as const) {
+    if (s[kw] === undefined) continue;
+    const list = s[kw];
+    if (!Array.isArray(list) || list.length === 0) fail(path, kw, "expected a non-empty array of schemas");
+    const locs = (list as unknown[]).map((x, i) => child(x, kw, String(i)));
+    if (kw === "allOf") apply(kw, () => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l), ctx), ANY));
+    else if (kw === "anyOf") apply(kw, () => locs.reduce<Shape>((acc, l) => shapeOr(acc, ctx.shapeOf(l)), NONE));
+    else apply(kw, () => oneOfShape(ctx, locs.map((l) => ctx.shapeOf(l))));
+  }
+  if (s.not !== undefined) {
+    const n = child(s.not, "not");
+    apply("not", () => shapeNot(ctx.shapeOf(n), ctx));
+  }
+  if (s.if !== undefined) {
+    const cond = child(s.if, "if");
+    const then = s.then === undefined ? null : child(s.then, "then");
+    const els = s.else === undefined ? null : child(s.else, "else");
+    if (then !== null || els !== null) {
+      apply("if", () => {
+        const I = ctx.shapeOf(cond);
+        const E = els ? ctx.shapeOf(els) : ANY;
+        // Without `then`: I ∨ E, no complement needed.
+        if (then === null) return shapeOr(I, E);
+        const T = ctx.shapeOf(then);
+        return shapeOr(shapeAnd(I, T, ctx), shapeAnd(shapeNot(I, ctx), E, ctx));
+      });
+    }
+  }
+
+  numberKeywords(s, path, apply);
+  stringKeywords(s, path, apply);
+  arrayKeywords(ctx, s, loc, child, apply);
+  objectKeywords(ctx, s, loc, child, apply);
+
+  // Unknown keywords and annotations carry no assertion: ignored, as validators do.
+  return shape;
+}
+
+function typeShape(type: unknown, path: string): Shape {
+  const names = typeof type === "string" ? [type] : Array.isArray(type) ? type : null;
+  if (names === null || names.length === 0) fail(path, "type", "expected a type name or a non-empty array of type names");
+  let out = NONE;
+  for (const t of names) {
+    switch (t) {
+      case "null":
+        out = shapeOr(out, only({ nul: true }));
+        break;
+      case "boolean":
+        out = shapeOr(out, only({ bool: 3 }));
+        break;
+      case "integer":
+        out = shapeOr(out, only({ num: NUM_INT }));
+        break;
+      case "number":
+        out = shapeOr(out, only({ num: NUM_ALL }));
+        break;
+      case "string":
+        out = shapeOr(out, only({ str: STR_ALL }));
+        break;
+      case "array":
+        out = shapeOr(out, only({ arr: [ANY_ARR] }));
+        break;
+      case "object":
+        out = shapeOr(out, only({ obj: [ANY_OBJ] }));
+        break;
+      case "any":
+        out = ANY;
+        break;
+      default:
+        fail(path, "type", `unknown type ${JSON.stringify(t)} (expected null, boolean, integer, number, string, array or object)`);
+    }
+  }
+  return out;
+}
+
+/** The shape of exactly one JSON value (for `const` and `enum`). */
+function valueShape(ctx: AnalyzeContext, v: unknown, at: SchemaLoc, where: string): Shape {
+  if (v === null) return only({ nul: true });
+  if (typeof v === "boolean") return only({ bool: v ? 2 : 1 });
+  if (typeof v === "number") {
+    if (!Number.isFinite(v)) throw new SchemaError(where, "expected a finite number", "const");
+    return only({ num: equalAtom(v) });
+  }
+  if (typeof v === "string") {
+    if (/[\ud800-\udfff]/u.test(v)) throw new Unsupported("const", "strings with lone surrogates are not supported");
+    return only({ str: strOfDfa(dfaOfStrings([v])) });
+  }
+  if (Array.isArray(v)) {
+    const prefix = v.map((x) => conjOf(ctx.constLoc(x, at)));
+    return only({ arr: [{ ...ANY_ARR, prefix, rest: FALSE, min: v.length, max: v.length }] });
+  }
+  if (typeof v === "object") {
+    const entries = Object.entries(v as Obj);
+    const props = new Map(entries.map(([k, x]) => [k, conjOf(ctx.constLoc(x, at))] as const));
+    const keys = entries.map(([k]) => k);
+    return only({ obj: [{ ...ANY_OBJ, layers: [{ props, patterns: [], additional: FALSE }], required: new Set(keys), forbidden: new Set(), order: keys }] });
+  }
+  throw new SchemaError(where, "not a JSON value", "const");
+}
+
+function oneOfShape(ctx: AnalyzeContext, shapes: Shape[]): Shape {
+  let out = NONE;
+  shapes.forEach((si, i) => {
+    let part = si;
+    shapes.forEach((sj, j) => {
+      if (i === j) return;
+      // Only overlapping branches need their complement.
+      if (shapeEmpty(shapeAnd(si, sj, ctx), ctx)) return;
+      part = shapeAnd(part, shapeNot(sj, ctx), ctx);
+    });
+    out = shapeOr(out, part);
+  });
+  return out;
+}
+
+type Apply = (keyword: string, make: () => Shape) => void;
+
+function numberKeywords(s: Obj, path: string, apply: Apply): void {
+  // draft-04: exclusiveMinimum / exclusiveMaximum are booleans modifying minimum / maximum.
+  const exMinFlag = s.exclusiveMinimum === true;
+  const exMaxFlag = s.exclusiveMaximum === true;
+  const min = num(s, "minimum", path);
+  const max = num(s, "maximum", path);
+  const exMin = typeof s.exclusiveMinimum === "boolean" ? undefined : num(s, "exclusiveMinimum", path);
+  const exMax = typeof s.exclusiveMaximum === "boolean" ? undefined : num(s, "exclusiveMaximum", path);
+  if (min !== undefined) apply("minimum", () => anyExcept({ num: boundAtom(min, exMinFlag ? "exclusiveMinimum" : "minimum") }));
+  if (max !== undefined) apply("maximum", () => anyExcept({ num: boundAtom(max, exMaxFlag ? "exclusiveMaximum" : "maximum") }));
+  if (exMin !== undefined) apply("exclusiveMinimum", () => anyExcept({ num: boundAtom(exMin, "exclusiveMinimum") }));
+  if (exMax !== undefined) apply("exclusiveMaximum", () => anyExcept({ num: boundAtom(exMax, "exclusiveMaximum") }));
+  const mult = num(s, "multipleOf", path);
+  if (mult !== undefined) {
+    if (!(mult > 0)) fail(path, "multipleOf", "expected a number greater than 0");
+    apply("multipleOf", () => anyExcept({ num: multipleOfSet(mult) }));
+  }
+}
+
+function stringKeywords(s: Obj, path: string, apply: Apply): void {
+  const minL = nonNegInt(s, "minLength", path);
+  const maxL = nonNegInt(s, "maxLength", path);
+  if (minL !== undefined || maxL !== undefined) {
+    apply(minL !== undefined ? "minLength" : "maxLength", () => anyExcept({ str: strOfLength(minL ?? 0, maxL ?? null) }));
+  }
+  if (s.pattern !== undefined) {
+    const pattern = s.pattern;
+    if (typeof pattern !== "string") fail(path, "pattern", "expected a string");
+    apply("pattern", () => anyExcept({ str: strOfDfa(patternDfa(pattern)) }));
+  }
+  if (s.format !== undefined) {
+    const format = s.format;
+    if (typeof format !== "string") fail(path, "format", "expected a string");
+    const dfa = formatDfa(format);
+    if (dfa !== null) apply("format", () => anyExcept({ str: strOfDfa(dfa()) }));
+  }
+}
+
+/** A pattern's DFA; syntax the compiler cannot enforce becomes Unsupported. */
+export function patternDfa(pattern: string, keyword = "pattern"): ReturnType<typeof regexToDfa> {
+  try {
+    return regexToDfa(pattern);
+  } catch (err) {
+    if (err instanceof RegexUnsupported) throw new Unsupported(keyword, `pattern ${JSON.stringify(pattern)}: ${err.message}`);
+    throw err;
+  }
+}
+
+function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
+  const path = loc.path;
+  const keys = ["prefixItems", "items", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems", "unevaluatedItems"];
+  if (!keys.some((k) => s[k] !== undefined)) return;
+  const alt: ArrAlt = { ...ANY_ARR, prefix: [], contains: [] };
+  let evaluatedAll = false;
+  if (Array.isArray(s.items)) {
+    // draft-07 tuple form: items is the prefix, additionalItems the rest.
+    alt.prefix = s.items.map((x, i) => conjOf(child(x, "items", String(i))));
+    if (s.additionalItems !== undefined) {
+      alt.rest = conjOf(child(s.additionalItems, "additionalItems"));
+      evaluatedAll = true;
+    }
+  } else {
+    if (s.prefixItems !== undefined) {
+      if (!Array.isArray(s.prefixItems)) fail(path, "prefixItems", "expected an array of schemas");
+      alt.prefix = s.prefixItems.map((x, i) => conjOf(child(x, "prefixItems", String(i))));
+    }
+    if (s.items !== undefined) {
+      alt.rest = conjOf(child(s.items, "items"));
+      evaluatedAll = true;
+    }
+  }
+  alt.min = nonNegInt(s, "minItems", path) ?? 0;
+  alt.max = nonNegInt(s, "maxItems", path) ?? null;
+  if (s.contains !== undefined) {
+    const c = conjOf(child(s.contains, "contains"));
+    const minC = nonNegInt(s, "minContains", path) ?? 1;
+    const maxC = nonNegInt(s, "maxContains", path) ?? null;
+    alt.contains.push({ conj: c, min: minC, max: maxC, from: 0 });
+  }
+  if (s.unevaluatedItems !== undefined && s.unevaluatedItems !== true && !evaluatedAll) {
+    const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef", "contains"].filter((k) => s[k] !== undefined);
+    if (inPlace.length > 0) {
+      apply("unevaluatedItems", () => {
+        throw new Unsupported("unevaluatedItems", `unevaluatedItems together with ${inPlace.join(", ")} is not supported`);
+      });
+    } else alt.rest = conjOf(child(s.unevaluatedItems, "unevaluatedItems"));
+  }
+  if (s.uniqueItems === true && !(alt.max !== null && alt.max <= 1)) {
+    apply("uniqueItems", () => {
+      throw new Unsupported("uniqueItems", "uniqueItems cannot be enforced by a grammar (items would have to be compared with each other)");
+    });
+  }
+  apply(keys.find((k) => s[k] !== undefined)!, () => anyExcept({ arr: [alt] }));
+}
+
+function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
+  const path = loc.path;
+  const keys = ["properties", "patternProperties", "additionalProperties", "propertyNames", "required", "minProperties", "maxProperties", "unevaluatedProperties"];
+  if (keys.some((k) => s[k] !== undefined)) {
+    const layer: Layer = { props: new Map(), patterns: [], additional: TRUE };
+    const order: string[] = [];
+    if (s.properties !== undefined) {
+      if (!isSchema(s.properties) || typeof s.properties === "boolean") fail(path, "properties", "expected an object of schemas");
+      for (const [k, v] of Object.entries(s.properties as Obj)) {
+        layer.props.set(k, conjOf(child(v, "properties", k)));
+        order.push(k);
+      }
+    }
+    let patternsOk = true;
+    if (s.patternProperties !== undefined) {
+      if (!isSchema(s.patternProperties) || typeof s.patternProperties === "boolean") fail(path, "patternProperties", "expected an object of schemas");
+      const patterns: PatternProp[] = [];
+      apply("patternProperties", () => {
+        for (const [k, v] of Object.entries(s.patternProperties as Obj)) {
+          patterns.push({ source: k, dfa: patternDfa(k, "patternProperties"), conj: conjOf(child(v, "patternProperties", k)) });
+        }
+        return ANY;
+      });
+      if (patterns.length === Object.keys(s.patternProperties as Obj).length) layer.patterns = patterns;
+      else patternsOk = false;
+    }
+    if (s.additionalProperties !== undefined) {
+      if (patternsOk) layer.additional = conjOf(child(s.additionalProperties, "additionalProperties"));
+      else {
+        // Without the patterns we cannot tell which keys are additional: leave them unconstrained (lenient).
+      }
+    } else if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
+      const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef", "dependentSchemas", "dependencies"].filter((k) => s[k] !== undefined);
+      if (inPlace.length > 0) {
+        apply("unevaluatedProperties", () => {
+          throw new Unsupported("unevaluatedProperties", `unevaluatedProperties together with ${inPlace.join(", ")} is not supported`);
+        });
+      } else if (patternsOk) layer.additional = conjOf(child(s.unevaluatedProperties, "unevaluatedProperties"));
+    }
+    const alt: ObjAlt = { ...ANY_OBJ, layers: [layer], required: new Set(), forbidden: new Set(), order };
+    if (s.required !== undefined) {
+      if (!Array.isArray(s.required) || s.required.some((r) => typeof r !== "string")) fail(path, "required", "expected an array of strings");
+      for (const r of s.required as string[]) {
+        alt.required.add(r);
+        if (!order.includes(r)) order.push(r);
+      }
+    }
+    alt.min = nonNegInt(s, "minProperties", path) ?? 0;
+    alt.max = nonNegInt(s, "maxProperties", path) ?? null;
+    if (s.propertyNames !== undefined) {
+      const pn = child(s.propertyNames, "propertyNames");
+      apply("propertyNames", () => {
+        const names: StrSet = ctx.shapeOf(pn).str;
+        alt.names = strAnd(alt.names, names);
+        return ANY;
+      });
+    }
+    apply(keys.find((k) => s[k] !== undefined)!, () => anyExcept({ obj: [alt] }));
+  }
+  const deps: Array<[string, unknown, string]> = [];
+  for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) {
+    const v = s[kw];
+    if (v === undefined) continue;
+    if (!isSchema(v) || typeof v === "boolean") fail(path, kw, "expected an object");
+    for (const [k, x] of Object.entries(v as Obj)) deps.push([k, x, kw]);
+  }
+  const nonObjects = anyExcept({ obj: [] });
+  for (const [k, x, kw] of deps) {
+    if (Array.isArray(x) && kw !== "dependentSchemas") {
+      if (x.some((n) => typeof n !== "string")) fail(path, `${kw}/${k}`, "expected an array of property names");
+      const names = x as string[];
+      apply(kw, () =>
+        shapeOr(
+          shapeOr(nonObjects, only({ obj: [{ ...ANY_OBJ, forbidden: new Set([k]), required: new Set() }] })),
+          only({ obj: [{ ...ANY_OBJ, required: new Set([k, ...names]), forbidden: new Set(), order: [k, ...names] }] }),
+        ),
+      );
+    } else if (kw !== "dependentRequired") {
+      const dep = child(x, kw, k);
+      apply(kw, () =>
+        shapeOr(
+          shapeOr(nonObjects, only({ obj: [{ ...ANY_OBJ, forbidden: new Set([k]), required: new Set() }] })),
+          shapeAnd(only({ obj: [{ ...ANY_OBJ, required: new Set([k]), forbidden: new Set(), order: [k] }] }), ctx.shapeOf(dep), ctx),
+        ),
+      );
+    } else fail(path, `${kw}/${k}`, "expected an array of property names");
+  }
+}

@@ -1,0 +1,417 @@
+/**
+ * Deterministic finite automata over Unicode code points, with the boolean operations the JSON
+ * Schema compiler needs to stay exact: string keywords combine by intersection (`pattern` with
+ * `maxLength`, `format` with `enum`), object keys are partitioned by `patternProperties`, and
+ * `not` / `oneOf` need complements. Numbers reuse the same automata over their ASCII text.
+ *
+ * Edges are labelled with inclusive code-point ranges; a missing edge rejects. Surrogates
+ * (U+D800–U+DFFF) are never part of the alphabet, as in the grammar IR.
+ */
+
+/** One labelled edge: code points `lo..hi` (inclusive) go to state `to`. */
+export type Edge = readonly [lo: number, hi: number, to: number];
+
+/** A DFA: `edges[s]` are sorted, non-overlapping ranges; `accept[s]` marks final states. */
+export interface Dfa {
+  readonly start: number;
+  readonly accept: readonly boolean[];
+  readonly edges: ReadonlyArray<readonly Edge[]>;
+}
+
+/** The alphabet: every code point except surrogates. */
+export const ALPHABET: ReadonlyArray<readonly [number, number]> = [
+  [0, 0xd7ff],
+  [0xe000, 0x10ffff],
+];
+
+/** Thrown when an automaton would exceed the state budget; callers turn it into a SchemaError. */
+export class AutomatonTooLarge extends Error {
+  constructor(readonly states: number) {
+    super(`automaton too large (over ${states} states)`);
+  }
+}
+
+/** The most states any single automaton may have. */
+export const MAX_STATES = 20000;
+
+/** Removes surrogates from ranges and sorts/merges them. */
+export function cleanRanges(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const cut: Array<[number, number]> = [];
+  for (const [lo, hi] of ranges) {
+    if (hi < lo) continue;
+    if (hi < 0xd800 || lo > 0xdfff) cut.push([lo, hi]);
+    else {
+      if (lo < 0xd800) cut.push([lo, 0xd7ff]);
+      if (hi > 0xdfff) cut.push([0xe000, hi]);
+    }
+  }
+  cut.sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [lo, hi] of cut) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
+/** The complement of ranges within the alphabet. */
+export function negateRanges(ranges: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const clean = cleanRanges(ranges);
+  const out: Array<[number, number]> = [];
+  let next = 0;
+  for (const [lo, hi] of clean) {
+    if (lo > next) out.push([next, lo - 1]);
+    next = hi + 1;
+  }
+  if (next <= 0x10ffff) out.push([next, 0x10ffff]);
+  return cleanRanges(out);
+}
+
+/** A mutable DFA under construction. */
+export class DfaBuilder {
+  readonly accept: boolean[] = [];
+  readonly edges: Edge[][] = [];
+
+  addState(accepting = false): number {
+    if (this.accept.length >= MAX_STATES) throw new AutomatonTooLarge(MAX_STATES);
+    this.accept.push(accepting);
+    this.edges.push([]);
+    return this.accept.length - 1;
+  }
+
+  /** Adds edges from `from` to `to` on `ranges` (surrogates removed); ranges must not overlap existing edges. */
+  addEdge(from: number, ranges: ReadonlyArray<readonly [number, number]>, to: number): void {
+    const list = this.edges[from]!;
+    for (const [lo, hi] of cleanRanges(ranges)) list.push([lo, hi, to]);
+  }
+
+  build(start: number): Dfa {
+    for (const list of this.edges) list.sort((a, b) => a[0] - b[0]);
+    return { start, accept: this.accept, edges: this.edges };
+  }
+}
+
+/** The language of exactly the given strings (a trie). */
+export function dfaOfStrings(strings: Iterable<string>): Dfa {
+  const b = new DfaBuilder();
+  const start = b.addState();
+  const children: Array<Map<number, number>> = [new Map()];
+  for (const s of strings) {
+    let state = start;
+    for (const ch of s) {
+      const cp = ch.codePointAt(0)!;
+      if (cp >= 0xd800 && cp <= 0xdfff) throw new RangeError("lone surrogate");
+      let next = children[state]!.get(cp);
+      if (next === undefined) {
+        next = b.addState();
+        children.push(new Map());
+        children[state]!.set(cp, next);
+      }
+      state = next;
+    }
+    b.accept[state] = true;
+  }
+  children.forEach((map, s) => {
+    for (const [cp, to] of map) b.edges[s]!.push([cp, cp, to]);
+  });
+  return b.build(start);
+}
+
+/** Every string over the given ranges (default: the whole alphabet). */
+export function dfaAll(ranges: ReadonlyArray<readonly [number, number]> = ALPHABET): Dfa {
+  const b = new DfaBuilder();
+  const s = b.addState(true);
+  b.addEdge(s, ranges, s);
+  return b.build(s);
+}
+
+/** The empty language. */
+export function dfaNone(): Dfa {
+  const b = new DfaBuilder();
+  return b.build(b.addState(false));
+}
+
+/** Strings whose length in code points is within [min, max] (max null: unbounded), over `ranges`. */
+export function dfaLength(min: number, max: number | null, ranges: ReadonlyArray<readonly [number, number]> = ALPHABET): Dfa {
+  const top = max ?? min;
+  if (top + 1 > MAX_STATES) throw new AutomatonTooLarge(MAX_STATES);
+  const b = new DfaBuilder();
+  for (let i = 0; i <= top; i++) b.addState(i >= min);
+  for (let i = 0; i < top; i++) b.addEdge(i, ranges, i + 1);
+  if (max === null) b.addEdge(top, ranges, top);
+  return b.build(0);
+}
+
+/** The target of `state` on code point `cp`, or -1. */
+export function step(dfa: Dfa, state: number, cp: number): number {
+  const list = dfa.edges[state]!;
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const e = list[mid]!;
+    if (cp < e[0]) hi = mid - 1;
+    else if (cp > e[1]) lo = mid + 1;
+    else return e[2];
+  }
+  return -1;
+}
+
+/** Whether the DFA accepts the string. */
+export function dfaMatches(dfa: Dfa, s: string): boolean {
+  let state = dfa.start;
+  for (const ch of s) {
+    state = step(dfa, state, ch.codePointAt(0)!);
+    if (state < 0) return false;
+  }
+  return dfa.accept[state]!;
+}
+
+type Op = "and" | "or" | "diff";
+
+/**
+ * The product of two DFAs: `and` (intersection), `or` (union), `diff` (strings of `a` not in `b`).
+ * A missing edge is a dead state (-1) on that side.
+ */
+export function product(a: Dfa, b: Dfa, op: Op): Dfa {
+  const out = new DfaBuilder();
+  const ids = new Map<number, number>();
+  const queue: Array<[number, number]> = [];
+  const keyOf = (p: number, q: number): number => (p + 1) * (b.accept.length + 1) + (q + 1);
+  const accepts = (p: number, q: number): boolean => {
+    const x = p >= 0 && a.accept[p]!;
+    const y = q >= 0 && b.accept[q]!;
+    return op === "and" ? x && y : op === "or" ? x || y : x && !y;
+  };
+  const idOf = (p: number, q: number): number => {
+    const key = keyOf(p, q);
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = out.addState(accepts(p, q));
+      ids.set(key, id);
+      queue.push([p, q]);
+    }
+    return id;
+  };
+  const start = idOf(a.start, b.start);
+  for (let i = 0; i < queue.length; i++) {
+    const [p, q] = queue[i]!;
+    const from = i;
+    const ea = p >= 0 ? a.edges[p]! : [];
+    const eb = q >= 0 ? b.edges[q]! : [];
+    // Sweep the boundaries of both edge lists: each elementary interval has one target pair.
+    const cuts = new Set<number>();
+    for (const [lo, hi] of ea) cuts.add(lo).add(hi + 1);
+    for (const [lo, hi] of eb) cuts.add(lo).add(hi + 1);
+    const points = [...cuts].sort((x, y) => x - y);
+    let ia = 0;
+    let ib = 0;
+    const edges = out.edges[from]!;
+    for (let k = 0; k + 1 < points.length; k++) {
+      const lo = points[k]!;
+      const hi = points[k + 1]! - 1;
+      while (ia < ea.length && ea[ia]![1] < lo) ia++;
+      while (ib < eb.length && eb[ib]![1] < lo) ib++;
+      const ta = ia < ea.length && ea[ia]![0] <= lo ? ea[ia]![2] : -1;
+      const tb = ib < eb.length && eb[ib]![0] <= lo ? eb[ib]![2] : -1;
+      if (op === "and" ? ta < 0 || tb < 0 : ta < 0 && (op === "diff" || tb < 0)) continue;
+      const to = idOf(ta, tb);
+      const last = edges[edges.length - 1];
+      if (last && last[2] === to && last[1] + 1 === lo) edges[edges.length - 1] = [last[0], hi, to];
+      else edges.push([lo, hi, to]);
+    }
+  }
+  return minimize(out.build(start));
+}
+
+export const intersect = (a: Dfa, b: Dfa): Dfa => product(a, b, "and");
+export const union = (a: Dfa, b: Dfa): Dfa => product(a, b, "or");
+export const difference = (a: Dfa, b: Dfa): Dfa => product(a, b, "diff");
+/** All strings over the alphabet that `a` rejects. */
+export const complement = (a: Dfa): Dfa => product(dfaAll(), a, "diff");
+
+/** States that can reach an accepting state. */
+function live(dfa: Dfa): boolean[] {
+  const n = dfa.accept.length;
+  const preds: number[][] = Array.from({ length: n }, () => []);
+  dfa.edges.forEach((list, s) => {
+    for (const e of list) preds[e[2]]!.push(s);
+  });
+  const ok = dfa.accept.slice();
+  const stack = ok.flatMap((v, i) => (v ? [i] : []));
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    for (const p of preds[s]!) {
+      if (!ok[p]) {
+        ok[p] = true;
+        stack.push(p);
+      }
+    }
+  }
+  return ok;
+}
+
+/** Whether the language is empty. */
+export function isEmpty(dfa: Dfa): boolean {
+  const ok = live(dfa);
+  const seen = new Set<number>([dfa.start]);
+  const stack = [dfa.start];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    if (ok[s]) return false;
+    for (const e of dfa.edges[s]!) {
+      if (!seen.has(e[2])) {
+        seen.add(e[2]);
+        stack.push(e[2]);
+      }
+    }
+  }
+  return true;
+}
+
+/**
+ * The minimal trim DFA of the same language: unreachable states and states that cannot reach
+ * an accepting state are removed (their edges dropped), then equivalent states merged (Moore).
+ */
+export function minimize(dfa: Dfa): Dfa {
+  const ok = live(dfa);
+  // Reachable and live states, in BFS order (so the start is state 0 of the result).
+  const order: number[] = [];
+  const index = new Map<number, number>();
+  if (ok[dfa.start]) {
+    index.set(dfa.start, 0);
+    order.push(dfa.start);
+    for (let i = 0; i < order.length; i++) {
+      for (const e of dfa.edges[order[i]!]!) {
+        if (ok[e[2]] && !index.has(e[2])) {
+          index.set(e[2], order.length);
+          order.push(e[2]);
+        }
+      }
+    }
+  }
+  if (order.length === 0) return dfaNone();
+  const n = order.length;
+  const edges: Edge[][] = order.map((s) => dfa.edges[s]!.filter((e) => ok[e[2]]).map((e) => [e[0], e[1], index.get(e[2])!] as const));
+  let block: number[] = order.map((s) => (dfa.accept[s] ? 1 : 0));
+  let count = new Set(block).size;
+  for (;;) {
+    const sigs = new Map<string, number>();
+    const next: number[] = new Array<number>(n);
+    for (let s = 0; s < n; s++) {
+      // Signature: own block plus the block-labelled edges, adjacent ranges with one block merged.
+      const parts: number[] = [block[s]!];
+      let lastHi = -2;
+      let lastBlock = -1;
+      for (const [lo, hi, to] of edges[s]!) {
+        const bt = block[to]!;
+        if (bt === lastBlock && lo === lastHi + 1) {
+          parts[parts.length - 2] = hi;
+        } else {
+          parts.push(lo, hi, bt);
+        }
+        lastHi = hi;
+        lastBlock = bt;
+      }
+      const key = parts.join(",");
+      let id = sigs.get(key);
+      if (id === undefined) {
+        id = sigs.size;
+        sigs.set(key, id);
+      }
+      next[s] = id;
+    }
+    block = next;
+    if (sigs.size === count) break;
+    count = sigs.size;
+  }
+  // Renumber blocks so the start's block is 0, BFS order.
+  const rep = new Map<number, number>();
+  const b = new DfaBuilder();
+  const queue: number[] = [];
+  const idOf = (s: number): number => {
+    const bk = block[s]!;
+    let id = rep.get(bk);
+    if (id === undefined) {
+      id = b.addState(dfa.accept[order[s]!]!);
+      rep.set(bk, id);
+      queue.push(s);
+    }
+    return id;
+  };
+  idOf(0);
+  for (let i = 0; i < queue.length; i++) {
+    const s = queue[i]!;
+    const list = b.edges[i]!;
+    for (const [lo, hi, to] of edges[s]!) {
+      const t = idOf(to);
+      const last = list[list.length - 1];
+      if (last && last[2] === t && last[1] + 1 === lo) list[list.length - 1] = [last[0], hi, t];
+      else list.push([lo, hi, t]);
+    }
+  }
+  return b.build(0);
+}
+
+/** Whether two DFAs accept the same language. */
+export function equivalent(a: Dfa, b: Dfa): boolean {
+  return isEmpty(product(a, b, "diff")) && isEmpty(product(b, a, "diff"));
+}
+
+/** Whether the language is exactly all strings over the alphabet. */
+export function isUniversal(dfa: Dfa): boolean {
+  return isEmpty(complement(dfa));
+}
+
+/** The single self-loop class of a one-state DFA whose only state is accepting (`C*`), else null. */
+export function starClass(dfa: Dfa): Array<[number, number]> | null {
+  if (dfa.accept.length !== 1 || !dfa.accept[0]) return null;
+  const ranges: Array<[number, number]> = [];
+  for (const [lo, hi, to] of dfa.edges[0]!) {
+    if (to !== 0) return null;
+    ranges.push([lo, hi]);
+  }
+  return ranges;
+}
+
+/** A finite language's strings (at most `limit`), or null when the language is infinite or larger. */
+export function finiteStrings(dfa: Dfa, limit: number): string[] | null {
+  const out: string[] = [];
+  const onPath = new Set<number>();
+  let tooMany = false;
+  const walk = (s: number, prefix: string): boolean => {
+    if (onPath.has(s)) return false;
+    if (dfa.accept[s]) {
+      out.push(prefix);
+      if (out.length > limit) {
+        tooMany = true;
+        return false;
+      }
+    }
+    onPath.add(s);
+    for (const [lo, hi, to] of dfa.edges[s]!) {
+      if (hi - lo > limit) {
+        tooMany = true;
+        return false;
+      }
+      for (let cp = lo; cp <= hi; cp++) {
+        if (!walk(to, prefix + String.fromCodePoint(cp))) return false;
+      }
+    }
+    onPath.delete(s);
+    return true;
+  };
+  const trimmed = minimize(dfa);
+  if (!walk(trimmed.start, "") || tooMany) return null;
+  return out;
+}
+
+/**
+ * Strings of `dfa` whose length is within [min, max] (max null: unbounded), by a product with a
+ * length counter.
+ */
+export function withLength(dfa: Dfa, min: number, max: number | null): Dfa {
+  if (min === 0 && max === null) return dfa;
+  return intersect(dfa, dfaLength(min, max));
+}

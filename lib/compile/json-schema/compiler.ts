@@ -1,0 +1,281 @@
+/**
+ * The compiler of one JSON Schema into rules of a shared grammar builder: shapes per schema
+ * (memoized, with `$ref` cycles detected), one rule per distinct conjunction of schemas (so
+ * recursive schemas become recursive rules), and emission of each shape as JSON text.
+ */
+import { SchemaError } from "../../errors.js";
+import { choice, lit, never, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
+import { ALPHABET, AutomatonTooLarge, dfaMatches, starClass } from "./automaton.js";
+import { emitArray } from "./arrays.js";
+import { dfaToIr, plainRanges } from "./dfa-ir.js";
+import type { EmitContext } from "./emit-context.js";
+import { encodeRanges, JsonText, type TextOptions } from "./json-text.js";
+import { largeFormsDfa, numDfa, type NumSet } from "./numbers.js";
+import { emitObject } from "./objects.js";
+import { SchemaRegistry, type Schema, type SchemaLoc } from "./resolve.js";
+import {
+  ANY,
+  conjAnd,
+  isTrue,
+  layerConj,
+  shapeAnd,
+  shapeEmpty,
+  shapeNot,
+  shapeOr,
+  TRUE,
+  Unsupported,
+  type Conj,
+  type ObjAlt,
+  type PatternProp,
+  type Shape,
+} from "./shape.js";
+import { strDfa, type StrSet } from "./strings.js";
+
+/** A keyword the compiler did not enforce (lenient mode only). */
+export interface UnenforcedKeyword {
+  keyword: string;
+  /** JSON pointer (URI fragment form) of the keyword in the schema. */
+  schemaPath: string;
+  reason: string;
+}
+
+/** Options of the compiler after defaults. */
+export interface CompilerOptions extends TextOptions {
+  anyOrder: boolean;
+  lenient: boolean;
+}
+
+/** How deep emptiness checks look into member schemas. */
+const EMPTY_DEPTH = 3;
+
+/** The most rules one schema may add to the grammar. */
+export const MAX_RULES = 50000;
+
+export class SchemaCompiler implements AnalyzeContext, EmitContext {
+  readonly registry: SchemaRegistry;
+  readonly text: JsonText;
+  readonly unenforced: UnenforcedKeyword[] = [];
+  private readonly shapes = new Map<number, Shape>();
+  private readonly inProgress = new Set<number>();
+  private readonly conjShapes = new Map<string, Shape>();
+  private readonly conjRules = new Map<string, IrExpr>();
+  private readonly queue: Array<{ name: string; conj: Conj }> = [];
+  private readonly consts = new Map<string, SchemaLoc>();
+  private emptyDepth = 0;
+  private ruleCount = 0;
+
+  constructor(
+    schema: Schema,
+    readonly b: GrammarBuilder,
+    readonly options: CompilerOptions,
+    private readonly prefix: string,
+  ) {
+    this.registry = new SchemaRegistry(schema);
+    this.text = new JsonText(b, prefix, options);
+  }
+
+  get anyOrder(): boolean {
+    return this.options.anyOrder;
+  }
+
+  /** Compiles the root schema; returns the expression of a root value. */
+  compileRoot(): IrExpr {
+    const root = this.valueRef(this.conjOfRoot());
+    this.drain();
+    return root;
+  }
+
+  private conjOfRoot(): Conj {
+    const loc = this.registry.root;
+    if (typeof loc.schema === "boolean") return loc.schema ? TRUE : { parts: [], key: "F", isFalse: true };
+    return { parts: [{ kind: "loc", loc, neg: false, key: String(loc.id) }], key: String(loc.id), isFalse: false };
+  }
+
+  // ---- AnalyzeContext ----
+
+  shapeOf(loc: SchemaLoc): Shape {
+    const known = this.shapes.get(loc.id);
+    if (known) return known;
+    if (this.inProgress.has(loc.id)) {
+      throw new SchemaError(loc.path, "this schema refers to itself without any value in between (a $ref cycle through allOf/anyOf/oneOf/not/if or a bare $ref)", "$ref");
+    }
+    this.inProgress.add(loc.id);
+    try {
+      const shape = analyzeSchema(this, loc);
+      this.shapes.set(loc.id, shape);
+      return shape;
+    } finally {
+      this.inProgress.delete(loc.id);
+    }
+  }
+
+  unsupported(path: string, keyword: string, message: string): void {
+    if (!this.options.lenient) throw new SchemaError(path, message, keyword);
+    this.unenforced.push({ keyword, schemaPath: path, reason: message });
+  }
+
+  constLoc(value: unknown, at: SchemaLoc): SchemaLoc {
+    const key = JSON.stringify(value);
+    let loc = this.consts.get(key);
+    if (!loc) {
+      loc = this.registry.loc({ const: value }, `${at.path}/const`, at.base);
+      this.consts.set(key, loc);
+    }
+    return loc;
+  }
+
+  // ---- EmptinessOracle ----
+
+  conjEmpty(c: Conj): boolean {
+    if (c.isFalse) return true;
+    if (isTrue(c) || this.emptyDepth >= EMPTY_DEPTH) return false;
+    this.emptyDepth++;
+    try {
+      return shapeEmpty(this.shapeOfConj(c), this);
+    } catch (err) {
+      if (err instanceof SchemaError || err instanceof Unsupported) return false;
+      throw err;
+    } finally {
+      this.emptyDepth--;
+    }
+  }
+
+  nameConj(alt: ObjAlt, name: string): Conj {
+    return conjAnd(...alt.layers.map((l) => layerConj(l, name, (p, n) => this.patternMatches(p, n))));
+  }
+
+  patternMatches(p: PatternProp, name: string): boolean {
+    return dfaMatches(p.dfa, name);
+  }
+
+  // ---- conjunctions and rules ----
+
+  /** The shape of a conjunction (memoized). */
+  shapeOfConj(c: Conj): Shape {
+    const known = this.conjShapes.get(c.key);
+    if (known) return known;
+    let shape: Shape = ANY;
+    if (c.isFalse) shape = { ...ANY, nul: false, bool: 0, num: { kind: "none" }, str: { kind: "none" }, arr: [], obj: [] };
+    for (const part of c.parts) {
+      let s: Shape;
+      if (part.kind === "loc") {
+        const base = this.shapeOf(part.loc);
+        if (!part.neg) s = base;
+        else {
+          try {
+            s = shapeNot(base, this);
+          } catch (err) {
+            if (!(err instanceof Unsupported)) throw err;
+            this.unsupported(part.loc.path, err.keyword, `${err.message} (needed to negate this schema)`);
+            s = ANY;
+          }
+        }
+      } else {
+        s = part.items.map((x) => this.shapeOfConj(x)).reduce((a, x) => shapeOr(a, x));
+      }
+      shape = shapeAnd(shape, s, this);
+    }
+    this.conjShapes.set(c.key, shape);
+    return shape;
+  }
+
+  valueRef(conj: Conj): IrExpr {
+    if (isTrue(conj)) return this.text.anyValue();
+    if (conj.isFalse) return never();
+    let r = this.conjRules.get(conj.key);
+    if (!r) {
+      const name = this.ruleName(hintOf(conj));
+      r = this.b.ruleRef(name);
+      this.conjRules.set(conj.key, r);
+      this.queue.push({ name, conj });
+    }
+    return r;
+  }
+
+  ruleName(hint: string): string {
+    if (++this.ruleCount > MAX_RULES) {
+      throw new SchemaError("#", `the grammar for this schema would need more than ${MAX_RULES} rules`, "$ref");
+    }
+    return this.b.freshName(`${this.prefix}${hint}`);
+  }
+
+  private drain(): void {
+    for (let i = 0; i < this.queue.length; i++) {
+      const { name, conj } = this.queue[i]!;
+      const where = whereOf(conj);
+      let shape: Shape;
+      try {
+        shape = this.shapeOfConj(conj);
+      } catch (err) {
+        if (err instanceof Unsupported) {
+          this.unsupported(where, err.keyword, err.message);
+          shape = ANY;
+        } else throw err;
+      }
+      this.b.define(name, this.emitShape(shape, where));
+    }
+  }
+
+  // ---- emission ----
+
+  private emitShape(s: Shape, where: string): IrExpr {
+    const alts: IrExpr[] = [];
+    if (s.obj.length > 0) for (const o of s.obj) alts.push(emitObject(this, o, where));
+    if (s.arr.length > 0) for (const a of s.arr) alts.push(emitArray(this, a, where));
+    if (s.str.kind !== "none") alts.push(this.emitString(s.str, where));
+    if (s.num.kind !== "none") alts.push(this.emitNumber(s.num));
+    if (s.bool & 2) alts.push(lit("true"));
+    if (s.bool & 1) alts.push(lit("false"));
+    if (s.nul) alts.push(lit("null"));
+    const live = alts.filter((a) => a.kind !== "never");
+    return live.length === 0 ? never() : live.length === 1 ? live[0]! : choice(...live);
+  }
+
+  private emitNumber(n: NumSet): IrExpr {
+    switch (n.kind) {
+      case "none":
+        return never();
+      case "all":
+        return this.text.anyNumber();
+      case "int":
+        return choice(this.text.plainInteger(), dfaToIr(largeFormsDfa(), this.b, this.ruleName("bigint"), plainRanges));
+      case "dfa":
+        return dfaToIr(numDfa(n), this.b, this.ruleName("number"), plainRanges);
+    }
+  }
+
+  private emitString(s: StrSet, where: string): IrExpr {
+    if (s.kind === "none") return never();
+    const quote = lit('"');
+    if (s.dfa === null) {
+      if (s.min === 0 && s.max === null) return this.text.anyString();
+      return seq(quote, repeat(encodeRanges(ALPHABET), s.min, s.max), quote);
+    }
+    const loop = starClass(s.dfa);
+    if (loop !== null) {
+      if (loop.length === 0) return s.min === 0 ? lit('""') : never();
+      return seq(quote, repeat(encodeRanges(loop), s.min, s.max), quote);
+    }
+    try {
+      return seq(quote, dfaToIr(strDfa(s), this.b, this.ruleName("string"), encodeRanges), quote);
+    } catch (err) {
+      if (!(err instanceof AutomatonTooLarge)) throw err;
+      this.unsupported(where, "maxLength", "the string's pattern combined with its length bounds needs too large an automaton");
+      return seq(quote, dfaToIr(s.dfa, this.b, this.ruleName("string"), encodeRanges), quote);
+    }
+  }
+}
+
+function whereOf(conj: Conj): string {
+  for (const p of conj.parts) if (p.kind === "loc") return p.loc.path;
+  for (const p of conj.parts) if (p.kind === "or") return whereOf(p.items[0]!);
+  return "#";
+}
+
+function hintOf(conj: Conj): string {
+  const where = whereOf(conj);
+  const tail = where.split("/").slice(-2).join("_").replace(/[^A-Za-z0-9_]/g, "_");
+  return tail === "#" || tail === "_" ? "root" : tail.replace(/^_+/, "").slice(0, 40) || "value";
+}
+

@@ -1,0 +1,84 @@
+/**
+ * The JSON Schema compiler: a schema (draft 2020-12, plus draft-07/04 forms) becomes grammar IR
+ * for JSON text whose values the schema accepts.
+ *
+ * Strict by default: a keyword that cannot be enforced exactly throws a SchemaError naming the
+ * keyword and its schema path, so the grammar never accepts more than the schema allows. With
+ * `lenient`, such keywords are left out (the grammar accepts more) and listed in `unenforced`.
+ * docs/json-schema.md lists what is enforced and what is refused.
+ */
+import { InvalidArgumentError, SchemaError } from "../../errors.js";
+import type { JsonSchema } from "../../format/types.js";
+import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
+import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
+
+export type { JsonSchema };
+export type { UnenforcedKeyword };
+
+/** Options of the JSON Schema compiler. */
+export interface JsonSchemaOptions {
+  /** Whitespace between tokens: any JSON whitespace (default) or none. */
+  whitespace?: "any" | "compact";
+  /** At most this many whitespace characters between two tokens (default unbounded). */
+  maxWhitespace?: number;
+  /** Object members in any order, each at most once (default: declared order). */
+  anyOrder?: boolean;
+  /** Compile keywords that cannot be enforced anyway, listing them (default false: refuse). */
+  lenient?: boolean;
+  /** Receives the keywords left unenforced (lenient mode), for callers of lowerJsonSchema. */
+  unenforced?: UnenforcedKeyword[];
+}
+
+function checkOptions(options: JsonSchemaOptions): void {
+  if (options.whitespace !== undefined && options.whitespace !== "any" && options.whitespace !== "compact") {
+    throw new InvalidArgumentError(`options.whitespace: expected "any" or "compact", got ${JSON.stringify(options.whitespace)}`);
+  }
+  const mw = options.maxWhitespace;
+  if (mw !== undefined && (!Number.isInteger(mw) || mw < 0)) {
+    throw new InvalidArgumentError(`options.maxWhitespace: expected a non-negative integer, got ${JSON.stringify(mw)}`);
+  }
+}
+
+function checkSchema(schema: unknown): asserts schema is JsonSchema {
+  if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+    throw new SchemaError("#", `a schema must be an object or a boolean, got ${Array.isArray(schema) ? "an array" : JSON.stringify(schema)}`);
+  }
+}
+
+/**
+ * Lowers a JSON Schema into rules of `b` and returns the expression matching one JSON value the
+ * schema accepts (no surrounding whitespace). Rule names start with a fresh prefix, so several
+ * schemas can share one grammar. When it throws, rules may already have been added to `b`:
+ * discard that builder.
+ */
+export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: JsonSchemaOptions = {}): IrExpr {
+  checkSchema(schema);
+  checkOptions(options);
+  const prefix = `${b.freshName("json")}/`;
+  const compiler = new SchemaCompiler(
+    schema,
+    b,
+    {
+      whitespace: options.whitespace ?? "any",
+      maxWhitespace: options.maxWhitespace ?? null,
+      anyOrder: options.anyOrder ?? false,
+      lenient: options.lenient ?? false,
+    },
+    prefix,
+  );
+  const expr = compiler.compileRoot();
+  if (options.unenforced) options.unenforced.push(...compiler.unenforced);
+  return expr;
+}
+
+/**
+ * Compiles a JSON Schema into a standalone grammar whose root matches one JSON value the schema
+ * accepts. `unenforced` lists what lenient mode left out (always empty when strict).
+ */
+export function compileJsonSchema(schema: JsonSchema, options: JsonSchemaOptions = {}): { grammar: IrGrammar; unenforced: UnenforcedKeyword[] } {
+  const b = new GrammarBuilder();
+  const unenforced: UnenforcedKeyword[] = [];
+  const expr = lowerJsonSchema(schema, b, { ...options, unenforced });
+  b.define("root", expr);
+  return { grammar: b.build("root"), unenforced };
+}

@@ -1,0 +1,164 @@
+/**
+ * The lexical pieces of JSON text the schema compiler assembles: whitespace (any, bounded, or
+ * none), string characters, numbers, and an unconstrained JSON value, defined once per compiled
+ * schema as rules of the shared grammar builder.
+ *
+ * Two string encodings are used. Unconstrained strings accept every JSON escape. Strings under a
+ * constraint (length, pattern, format, enum, property names) accept only the canonical encoding
+ * `JSON.stringify` writes — each code point literally, except `"` `\` and control characters,
+ * which have exactly one escape each — so one code point is one unit of text and a key cannot
+ * reach a declared property name through an escape.
+ */
+import { charClass, choice, lit, optional, plus, repeat, seq, star, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { cleanRanges } from "./automaton.js";
+
+/** Options that shape JSON text (a subset of JsonSchemaOptions). */
+export interface TextOptions {
+  whitespace: "any" | "compact";
+  maxWhitespace: number | null;
+}
+
+const SHORT_ESCAPES = new Map<number, string>([
+  [0x22, '\\"'],
+  [0x5c, "\\\\"],
+  [0x08, "\\b"],
+  [0x0c, "\\f"],
+  [0x0a, "\\n"],
+  [0x0d, "\\r"],
+  [0x09, "\\t"],
+]);
+
+/** The canonical JSON text of one code point inside a string (what JSON.stringify writes). */
+export function canonicalChar(cp: number): string {
+  const short = SHORT_ESCAPES.get(cp);
+  if (short !== undefined) return short;
+  if (cp < 0x20) return `\\u${cp.toString(16).padStart(4, "0")}`;
+  return String.fromCodePoint(cp);
+}
+
+/** The code points that need an escape in canonical form. */
+const ESCAPED: Array<[number, number]> = [
+  [0x00, 0x1f],
+  [0x22, 0x22],
+  [0x5c, 0x5c],
+];
+
+/**
+ * IR for one code point in `ranges`, canonically encoded inside a JSON string: a class for the
+ * literal ones and the escapes for the rest.
+ */
+export function encodeRanges(ranges: ReadonlyArray<readonly [number, number]>): IrExpr {
+  const clean = cleanRanges(ranges);
+  const literal: Array<[number, number]> = [];
+  const escapes: IrExpr[] = [];
+  for (const [lo, hi] of clean) {
+    let start = lo;
+    for (const [elo, ehi] of ESCAPED) {
+      if (ehi < start || elo > hi) continue;
+      if (elo > start) literal.push([start, elo - 1]);
+      for (let cp = Math.max(elo, start); cp <= Math.min(ehi, hi); cp++) escapes.push(lit(canonicalChar(cp)));
+      start = ehi + 1;
+    }
+    if (start <= hi) literal.push([start, hi]);
+  }
+  const parts: IrExpr[] = [];
+  if (literal.length > 0) parts.push(charClass(literal));
+  parts.push(...escapes);
+  return parts.length === 1 ? parts[0]! : choice(...parts);
+}
+
+/** The canonical JSON text of a string, quotes included. */
+export function canonicalString(s: string): string {
+  let out = '"';
+  for (const ch of s) out += canonicalChar(ch.codePointAt(0)!);
+  return `${out}"`;
+}
+
+const DIGIT = charClass([[0x30, 0x39]]);
+const DIGIT19 = charClass([[0x31, 0x39]]);
+const HEX = charClass([
+  [0x30, 0x39],
+  [0x41, 0x46],
+  [0x61, 0x66],
+]);
+
+/** Shared lexical rules of one compiled schema, defined on first use. */
+export class JsonText {
+  private readonly defined = new Map<string, IrExpr>();
+  constructor(
+    private readonly b: GrammarBuilder,
+    private readonly prefix: string,
+    readonly options: TextOptions,
+  ) {}
+
+  private rule(name: string, body: () => IrExpr): IrExpr {
+    let r = this.defined.get(name);
+    if (r === undefined) {
+      const full = this.b.freshName(`${this.prefix}${name}`);
+      r = this.b.ruleRef(full);
+      this.defined.set(name, r);
+      this.b.define(full, body());
+    }
+    return r;
+  }
+
+  /** Whitespace between tokens. */
+  ws(): IrExpr {
+    if (this.options.whitespace === "compact" || this.options.maxWhitespace === 0) return seq();
+    return this.rule("ws", () => repeat(charClass([0x20, 0x09, 0x0a, 0x0d]), 0, this.options.maxWhitespace));
+  }
+
+  /** `ws token ws` around a structural character. */
+  punct(c: string): IrExpr {
+    const ws = this.ws();
+    return ws.kind === "seq" && ws.items.length === 0 ? lit(c) : seq(ws, lit(c), ws);
+  }
+
+  /** One character of an unconstrained string: any literal character or any escape. */
+  anyChar(): IrExpr {
+    return this.rule("char", () =>
+      choice(
+        charClass([[0x00, 0x1f], 0x22, 0x5c], true),
+        seq(lit("\\"), choice(charClass([0x22, 0x5c, 0x2f, 0x62, 0x66, 0x6e, 0x72, 0x74]), seq(lit("u"), HEX, HEX, HEX, HEX))),
+      ),
+    );
+  }
+
+  /** A string with any content. */
+  anyString(): IrExpr {
+    return this.rule("string", () => seq(lit('"'), star(this.anyChar()), lit('"')));
+  }
+
+  /** Any JSON number. */
+  anyNumber(): IrExpr {
+    return this.rule("number", () =>
+      seq(
+        optional(lit("-")),
+        choice(lit("0"), seq(DIGIT19, star(DIGIT))),
+        optional(seq(lit("."), plus(DIGIT))),
+        optional(seq(charClass([0x45, 0x65]), optional(charClass([0x2b, 0x2d])), plus(DIGIT))),
+      ),
+    );
+  }
+
+  /** An integer in plain notation, `-?(0|[1-9][0-9]*)`. */
+  plainInteger(): IrExpr {
+    return seq(optional(lit("-")), choice(lit("0"), seq(DIGIT19, star(DIGIT))));
+  }
+
+  /** Any JSON value. */
+  anyValue(): IrExpr {
+    const name = "value";
+    const existing = this.defined.get(name);
+    if (existing) return existing;
+    const full = this.b.freshName(`${this.prefix}${name}`);
+    const ref = this.b.ruleRef(full);
+    this.defined.set(name, ref);
+    const ws = this.ws();
+    const member = seq(this.anyString(), this.punct(":"), ref);
+    const object = seq(lit("{"), ws, choice(lit("}"), seq(member, star(seq(this.punct(","), member)), ws, lit("}"))));
+    const array = seq(lit("["), ws, choice(lit("]"), seq(ref, star(seq(this.punct(","), ref)), ws, lit("]"))));
+    this.b.define(full, choice(object, array, this.anyString(), this.anyNumber(), lit("true"), lit("false"), lit("null")));
+    return ref;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Finding subschemas: JSON pointers, `$id` / `$anchor` base URIs, `$defs` and draft-07
+ * `definitions`, and `$ref` resolution. Every subschema gets a location (its JSON pointer from
+ * the root, used in error messages) and a numeric id (used to memoize compiled rules).
+ *
+ * Remote references (to documents other than the one given) and `$dynamicRef` are refused.
+ */
+import { SchemaError } from "../../errors.js";
+
+/** A schema: an object or a boolean. */
+export type Schema = boolean | { readonly [key: string]: unknown };
+
+/** A subschema and where it is. */
+export interface SchemaLoc {
+  readonly schema: Schema;
+  /** JSON pointer from the root, as a URI fragment (`#/properties/a`). */
+  readonly path: string;
+  /** The base URI in effect for this subschema. */
+  readonly base: string;
+  /** Unique per (schema object, base): the memo key of compiled rules. */
+  readonly id: number;
+}
+
+const DEFAULT_BASE = "https://tagmask.invalid/schema.json";
+
+/** Keywords whose value is one subschema. */
+const SCHEMA_KEYWORDS = [
+  "additionalProperties",
+  "propertyNames",
+  "items",
+  "additionalItems",
+  "contains",
+  "not",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+  "contentSchema",
+];
+/** Keywords whose value is an array of subschemas. */
+const ARRAY_KEYWORDS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+/** Keywords whose value is an object of subschemas. */
+const MAP_KEYWORDS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
+
+/** Escapes one JSON-pointer token. */
+export function pointerToken(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function isObject(x: unknown): x is { [key: string]: unknown } {
+  return typeof x === "object" && x !== null && !Array.isArray(x);
+}
+
+/** Which draft the root schema declares; it decides `$ref` siblings and `id`. */
+export type Dialect = "2020-12" | "2019-09" | "draft-07" | "draft-06" | "draft-04";
+
+function dialectOf(root: Schema): Dialect {
+  const s = isObject(root) && typeof root.$schema === "string" ? root.$schema : "";
+  if (s.includes("draft-04") || s.includes("draft-03")) return "draft-04";
+  if (s.includes("draft-06")) return "draft-06";
+  if (s.includes("draft-07")) return "draft-07";
+  if (s.includes("2019-09")) return "2019-09";
+  return "2020-12";
+}
+
+function stripFragment(uri: string): string {
+  const i = uri.indexOf("#");
+  return i < 0 ? uri : uri.slice(0, i);
+}
+
+function resolveUri(ref: string, base: string): string {
+  try {
+    return new URL(ref, base).href;
+  } catch {
+    return ref;
+  }
+}
+
+/** The schema registry of one compilation. */
+export class SchemaRegistry {
+  readonly dialect: Dialect;
+  readonly root: SchemaLoc;
+  /** Resource URI (no fragment) → its location. */
+  private readonly resources = new Map<string, SchemaLoc>();
+  /** `uri#anchor` → location. */
+  private readonly anchors = new Map<string, SchemaLoc>();
+  private readonly ids = new Map<object | boolean, Map<string, number>>();
+  private nextId = 0;
+
+  constructor(root: Schema) {
+    this.dialect = dialectOf(root);
+    this.root = this.loc(root, "#", DEFAULT_BASE);
+    this.index(root, "#", DEFAULT_BASE, true);
+  }
+
+  /** `$ref` siblings are ignored before draft 2019-09. */
+  get refOverridesSiblings(): boolean {
+    return this.dialect === "draft-07" || this.dialect === "draft-06" || this.dialect === "draft-04";
+  }
+
+  /** The location record of a schema at `path` with base `base`. */
+  loc(schema: Schema, path: string, base: string): SchemaLoc {
+    const key = typeof schema === "boolean" ? schema : schema;
+    let byBase = this.ids.get(key);
+    if (!byBase) this.ids.set(key, (byBase = new Map()));
+    let id = byBase.get(base);
+    if (id === undefined) {
+      id = this.nextId++;
+      byBase.set(base, id);
+    }
+    return { schema, path, base, id };
+  }
+
+  /** The base URI of a subschema, given its parent's. */
+  baseOf(schema: Schema, parentBase: string): string {
+    if (!isObject(schema)) return parentBase;
+    const id = typeof schema.$id === "string" ? schema.$id : this.dialect === "draft-04" && typeof schema.id === "string" ? schema.id : undefined;
+    if (id === undefined || id.startsWith("#")) return parentBase;
+    return stripFragment(resolveUri(id, parentBase));
+  }
+
+  /** A child subschema location. */
+  child(parent: SchemaLoc, schema: Schema, ...tokens: string[]): SchemaLoc {
+    const path = `${parent.path}/${tokens.map(pointerToken).join("/")}`;
+    return this.loc(schema, path, this.baseOf(schema, parent.base));
+  }
+
+  private index(schema: unknown, path: string, parentBase: string, isSchema: boolean): void {
+    if (!isObject(schema)) {
+      if (Array.isArray(schema)) schema.forEach((x, i) => this.index(x, `${path}/${i}`, parentBase, false));
+      return;
+    }
+    let base = parentBase;
+    if (isSchema) {
+      base = this.baseOf(schema, parentBase);
+      const loc = this.loc(schema, path, base);
+      if (base !== parentBase || path === "#") {
+        if (!this.resources.has(base)) this.resources.set(base, loc);
+      }
+      const anchor = typeof schema.$anchor === "string" ? schema.$anchor : undefined;
+      if (anchor !== undefined) this.anchors.set(`${base}#${anchor}`, loc);
+      // draft-07 style "$id": "#foo" is a plain-name anchor.
+      const legacy = typeof schema.$id === "string" ? schema.$id : this.dialect === "draft-04" && typeof schema.id === "string" ? schema.id : undefined;
+      if (legacy !== undefined && legacy.startsWith("#") && legacy.length > 1) this.anchors.set(`${base}${legacy}`, loc);
+      if (typeof schema.$dynamicAnchor === "string") this.anchors.set(`${base}#${schema.$dynamicAnchor}`, loc);
+    }
+    for (const [key, value] of Object.entries(schema)) {
+      const p = `${path}/${pointerToken(key)}`;
+      if (isSchema && SCHEMA_KEYWORDS.includes(key) && (isObject(value) || typeof value === "boolean")) this.index(value, p, base, true);
+      else if (isSchema && ARRAY_KEYWORDS.includes(key) && Array.isArray(value)) value.forEach((x, i) => this.index(x, `${p}/${i}`, base, true));
+      else if (isSchema && MAP_KEYWORDS.includes(key) && isObject(value)) {
+        for (const [k, v] of Object.entries(value)) this.index(v, `${p}/${pointerToken(k)}`, base, isObject(v) || typeof v === "boolean");
+      } else if (key !== "const" && key !== "enum" && key !== "default" && key !== "examples") {
+        // Unknown keywords may still hold schemas that a pointer reaches; index their ids too.
+        this.index(value, p, base, false);
+      }
+    }
+  }
+
+  /** Resolves `$ref` (or `$dynamicRef` treated statically) found at `from`. */
+  resolveRef(ref: string, from: SchemaLoc, keyword = "$ref"): SchemaLoc {
+    const where = `${from.path}/${keyword}`;
+    const uri = resolveUri(ref, from.base);
+    const hash = uri.indexOf("#");
+    const doc = hash < 0 ? uri : uri.slice(0, hash);
+    const fragment = hash < 0 ? "" : decodeURIComponent(uri.slice(hash + 1));
+    const resource = this.resources.get(doc);
+    if (!resource) {
+      throw new SchemaError(where, `cannot resolve '${ref}': only references into this schema are supported (no remote documents)`, keyword);
+    }
+    if (fragment === "") return resource;
+    if (!fragment.startsWith("/")) {
+      const anchored = this.anchors.get(`${doc}#${fragment}`);
+      if (!anchored) throw new SchemaError(where, `cannot resolve '${ref}': no anchor '${fragment}'`, keyword);
+      return anchored;
+    }
+    // A JSON pointer into the resource.
+    let node: unknown = resource.schema;
+    let base = resource.base;
+    let path = resource.path;
+    for (const raw of fragment.slice(1).split("/")) {
+      const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+      if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < node.length) node = node[Number(token)];
+      else if (isObject(node) && Object.prototype.hasOwnProperty.call(node, token)) node = node[token];
+      else throw new SchemaError(where, `cannot resolve '${ref}': nothing at '${token}'`, keyword);
+      path = `${path}/${pointerToken(token)}`;
+      if (isObject(node)) base = this.baseOf(node, base);
+    }
+    if (!isObject(node) && typeof node !== "boolean") throw new SchemaError(where, `'${ref}' does not point to a schema`, keyword);
+    return this.loc(node as Schema, path, base);
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { complement, dfaMatches, dfaOfStrings, intersect, isEmpty, withLength } from "../../lib/compile/json-schema/automaton.js";
+import { regexToDfa, RegexUnsupported } from "../../lib/compile/json-schema/regex.js";
+import { boundAtom, equalAtom, multipleOfSet, numDfa, NUM_INT, numAnd, numNot, type NumSet } from "../../lib/compile/json-schema/numbers.js";
+
+/** Patterns checked against RegExp (unicode mode, unanchored search) on sample strings. */
+const patterns: Array<[string, string[]]> = [
+  ["^a+$", ["", "a", "aa", "ab", "ba"]],
+  ["a", ["", "a", "xa", "bbb", "xax"]],
+  ["^[a-z]{2,3}$", ["a", "ab", "abc", "abcd", "aB"]],
+  ["^\\d+(\\.\\d+)?$", ["1", "1.5", "1.", ".5", "12.34", "x"]],
+  ["^(foo|bar)baz$", ["foobaz", "barbaz", "baz", "foobarbaz"]],
+  ["^[^abc]*$", ["", "def", "dad", "é😀"]],
+  ["x$", ["x", "ax", "xa", ""]],
+  ["^a|b$", ["a", "ab", "ba", "cb", "c", "xay"]],
+  ["^\\w+@\\w+\\.com$", ["a@b.com", "a@b.org", "@b.com"]],
+  ["^.$", ["a", "\n", "😀", "ab"]],
+  ["^\\S+$", ["abc", "a b", ""]],
+  ["[\\u0041-\\u005A]", ["abc", "aBc"]],
+  ["^(?:ab)*c?$", ["", "ab", "abab", "ababc", "aba", "c"]],
+  ["^\\p{L}+$", ["a", "1", "é", "aé1"]],
+  ["^\\P{Lu}$", ["a", "A", "1"]],
+  ["^a{0,2}b{2}$", ["bb", "abb", "aabb", "aaabb", "b"]],
+  ["^[\\d-]+$", ["1-2", "--", "a"]],
+];
+
+describe("regexToDfa agrees with RegExp (u flag, search)", () => {
+  for (const [pattern, samples] of patterns) {
+    it(pattern, () => {
+      const dfa = regexToDfa(pattern);
+      const re = new RegExp(pattern, "u");
+      for (const s of samples) expect([s, dfaMatches(dfa, s)]).toEqual([s, re.test(s)]);
+    });
+  }
+  it.each([["(?=a)"], ["\\1"], ["\\bfoo"], ["\\p{Nope}"], ["(a"], ["a)"]])("refuses %s", (p) => {
+    expect(() => regexToDfa(p)).toThrow(RegexUnsupported);
+  });
+});
+
+describe("automaton operations", () => {
+  it("intersects, complements and counts", () => {
+    const ab = dfaOfStrings(["a", "ab", "abc"]);
+    expect(dfaMatches(ab, "ab")).toBe(true);
+    expect(dfaMatches(complement(ab), "ab")).toBe(false);
+    expect(dfaMatches(complement(ab), "abcd")).toBe(true);
+    const short = withLength(regexToDfa("^[a-c]*$"), 0, 2);
+    expect(dfaMatches(intersect(ab, short), "abc")).toBe(false);
+    expect(dfaMatches(intersect(ab, short), "ab")).toBe(true);
+    expect(isEmpty(intersect(dfaOfStrings(["x"]), ab))).toBe(true);
+  });
+});
+
+const accepts = (s: NumSet, text: string): boolean => s.kind !== "none" && (s.kind === "all" || dfaMatches(numDfa(s), text));
+
+describe("numeric automata (double semantics)", () => {
+  const cases: Array<[string, NumSet, string[], string[]]> = [
+    ["minimum 1.1", boundAtom(1.1, "minimum"), ["1.1", "2", "1.10", "1e+21", "100"], ["1.09", "0", "-5", "1e-7"]],
+    ["maximum 3", boundAtom(3, "maximum"), ["3", "3.0", "-1e+30", "2.9", "-0", "1e-7", "3.0000000000000000001"], ["3.000000000000001", "3.1", "4", "1e+21"]],
+    ["exclusiveMaximum 3", boundAtom(3, "exclusiveMaximum"), ["2.9", "2.9999999999999995"], ["3", "3.0", "2.99999999999999999999"]],
+    ["exclusiveMinimum 0", boundAtom(0, "exclusiveMinimum"), ["1", "0.0000000000000000000001", "1e-300"], ["0", "-0", "-1", "0.0"]],
+    ["maximum 2^64", boundAtom(18446744073709551615, "maximum"), ["18446744073709552000", "1"], ["18446744073709555000"]],
+    ["minimum -2", boundAtom(-2, "minimum"), ["-2", "-1.9999", "0", "5"], ["-2.0001", "-3"]],
+    ["integer", NUM_INT, ["0", "-7", "1.0", "1.2345678910111213e+52", "1e+308"], ["1.5", "1e-7", "0.1"]],
+    ["multipleOf 1.5", multipleOfSet(1.5), ["0", "4.5", "-3", "3.0"], ["35", "1", "0.75"]],
+    ["multipleOf 0.0001", multipleOfSet(0.0001), ["0.0075", "1"], ["0.00751"]],
+    ["const 0.1", equalAtom(0.1), ["0.1", "0.10", "0.1000000000000000055"], ["0.2", "0.11", "0.1000000000000001"]],
+    ["not integer", numNot(NUM_INT), ["1.5", "-0.25", "1e-7"], ["1", "1.0", "1e+22"]],
+    ["integer in [1,10]", numAnd(NUM_INT, numAnd(boundAtom(1, "minimum"), boundAtom(10, "maximum"))), ["1", "10", "5"], ["0", "11", "5.5", "-1"]],
+  ];
+  for (const [name, set, good, bad] of cases) {
+    it(name, () => {
+      for (const t of good) expect([t, accepts(set, t)]).toEqual([t, true]);
+      for (const t of bad) expect([t, accepts(set, t)]).toEqual([t, false]);
+    });
+  }
+});

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { SchemaError } from "../../lib/errors.js";
+import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/json-schema/index.js";
+import { isMatch } from "../../lib/compile/recognizer.js";
+
+type Case = [name: string, schema: unknown, accept: string[], reject: string[], options?: JsonSchemaOptions];
+
+const cases: Case[] = [
+  ["true", true, ["1", '"a"', "[]", "{}", '{"a":[1,{"b":null}]}'], ["", "{", "tru"]],
+  ["false", false, [], ["1", "null", "{}"]],
+  ["type string", { type: "string" }, ['""', '"a\\nb"', '"\\u00e9"'], ["1", "null", '"a'] ],
+  ["type integer", { type: "integer" }, ["0", "-12", "1e+21"], ["1.5", '"1"', "01"]],
+  ["type list", { type: ["null", "boolean"] }, ["null", "true", "false"], ["0", '""']],
+  ["enum", { enum: ["a", 1, null, [1, 2], { x: true }] }, ['"a"', "1", "1.0", "null", "[1,2]", "[1, 2]", '{"x":true}', '{"x": true}'], ['"b"', "2", "[1]", '{"x":false}', '{"x":true,"y":1}']],
+  ["const object any order", { const: { a: 1, b: 2 } }, ['{"a":1,"b":2}', '{"b":2,"a":1}'], ['{"a":1}'], { anyOrder: true }],
+  ["properties ordered", { type: "object", properties: { a: { type: "integer" }, b: { type: "string" } }, required: ["a"] }, ['{"a":1}', '{"a":1,"b":"x"}', '{"a":1,"c":[]}', '{ "a" : 1 , "b" : "x" }'], ['{}', '{"b":"x","a":1}', '{"a":"1"}', '{"a":1,"a":2}']],
+  ["properties any order", { properties: { a: { type: "integer" }, b: { type: "string" } }, required: ["a"], additionalProperties: false }, ['{"a":1}', '{"b":"x","a":1}'], ['{"b":"x"}', '{"a":1,"a":2}', '{"a":1,"c":1}'], { anyOrder: true }],
+  ["additionalProperties schema", { properties: { a: { type: "integer" } }, additionalProperties: { type: "boolean" } }, ['{"a":1,"b":true}', '{"x":false}'], ['{"b":1}', '{"a":true}', '{"\\u0061":true}']],
+  ["patternProperties", { patternProperties: { "^x": { type: "integer" } }, additionalProperties: false }, ['{"x1":1}', '{}'], ['{"y":1}', '{"x":"s"}']],
+  ["array prefix + items", { prefixItems: [{ type: "string" }], items: { type: "integer" }, minItems: 2, maxItems: 3 }, ['["a",1]', '["a",1,2]', '[ "a" , 1 ]'], ['["a"]', '["a",1,2,3]', '[1,1]']],
+  ["contains", { contains: { type: "string" }, minContains: 2, maxContains: 2 }, ['["a","b"]', '[1,"a",2,"b"]'], ['["a"]', '["a","b","c"]']],
+  ["string length + pattern", { type: "string", pattern: "^[a-z]+$", maxLength: 3 }, ['"abc"', '"a"'], ['"abcd"', '""', '"aB"']],
+  ["number range", { type: "number", minimum: 0, exclusiveMaximum: 10 }, ["0", "9.5", "9.999"], ["10", "-1", "10.0"]],
+  ["anyOf", { anyOf: [{ type: "string", maxLength: 1 }, { type: "integer", minimum: 5 }] }, ['"a"', "5"], ['"ab"', "4"]],
+  ["oneOf overlapping", { oneOf: [{ type: "integer" }, { minimum: 2 }] }, ["1", "2.5", "-3"], ["2", "3"]],
+  ["not", { not: { type: "string" } }, ["1", "null"], ['"a"']],
+  ["if-then-else", { if: { type: "integer" }, then: { minimum: 0 }, else: { type: "string" } }, ["0", '"a"'], ["-1", "true"]],
+  ["recursive $ref", { $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" }, v: { type: "integer" } }, additionalProperties: false } }, $ref: "#/$defs/node" }, ['{"next":{"next":{}}}', '{"next":{"v":2},"v":1}'], ['{"next":1}', '{"x":1}']],
+  ["compact whitespace", { type: "array", items: { type: "integer" } }, ["[1,2]"], ["[1, 2]", "[ 1]"], { whitespace: "compact" }],
+  ["bounded whitespace", { type: "array", items: { type: "integer" } }, ["[1, 2]", "[ 1]"], ["[1,  2]"], { maxWhitespace: 1 }],
+  ["dependentRequired", { dependentRequired: { a: ["b"] } }, ['{"b":1}', '{"a":1,"b":2}', "1"], ['{"a":1}']],
+  ["minLength code points", { type: "string", minLength: 2, maxLength: 2 }, ['"😀😀"', '"ab"', '"\\n\\t"'], ['"😀"', '"abc"']],
+];
+
+describe("compileJsonSchema (table)", () => {
+  for (const [name, schema, good, bad, options] of cases) {
+    it(name, () => {
+      const { grammar } = compileJsonSchema(schema as never, options);
+      for (const t of good) expect([t, isMatch(grammar, t)]).toEqual([t, true]);
+      for (const t of bad) expect([t, isMatch(grammar, t)]).toEqual([t, false]);
+    });
+  }
+});
+
+describe("refusals", () => {
+  const refused: Array<[unknown, string, string]> = [
+    [{ type: "array", uniqueItems: true }, "uniqueItems", "#/uniqueItems"],
+    [{ properties: { a: { $dynamicRef: "#x" } } }, "$dynamicRef", "#/properties/a/$dynamicRef"],
+    [{ $ref: "http://example.com/x.json" }, "$ref", "#/$ref"],
+    [{ pattern: "(?=a)" }, "pattern", "#/pattern"],
+  ];
+  it.each(refused)("%j", (schema, keyword, path) => {
+    try {
+      compileJsonSchema(schema as never);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(SchemaError);
+      expect((err as SchemaError).keyword).toBe(keyword);
+      expect((err as SchemaError).schemaPath).toBe(path);
+    }
+  });
+  it("lenient lists what it left out", () => {
+    const { unenforced, grammar } = compileJsonSchema({ type: "array", uniqueItems: true }, { lenient: true });
+    expect(unenforced.map((u) => u.keyword)).toEqual(["uniqueItems"]);
+    expect(isMatch(grammar, "[1,1]")).toBe(true);
+  });
+});
