@@ -73,26 +73,34 @@ export function leftRefs(e: IrExpr, nullable: readonly boolean[], out: Set<numbe
 export function findLeftRecursion(rules: readonly IrRule[]): number[] | undefined {
   const nullable = nullableRules(rules);
   const edges = rules.map((rule) => [...leftRefs(rule.body, nullable)].sort((a, b) => a - b));
-  const color = rules.map(() => 0); // 0 unvisited, 1 on the stack, 2 done
-  const stack: number[] = [];
-  const visit = (r: number): number[] | undefined => {
-    color[r] = 1;
-    stack.push(r);
-    for (const next of edges[r] ?? []) {
-      if (color[next] === 1) return [...stack.slice(stack.indexOf(next)), next];
-      if (color[next] === 0) {
-        const found = visit(next);
-        if (found) return found;
+  const color = rules.map(() => 0); // 0 unvisited, 1 on the path, 2 done
+  // Iterative depth-first search (grammars may chain thousands of rules): the path of rules and,
+  // for each, the index of the next edge to follow.
+  const path: number[] = [];
+  const nextEdge: number[] = [];
+  for (let start = 0; start < rules.length; start++) {
+    if (color[start] !== 0) continue;
+    path.push(start);
+    nextEdge.push(0);
+    color[start] = 1;
+    while (path.length > 0) {
+      const r = path[path.length - 1]!;
+      const i = nextEdge[nextEdge.length - 1]!;
+      const out = edges[r]!;
+      if (i === out.length) {
+        color[r] = 2;
+        path.pop();
+        nextEdge.pop();
+        continue;
       }
-    }
-    stack.pop();
-    color[r] = 2;
-    return undefined;
-  };
-  for (let r = 0; r < rules.length; r++) {
-    if (color[r] === 0) {
-      const found = visit(r);
-      if (found) return found;
+      nextEdge[nextEdge.length - 1] = i + 1;
+      const next = out[i]!;
+      if (color[next] === 1) return [...path.slice(path.indexOf(next)), next];
+      if (color[next] === 0) {
+        color[next] = 1;
+        path.push(next);
+        nextEdge.push(0);
+      }
     }
   }
   return undefined;

@@ -14,6 +14,8 @@ import { charClass, type IrExpr } from "../ir.js";
 import { choiceOf, codePointExpr, repeatOf, seqOf } from "../regex/build.js";
 import { normalize, type Range } from "../regex/charset.js";
 
+/** Deepest parenthesis nesting accepted (deeper sources are refused rather than risking the stack). */
+const MAX_NESTING = 256;
 /** Largest repeat bound the IR stores. */
 const MAX_REPEAT = 0xfffffffe;
 
@@ -69,6 +71,7 @@ class EbnfParser {
   private pos = 0;
   /** Whether the last skipSpace() crossed a line break (a new rule must start on a new line). */
   private sawNewline = true;
+  private nesting = 0;
   private readonly rules: ParsedRule[] = [];
   private readonly index = new Map<string, number>();
   readonly locate: (offset: number) => { line: number; column: number };
@@ -227,11 +230,13 @@ class EbnfParser {
     }
     if (c === "(") {
       if (this.peek(1) === "=") this.fail("lookahead assertions '(= …)' are not supported: they constrain what follows a rule, which this grammar IR cannot express");
+      if (++this.nesting > MAX_NESTING) this.fail(`groups are nested more than ${MAX_NESTING} deep`);
       this.pos++;
       this.skipSpace();
       const inner = this.alternatives(at);
       if (this.peek() !== ")") this.fail("unterminated group: this '(' has no matching ')'", at);
       this.pos++;
+      this.nesting--;
       return inner;
     }
     if (c === "<" || c === "!") {

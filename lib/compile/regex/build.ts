@@ -31,29 +31,39 @@ export function classExpr(ranges: readonly Range[], negated: boolean): IrExpr {
   return charClass(ranges, negated);
 }
 
-function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a, 0);
-  out.set(b, a.length);
+function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
   return out;
 }
 
 /** A sequence: nested sequences flattened, adjacent literals merged, `never` absorbing. */
 export function seqOf(items: readonly IrExpr[]): IrExpr {
   const out: IrExpr[] = [];
+  // Adjacent literals are collected and joined once (joining pairwise would be quadratic).
+  let run: Uint8Array[] = [];
+  const flush = (): void => {
+    if (run.length > 0) out.push({ kind: "bytes", bytes: concatBytes(run) });
+    run = [];
+  };
   const push = (e: IrExpr): boolean => {
     if (e.kind === "never") return false;
     if (e.kind === "empty") return true;
     if (e.kind === "seq") return e.items.every(push);
-    const last = out[out.length - 1];
-    if (e.kind === "bytes" && last !== undefined && last.kind === "bytes") {
-      out[out.length - 1] = { kind: "bytes", bytes: concatBytes(last.bytes, e.bytes) };
-    } else {
+    if (e.kind === "bytes") run.push(e.bytes);
+    else {
+      flush();
       out.push(e);
     }
     return true;
   };
   for (const item of items) if (!push(item)) return never();
+  flush();
   if (out.length === 0) return empty();
   return out.length === 1 ? out[0]! : { kind: "seq", items: out };
 }

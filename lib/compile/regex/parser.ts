@@ -14,6 +14,9 @@ import { propertyRanges } from "./unicode.js";
 /** Largest repeat bound the IR stores (u32 with 0xFFFFFFFF reserved for "unbounded"). */
 const MAX_REPEAT = 0xfffffffe;
 
+/** Deepest group nesting accepted (deeper patterns are refused rather than risking the stack). */
+const MAX_NESTING = 256;
+
 /** A braced quantifier: `{m}`, `{m,}` or `{m,n}`. */
 const QUANTIFIER = /^\{([0-9]+)(,([0-9]*))?\}/;
 
@@ -26,6 +29,7 @@ const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9a-fA-
 /** Parses one pattern; use {@link parseRegex}. */
 class RegexParser {
   private pos = 0;
+  private nesting = 0;
 
   constructor(private readonly src: string) {}
 
@@ -162,6 +166,7 @@ class RegexParser {
 
   private group(): IrExpr {
     const open = this.pos;
+    if (++this.nesting > MAX_NESTING) this.fail(`groups are nested more than ${MAX_NESTING} deep`, open);
     this.pos++;
     if (this.peek() === "?") {
       const kind = this.peek(1);
@@ -182,6 +187,7 @@ class RegexParser {
     const inner = this.disjunction(1);
     if (this.peek() !== ")") this.fail(`unterminated group: the '(' at position ${open} has no matching ')'`, open);
     this.pos++;
+    this.nesting--;
     return inner;
   }
 

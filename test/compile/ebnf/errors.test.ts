@@ -76,3 +76,15 @@ describe("ebnfToIr errors carry line and column", () => {
     expect(err.position).toBe(offset + column - 1);
   });
 });
+
+describe("ebnfToIr on large and deep sources", () => {
+  it("refuses groups nested deeper than 256 with their position", () => {
+    const source = `root ::= ${"(".repeat(257)}"a"${")".repeat(257)}`;
+    expect(() => ebnfToIr(source, new GrammarBuilder())).toThrow(/line 1, column 266: groups are nested more than 256 deep/);
+  });
+
+  it("finds left recursion through a chain of 5000 rules without exhausting the stack", () => {
+    const rules = Array.from({ length: 5000 }, (_, i) => `r${i} ::= r${(i + 1) % 5000} "x" | "y"`);
+    expect(() => ebnfToIr(`root ::= r0\n${rules.join("\n")}`, new GrammarBuilder())).toThrow(/left recursion: r0 -> r1 -> r2 .* -> r4999 -> r0/);
+  });
+});

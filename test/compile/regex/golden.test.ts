@@ -38,3 +38,16 @@ describe("regexToIr golden IR", () => {
     expect(printExpr(regexToIr(pattern))).toBe(printed);
   });
 });
+
+describe("regexToIr on large patterns", () => {
+  it("merges a 200 000-character literal into one bytes node", () => {
+    const e = regexToIr("ab".repeat(100_000));
+    expect(e.kind).toBe("bytes");
+    expect(e.kind === "bytes" && e.bytes.length).toBe(200_000);
+  });
+
+  it("accepts 256 nested groups and refuses 257 with a position", () => {
+    expect(printExpr(regexToIr(`${"(".repeat(256)}a${")".repeat(256)}`))).toBe('"a"');
+    expect(() => regexToIr(`${"(?:".repeat(257)}a${")".repeat(257)}`)).toThrow(/position 768: groups are nested more than 256 deep/);
+  });
+});
