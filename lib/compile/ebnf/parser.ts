@@ -37,7 +37,8 @@ export interface ParsedGrammar {
 }
 
 const NAME_CHAR = /[a-zA-Z0-9_-]/;
-const RULE_START = /^[a-zA-Z0-9_-]+[ \t]*::=/;
+/** A rule definition's start (sticky: matched at lastIndex). */
+const RULE_START = /[a-zA-Z0-9_-]+[ \t]*::=/y;
 /** xgrammar's built-in macros, which look like a rule name followed by '('. */
 const XGRAMMAR_MACROS = new Set(["TagDispatch", "Token", "ExcludeToken", "TokenTagDispatch", "Regex"]);
 
@@ -171,7 +172,8 @@ class EbnfParser {
         break;
       }
       if (c === "|" || c === ")") break;
-      if (open === undefined && RULE_START.test(this.src.slice(this.pos, this.pos + 256))) {
+      RULE_START.lastIndex = this.pos;
+      if (open === undefined && RULE_START.test(this.src)) {
         if (!this.sawNewline) this.fail("expected a line break before the next rule definition");
         break;
       }

@@ -17,8 +17,8 @@ const MAX_REPEAT = 0xfffffffe;
 /** Deepest group nesting accepted (deeper patterns are refused rather than risking the stack). */
 const MAX_NESTING = 256;
 
-/** A braced quantifier: `{m}`, `{m,}` or `{m,n}`. */
-const QUANTIFIER = /^\{([0-9]+)(,([0-9]*))?\}/;
+/** A braced quantifier: `{m}`, `{m,}` or `{m,n}` (sticky: matched at lastIndex). */
+const QUANTIFIER = /\{([0-9]+)(,([0-9]*))?\}/y;
 
 /** One element of a character class: a code point, or a set from `\d`, `\p{…}`, … */
 type ClassAtom = { kind: "char"; cp: number } | { kind: "set"; ranges: readonly Range[] };
@@ -97,7 +97,8 @@ class RegexParser {
 
   /** Whether a well-formed `{m}`, `{m,}` or `{m,n}` starts here. */
   private quantifierAhead(): boolean {
-    return QUANTIFIER.test(this.src.slice(this.pos));
+    QUANTIFIER.lastIndex = this.pos;
+    return QUANTIFIER.test(this.src);
   }
 
   /** Reads a quantifier if one follows; returns its bounds. */
@@ -117,7 +118,8 @@ class RegexParser {
     }
     if (c !== "{") return undefined;
     const start = this.pos;
-    const m = QUANTIFIER.exec(this.src.slice(start));
+    QUANTIFIER.lastIndex = start;
+    const m = QUANTIFIER.exec(this.src);
     if (m === null) {
       this.fail("incomplete quantifier: '{' must be followed by {m}, {m,} or {m,n}; write \\{ for a literal brace");
     }

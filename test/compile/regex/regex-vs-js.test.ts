@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { isMatch } from "../../../lib/compile/recognizer.js";
-import type { IrGrammar } from "../../../lib/compile/ir.js";
+import { validateGrammar, type IrGrammar } from "../../../lib/compile/ir.js";
 import { regexToIr } from "../../../lib/compile/regex/index.js";
 import { PATTERNS, inputsFor } from "./patterns.js";
 
@@ -19,6 +19,7 @@ describe("regexToIr agrees with JavaScript RegExp (full match, u flag)", () => {
   it.each(PATTERNS.map(([p, lang], i) => [p, lang ?? "some", i] as const))("%s", (pattern, lang, i) => {
     const expr = regexToIr(pattern);
     const grammar: IrGrammar = { rules: [{ name: "root", body: expr }], root: 0 };
+    validateGrammar(grammar);
     const js = new RegExp(`^(?:${pattern})$`, "u");
     let matched = 0;
     let rejected = 0;
