@@ -38,3 +38,12 @@ export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";
 export type { LogitsDType, MaskShapeOptions, SampleOptions } from "./mask/types.js";
 export { toBFloat16Bits, fromBFloat16Bits, toFloat16Bits, fromFloat16Bits, toHalfBits, fromHalfBits } from "./mask/dtype.js";
 export { setThreadPoolSize, threadPoolSize } from "./engine/batch-pool.js";
+export {
+  buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
+  KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES,
+} from "./tools/index.js";
+export type {
+  AllowedToolsChoice, FunctionDefinition, FunctionTool, NamedToolChoice, NormalizedTool, NormalizedToolRequest, ParsedToolCall,
+  ParsedToolOutput, ReasoningMode, ResponseFormat, ToolCallingFamily, ToolCallingRequest, ToolChoice, ToolOutputEvent,
+  ToolOutputParser, ToolOutputParserOptions, ToolReference,
+} from "./tools/index.js";
