@@ -8,7 +8,7 @@ import { AutomatonTooLarge, dfaOfStrings } from "./automaton.js";
 import { formatDfa } from "./formats.js";
 import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
-import type { Schema, SchemaLoc, SchemaRegistry } from "./resolve.js";
+import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
 import {
   ANY,
   ANY_ARR,
@@ -33,6 +33,7 @@ import {
   type Shape,
 } from "./shape.js";
 import { STR_ALL, strAnd, strOfDfa, strOfLength, type StrSet } from "./strings.js";
+import { DynamicEvaluation, evaluatedItems, evaluatedProperties } from "./unevaluated.js";
 
 /** What the analyzer needs from the compiler. */
 export interface AnalyzeContext extends EmptinessOracle {
@@ -117,8 +118,17 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     apply("$ref", () => ctx.shapeOf(target));
   }
   if (s.$dynamicRef !== undefined) {
+    if (typeof s.$dynamicRef !== "string") fail(path, "$dynamicRef", "expected a string");
+    const target = reg.resolveDynamicRef(s.$dynamicRef, loc);
     apply("$dynamicRef", () => {
-      throw new Unsupported("$dynamicRef", "$dynamicRef (dynamic scope) is not supported");
+      if (target === null) throw new Unsupported("$dynamicRef", "$dynamicRef whose target depends on the dynamic scope (several $dynamicAnchor of that name) is not supported");
+      return ctx.shapeOf(target);
+    });
+  }
+  if (loc.path === "#" && typeof s.$schema === "string" && !isKnownMetaschema(s.$schema)) {
+    const uri = s.$schema;
+    apply("$schema", () => {
+      throw new Unsupported("$schema", `unknown metaschema ${JSON.stringify(uri)}: its vocabularies (which keywords apply) cannot be known`);
     });
   }
   if (s.$recursiveRef !== undefined) {
@@ -164,6 +174,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     }
   }
 
+  unevaluatedKeywords(ctx, s, loc, child, apply);
   numberKeywords(s, path, apply);
   stringKeywords(s, path, apply);
   arrayKeywords(ctx, s, loc, child, apply);
@@ -252,6 +263,40 @@ function oneOfShape(ctx: AnalyzeContext, shapes: Shape[]): Shape {
 
 type Apply = (keyword: string, make: () => Shape) => void;
 
+function unevaluatedKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
+  const reg = ctx.registry;
+  if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
+    const u = child(s.unevaluatedProperties, "unevaluatedProperties");
+    apply("unevaluatedProperties", () => {
+      const ev = staticEvaluation(() => evaluatedProperties(reg, loc), "unevaluatedProperties");
+      if (ev.all) return ANY;
+      const layer: Layer = {
+        props: new Map([...ev.names].map((n) => [n, TRUE] as const)),
+        patterns: [...ev.patterns].map((p) => ({ source: p, dfa: patternDfa(p, "patternProperties"), conj: TRUE })),
+        additional: conjOf(u),
+      };
+      return anyExcept({ obj: [{ ...ANY_OBJ, layers: [layer], required: new Set(), forbidden: new Set(), order: [] }] });
+    });
+  }
+  if (s.unevaluatedItems !== undefined && s.unevaluatedItems !== true) {
+    const u = child(s.unevaluatedItems, "unevaluatedItems");
+    apply("unevaluatedItems", () => {
+      const ev = staticEvaluation(() => evaluatedItems(reg, loc), "unevaluatedItems");
+      if (ev.all) return ANY;
+      return anyExcept({ arr: [{ ...ANY_ARR, prefix: Array.from({ length: ev.prefix }, () => TRUE), rest: conjOf(u), contains: [] }] });
+    });
+  }
+}
+
+function staticEvaluation<T>(run: () => T, keyword: string): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof DynamicEvaluation) throw new Unsupported(keyword, `${keyword} cannot be enforced when ${err.message}`);
+    throw err;
+  }
+}
+
 function numberKeywords(s: Obj, path: string, apply: Apply): void {
   // draft-04: exclusiveMinimum / exclusiveMaximum are booleans modifying minimum / maximum.
   const exMinFlag = s.exclusiveMinimum === true;
@@ -302,16 +347,14 @@ export function patternDfa(pattern: string, keyword = "pattern"): ReturnType<typ
 
 function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
   const path = loc.path;
-  const keys = ["prefixItems", "items", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems", "unevaluatedItems"];
+  const keys = ["prefixItems", "items", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"];
   if (!keys.some((k) => s[k] !== undefined)) return;
   const alt: ArrAlt = { ...ANY_ARR, prefix: [], contains: [] };
-  let evaluatedAll = false;
   if (Array.isArray(s.items)) {
     // draft-07 tuple form: items is the prefix, additionalItems the rest.
     alt.prefix = s.items.map((x, i) => conjOf(child(x, "items", String(i))));
     if (s.additionalItems !== undefined) {
       alt.rest = conjOf(child(s.additionalItems, "additionalItems"));
-      evaluatedAll = true;
     }
   } else {
     if (s.prefixItems !== undefined) {
@@ -320,7 +363,6 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
     }
     if (s.items !== undefined) {
       alt.rest = conjOf(child(s.items, "items"));
-      evaluatedAll = true;
     }
   }
   alt.min = nonNegInt(s, "minItems", path) ?? 0;
@@ -330,14 +372,6 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
     const minC = nonNegInt(s, "minContains", path) ?? 1;
     const maxC = nonNegInt(s, "maxContains", path) ?? null;
     alt.contains.push({ conj: c, min: minC, max: maxC, from: 0 });
-  }
-  if (s.unevaluatedItems !== undefined && s.unevaluatedItems !== true && !evaluatedAll) {
-    const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef", "contains"].filter((k) => s[k] !== undefined);
-    if (inPlace.length > 0) {
-      apply("unevaluatedItems", () => {
-        throw new Unsupported("unevaluatedItems", `unevaluatedItems together with ${inPlace.join(", ")} is not supported`);
-      });
-    } else alt.rest = conjOf(child(s.unevaluatedItems, "unevaluatedItems"));
   }
   if (s.uniqueItems === true && !(alt.max !== null && alt.max <= 1)) {
     apply("uniqueItems", () => {
@@ -349,7 +383,7 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
 
 function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
   const path = loc.path;
-  const keys = ["properties", "patternProperties", "additionalProperties", "propertyNames", "required", "minProperties", "maxProperties", "unevaluatedProperties"];
+  const keys = ["properties", "patternProperties", "additionalProperties", "propertyNames", "required", "minProperties", "maxProperties"];
   if (keys.some((k) => s[k] !== undefined)) {
     const layer: Layer = { props: new Map(), patterns: [], additional: TRUE };
     const order: string[] = [];
@@ -378,13 +412,6 @@ function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: 
       else {
         // Without the patterns we cannot tell which keys are additional: leave them unconstrained (lenient).
       }
-    } else if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
-      const inPlace = ["allOf", "anyOf", "oneOf", "not", "if", "$ref", "$dynamicRef", "dependentSchemas", "dependencies"].filter((k) => s[k] !== undefined);
-      if (inPlace.length > 0) {
-        apply("unevaluatedProperties", () => {
-          throw new Unsupported("unevaluatedProperties", `unevaluatedProperties together with ${inPlace.join(", ")} is not supported`);
-        });
-      } else if (patternsOk) layer.additional = conjOf(child(s.unevaluatedProperties, "unevaluatedProperties"));
     }
     const alt: ObjAlt = { ...ANY_OBJ, layers: [layer], required: new Set(), forbidden: new Set(), order };
     if (s.required !== undefined) {

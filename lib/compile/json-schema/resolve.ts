@@ -64,6 +64,21 @@ function dialectOf(root: Schema): Dialect {
   return "2020-12";
 }
 
+/**
+ * Metaschemas whose vocabularies are the standard ones: the JSON Schema drafts, and Snowplow's
+ * self-describing schema (draft-04 plus a `self` annotation). Any other `$schema` may switch
+ * vocabularies off or on, which the compiler cannot know.
+ */
+const KNOWN_METASCHEMA = [
+  /^https?:\/\/json-schema\.org\/(draft-0[34567]\/schema|draft\/20(19-09|20-12)\/schema|schema)#?$/,
+  /^https?:\/\/iglucentral\.com\/schemas\/com\.snowplowanalytics\.self-desc\/schema\/jsonschema\/1-0-0#?$/,
+];
+
+/** Whether a `$schema` value names a metaschema with the standard vocabularies. */
+export function isKnownMetaschema(uri: string): boolean {
+  return KNOWN_METASCHEMA.some((re) => re.test(uri));
+}
+
 function stripFragment(uri: string): string {
   const i = uri.indexOf("#");
   return i < 0 ? uri : uri.slice(0, i);
@@ -86,11 +101,13 @@ export class SchemaRegistry {
   /** `uri#anchor` → location. */
   private readonly anchors = new Map<string, SchemaLoc>();
   private readonly ids = new Map<object | boolean, Map<string, number>>();
+  /** `$dynamicAnchor` name → how many subschemas declare it. */
+  private readonly dynamicAnchorCounts = new Map<string, number>();
   private nextId = 0;
 
   constructor(root: Schema) {
     this.dialect = dialectOf(root);
-    this.root = this.loc(root, "#", DEFAULT_BASE);
+    this.root = this.loc(root, "#", this.baseOf(root, DEFAULT_BASE));
     this.index(root, "#", DEFAULT_BASE, true);
   }
 
@@ -143,7 +160,10 @@ export class SchemaRegistry {
       // draft-07 style "$id": "#foo" is a plain-name anchor.
       const legacy = typeof schema.$id === "string" ? schema.$id : this.dialect === "draft-04" && typeof schema.id === "string" ? schema.id : undefined;
       if (legacy !== undefined && legacy.startsWith("#") && legacy.length > 1) this.anchors.set(`${base}${legacy}`, loc);
-      if (typeof schema.$dynamicAnchor === "string") this.anchors.set(`${base}#${schema.$dynamicAnchor}`, loc);
+      if (typeof schema.$dynamicAnchor === "string") {
+        this.anchors.set(`${base}#${schema.$dynamicAnchor}`, loc);
+        this.dynamicAnchorCounts.set(schema.$dynamicAnchor, (this.dynamicAnchorCounts.get(schema.$dynamicAnchor) ?? 0) + 1);
+      }
     }
     for (const [key, value] of Object.entries(schema)) {
       const p = `${path}/${pointerToken(key)}`;
@@ -156,6 +176,20 @@ export class SchemaRegistry {
         this.index(value, p, base, false);
       }
     }
+  }
+
+  /**
+   * Resolves `$dynamicRef` when dynamic scope cannot change the answer: the target does not
+   * declare the `$dynamicAnchor` named by the fragment, or it is the only subschema that does.
+   * Returns null otherwise.
+   */
+  resolveDynamicRef(ref: string, from: SchemaLoc): SchemaLoc | null {
+    const target = this.resolveRef(ref, from, "$dynamicRef");
+    const hash = ref.indexOf("#");
+    const name = hash < 0 ? "" : ref.slice(hash + 1);
+    const anchor = isObject(target.schema) ? target.schema.$dynamicAnchor : undefined;
+    if (name === "" || name.startsWith("/") || anchor !== name) return target;
+    return this.dynamicAnchorCounts.get(name) === 1 ? target : null;
   }
 
   /** Resolves `$ref` (or `$dynamicRef` treated statically) found at `from`. */

@@ -1,0 +1,103 @@
+/**
+ * Runs the JSON Schema Test Suite (draft 2020-12) against the compiler and the reference
+ * recognizer. Shared by the conformance test and `bench/`-style scripts.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SchemaError } from "../../lib/errors.js";
+import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/json-schema/index.js";
+import { isMatch } from "../../lib/compile/recognizer.js";
+
+export const SUITE_DIR = fileURLToPath(new URL("../fixtures/json-schema-test-suite/draft2020-12/", import.meta.url));
+
+export interface SuiteGroup {
+  description: string;
+  schema: unknown;
+  tests: Array<{ description: string; data: unknown; valid: boolean }>;
+}
+
+/** Every suite file (relative path, e.g. `optional/format/date.json`), sorted. */
+export function suiteFiles(dir = SUITE_DIR): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith(".json")) out.push(relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function readSuiteFile(file: string): SuiteGroup[] {
+  return JSON.parse(readFileSync(join(SUITE_DIR, file), "utf8")) as SuiteGroup[];
+}
+
+/** JSON text with one space after every `:` and `,` (outside strings). */
+export function spacedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((v) => spacedJson(v === undefined ? null : v)).join(", ")}]`;
+  if (value !== null && typeof value === "object") {
+    const parts = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`);
+    return `{${parts.join(", ")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+export interface FileResult {
+  file: string;
+  schemas: number;
+  compiled: number;
+  refused: number;
+  /** Refusal keywords, one per refused schema. */
+  refusedKeywords: string[];
+  validAccepted: number;
+  validTotal: number;
+  invalidRejected: number;
+  invalidTotal: number;
+  /** Human-readable descriptions of every disagreement. */
+  failures: string[];
+}
+
+/**
+ * Compiles each schema of a file (strict) and checks every instance in both serializations.
+ * `options.anyOrder` decides the property order; with declared order, valid instances whose
+ * members come in another order may be rejected, so `checkValid` is off there.
+ */
+export function runSuiteFile(file: string, options: JsonSchemaOptions, checkValid: boolean): FileResult {
+  const groups = readSuiteFile(file);
+  const r: FileResult = { file, schemas: groups.length, compiled: 0, refused: 0, refusedKeywords: [], validAccepted: 0, validTotal: 0, invalidRejected: 0, invalidTotal: 0, failures: [] };
+  for (const g of groups) {
+    let grammar;
+    try {
+      grammar = compileJsonSchema(g.schema as never, options).grammar;
+    } catch (err) {
+      if (err instanceof SchemaError) {
+        r.refused++;
+        r.refusedKeywords.push(err.keyword ?? "?");
+        continue;
+      }
+      r.failures.push(`${g.description}: compile threw ${(err as Error).stack}`);
+      continue;
+    }
+    r.compiled++;
+    for (const t of g.tests) {
+      const texts = [JSON.stringify(t.data), spacedJson(t.data)];
+      const results = texts.map((x) => isMatch(grammar, x));
+      if (t.valid) {
+        if (!checkValid) continue;
+        r.validTotal++;
+        if (results.every(Boolean)) r.validAccepted++;
+        else r.failures.push(`${g.description} / ${t.description}: valid instance rejected: ${texts[results.indexOf(false)]}`);
+      } else {
+        r.invalidTotal++;
+        if (!results.some(Boolean)) r.invalidRejected++;
+        else r.failures.push(`${g.description} / ${t.description}: INVALID instance accepted: ${texts[results.indexOf(true)]}`);
+      }
+    }
+  }
+  return r;
+}
