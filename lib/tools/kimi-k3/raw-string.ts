@@ -63,10 +63,12 @@ function codePointLength(s: string): number {
   return n;
 }
 
-/** True when the pattern has a `|` outside groups and classes: its anchors cannot be stripped then. */
-function hasTopLevelAlternation(pattern: string): boolean {
+/** The pattern's top-level alternatives (split at `|` outside groups and classes). */
+function alternatives(pattern: string): string[] {
+  const out: string[] = [];
   let depth = 0;
   let inClass = false;
+  let from = 0;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
     if (c === "\\") {
@@ -80,10 +82,12 @@ function hasTopLevelAlternation(pattern: string): boolean {
     } else if (c === ")") {
       depth--;
     } else if (c === "|" && depth === 0) {
-      return true;
+      out.push(pattern.slice(from, i));
+      from = i + 1;
     }
   }
-  return false;
+  out.push(pattern.slice(from));
+  return out;
 }
 
 /** True when the pattern ends with a `$` that is not escaped. */
@@ -94,17 +98,24 @@ function endsWithAnchor(pattern: string): boolean {
   return backslashes % 2 === 0;
 }
 
+/** One alternative as a full match: its anchors removed, an unanchored side padded. */
+function anchoredAlternative(alternative: string): string {
+  const start = alternative.startsWith("^");
+  const end = endsWithAnchor(alternative);
+  const body = alternative.slice(start ? 1 : 0, end ? -1 : undefined);
+  return `${start ? "" : NO_MARKER_TEXT}(?:${body})${end ? "" : NO_MARKER_TEXT}`;
+}
+
 /**
- * A full-match regex for JSON Schema's `pattern` (which matches anywhere in the string unless
- * anchored): unanchored sides get text without `<|` around the pattern.
+ * A full-match regex for JSON Schema's `pattern`, which matches anywhere in the string unless
+ * anchored: each top-level alternative keeps its own anchors, and an unanchored side gets text
+ * without `<|` around it. A pattern anchored at both ends (with no top-level `|`) stays as written.
  */
 export function patternRegex(pattern: string): string {
-  const start = pattern.startsWith("^");
-  const end = endsWithAnchor(pattern);
-  if (start && end) return pattern;
-  if (hasTopLevelAlternation(pattern)) return `${NO_MARKER_TEXT}(?:${pattern})${NO_MARKER_TEXT}`;
-  const body = pattern.slice(start ? 1 : 0, end ? -1 : undefined);
-  return `${start ? "" : NO_MARKER_TEXT}(?:${body})${end ? "" : NO_MARKER_TEXT}`;
+  const parts = alternatives(pattern);
+  if (parts.length === 1 && pattern.startsWith("^") && endsWithAnchor(pattern)) return pattern;
+  const converted = parts.map(anchoredAlternative);
+  return converted.length === 1 ? converted[0]! : `(?:${converted.join("|")})`;
 }
 
 function nonNegativeInteger(value: unknown, path: string, keyword: string): number | undefined {
@@ -161,7 +172,8 @@ export function rawStringFormat(schema: JsonSchema, root: JsonSchema, path: stri
       if (!isSchema(branch)) return INEXPRESSIBLE;
       const f = rawStringFormat(narrowToType(branch, "string", root), root, indexPath(keyPath(path, key), i), depth + 1);
       if (f === INEXPRESSIBLE) return INEXPRESSIBLE;
-      if (f !== NO_VALUE) formats.push(f);
+      // Branches that are choices themselves are spliced in: one flat choice reads better.
+      if (f !== NO_VALUE) formats.push(...(f.type === "or" ? f.elements : [f]));
     }
     if (formats.length === 0) return NO_VALUE;
     return formats.length === 1 ? formats[0]! : or(...formats);
