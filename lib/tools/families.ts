@@ -2,7 +2,7 @@
  * The model families tagmask can build tool-calling grammars for, and the entry points that
  * dispatch on the family name: the builder, the output parser and the family's markers.
  */
-import { ToolError } from "../errors.js";
+import { InvalidArgumentError, ToolError } from "../errors.js";
 import { describeValue, isPlainObject } from "../format/json-path.js";
 import type { StructuralTag } from "../format/types.js";
 import { buildKimiK3 } from "./kimi-k3/builder.js";
@@ -63,7 +63,7 @@ export function buildToolCallingFormat(request: ToolCallingRequest): StructuralT
 
 /** Parses a whole model output of `family`; throws `OutputParseError` (offset, expected) where it is malformed. */
 export function parseToolOutput(family: string, text: string, options?: ToolOutputParserOptions): ParsedToolOutput {
-  if (typeof text !== "string") throw new ToolError("text", `expected the model output as a string, found ${describeValue(text)}`);
+  if (typeof text !== "string") throw new InvalidArgumentError(`parseToolOutput(family, text): expected the model output as a string, found ${describeValue(text)}`);
   const parser = toolCallingFamily(family).createParser(options);
   parser.push(text);
   parser.end();

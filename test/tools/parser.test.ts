@@ -201,6 +201,7 @@ describe("parser details", () => {
     expect(parser.result()).toEqual({ reasoning: "x", content: "", toolCalls: [] });
     expect(() => parser.push("y")).toThrow(InvalidArgumentError);
     expect(() => createToolOutputParser("kimi-k3").push(5 as never)).toThrow(InvalidArgumentError);
+    expect(() => parseToolOutput("kimi-k3", undefined as never)).toThrow(InvalidArgumentError);
   });
 
   it("an unknown family is a ToolError", () => {
