@@ -10,6 +10,7 @@
  * machine fed the whole text at once.
  */
 import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
+import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
 import { JsonScanner, JsonSyntaxError } from "../json-scanner.js";
 import type {
   ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions,
@@ -54,15 +55,9 @@ const enum Phase {
   Stopped,
 }
 
-/** The result of trying to read something: done, or more text is needed to decide. */
-const WAIT = false;
-const DONE = true;
 
 const MAX_INDEX_DIGITS = 15;
 
-function quote(s: string): string {
-  return JSON.stringify(s);
-}
 
 function describeJson(value: unknown): string {
   if (value === null) return "null";
@@ -92,22 +87,11 @@ function setArgument(args: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-function isHighSurrogate(c: number): boolean {
-  return c >= 0xd800 && c <= 0xdbff;
-}
 
-function isLowSurrogate(c: number): boolean {
-  return c >= 0xdc00 && c <= 0xdfff;
-}
 
 /** The incremental Kimi K3 output parser. */
-export class KimiK3OutputParser implements ToolOutputParser {
+export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser {
   private readonly mode: ReasoningMode;
-  private buf = "";
-  /** Offset in the whole text of `buf[0]`. */
-  private base = 0;
-  private pos = 0;
-  private ended = false;
   private error: OutputParseError | undefined;
   private out: ToolOutputEvent[] = [];
   private state = St.Start;
@@ -123,25 +107,21 @@ export class KimiK3OutputParser implements ToolOutputParser {
   private callForm: "kv" | "json" | undefined;
   private args: Record<string, unknown> = {};
   private argCount = 0;
-  // The attribute, argument or JSON value being read.
-  private text = "";
-  private textStart = 0;
+  // The argument being read.
   private argKey = "";
   private argType: ArgumentType = "string";
   private json: JsonScanner | undefined;
   private pendingHigh = "";
 
   constructor(options: ToolOutputParserOptions = {}) {
+    super();
     this.mode = options.reasoning ?? "final_output_only";
   }
 
   push(chunk: string): ToolOutputEvent[] {
     if (typeof chunk !== "string") throw new InvalidArgumentError(`push(chunk): expected a string, found ${typeof chunk}`);
     this.checkUsable("push");
-    // Drop what has been read, so the buffer holds only undecided text.
-    this.buf = this.buf.slice(this.pos) + chunk;
-    this.base += this.pos;
-    this.pos = 0;
+    this.append(chunk);
     return this.run();
   }
 
@@ -182,119 +162,6 @@ export class KimiK3OutputParser implements ToolOutputParser {
       throw err;
     }
     return this.out;
-  }
-
-  // ---- reading helpers -------------------------------------------------------------------
-
-  private get atEnd(): boolean {
-    return this.pos >= this.buf.length;
-  }
-
-  private offset(): number {
-    return this.base + this.pos;
-  }
-
-  private fail(expected: string, found?: string, at = this.offset()): never {
-    throw new OutputParseError(at, expected, found ?? this.foundHere());
-  }
-
-  private foundHere(): string {
-    if (this.atEnd) return "the end of the text";
-    const cp = this.buf.codePointAt(this.pos)!;
-    return quote(String.fromCodePoint(cp));
-  }
-
-  /**
-   * Reads one of `options` at the current position: its index, WAIT_CHOICE when the text so far
-   * is a prefix of one of them, or fails naming them all.
-   */
-  private choose(options: readonly string[], expected?: string): number | typeof WAIT {
-    const rest = this.buf.length - this.pos;
-    let longest = 0;
-    let waiting = false;
-    for (let i = 0; i < options.length; i++) {
-      const option = options[i]!;
-      let n = 0;
-      while (n < option.length && n < rest && this.buf.charCodeAt(this.pos + n) === option.charCodeAt(n)) n++;
-      if (n === option.length) {
-        this.pos += n;
-        return i;
-      }
-      if (n === rest && !this.ended) waiting = true;
-      longest = Math.max(longest, n);
-    }
-    if (waiting) return WAIT;
-    // What was found: the text up to and including the first character no option allows.
-    const end = Math.min(this.pos + longest + 1, this.buf.length);
-    const seen = this.buf.slice(this.pos, end);
-    const found = end === this.pos ? "the end of the text" : end - this.pos === longest ? `${quote(seen)} then the end of the text` : quote(seen);
-    this.fail(expected ?? options.map(quote).join(" or "), found);
-  }
-
-  /** Reads `literal` (DONE), or WAIT while the text is a prefix of it; fails otherwise. */
-  private literal(literal: string): boolean {
-    return this.choose([literal]) !== WAIT;
-  }
-
-  /** The code point at the current position, or "" when it may be cut off by the chunk end. */
-  private codePoint(): string {
-    const c = this.buf.charCodeAt(this.pos);
-    if (isHighSurrogate(c)) {
-      if (this.pos + 1 >= this.buf.length) return this.ended ? this.buf[this.pos]! : "";
-      const d = this.buf.charCodeAt(this.pos + 1);
-      return isLowSurrogate(d) ? this.buf.slice(this.pos, this.pos + 2) : this.buf[this.pos]!;
-    }
-    return this.buf[this.pos]!;
-  }
-
-  /**
-   * Reads text up to `terminator` (consumed; returns DONE) calling `onChar` per code point;
-   * fails at any of `forbidden`. Returns WAIT when the chunk ends first.
-   */
-  private scanText(terminator: string, forbidden: readonly string[], what: string, onChar: (ch: string) => void): boolean {
-    while (!this.atEnd) {
-      if (this.buf.charCodeAt(this.pos) === 0x3c) {
-        const rest = this.buf.length - this.pos;
-        if (this.buf.startsWith(terminator, this.pos)) {
-          this.pos += terminator.length;
-          return DONE;
-        }
-        for (const marker of [terminator, ...forbidden]) {
-          if (rest < marker.length && !this.ended && marker.startsWith(this.buf.slice(this.pos))) return WAIT;
-        }
-        const bad = forbidden.find((m) => this.buf.startsWith(m, this.pos));
-        if (bad !== undefined) this.fail(`${quote(terminator)} (${what} may not contain ${quote(bad)})`, quote(bad));
-      }
-      const ch = this.codePoint();
-      if (ch === "") return WAIT;
-      this.pos += ch.length;
-      onChar(ch);
-    }
-    if (this.ended) this.fail(`${quote(terminator)} to end ${what}`);
-    return WAIT;
-  }
-
-  /** Reads an attribute value up to (not including) its closing `"`, decoding `&amp;` and `&quot;`. */
-  private scanAttribute(what: string): boolean {
-    while (!this.atEnd) {
-      const c = this.buf.charCodeAt(this.pos);
-      if (c === 0x22) {
-        if (this.text === "") this.fail(`${what} (a non-empty attribute value)`, quote('"'));
-        return DONE;
-      }
-      if (c === 0x26) {
-        const which = this.choose(["&amp;", "&quot;"], `"&amp;" or "&quot;" (a bare "&" is not allowed in ${what})`);
-        if (which === WAIT) return WAIT;
-        this.text += which === 0 ? "&" : '"';
-        continue;
-      }
-      const ch = this.codePoint();
-      if (ch === "") return WAIT;
-      this.pos += ch.length;
-      this.text += ch;
-    }
-    if (this.ended) this.fail(`the rest of ${what} and its closing '"'`);
-    return WAIT;
   }
 
   /** Emits a piece of the arguments JSON of the current call. */
