@@ -5,7 +5,7 @@
  */
 import { SchemaError } from "../../errors.js";
 import { AutomatonTooLarge, dfaOfStrings } from "./automaton.js";
-import { formatDfa } from "./formats.js";
+import { checkFormat, formatKind } from "./formats.js";
 import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
 import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
@@ -32,7 +32,7 @@ import {
   type PatternProp,
   type Shape,
 } from "./shape.js";
-import { STR_ALL, strAnd, strOfDfa, strOfLength, type StrSet } from "./strings.js";
+import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, type StrSet } from "./strings.js";
 import { DynamicEvaluation, evaluatedItems, evaluatedProperties } from "./unevaluated.js";
 
 /** What the analyzer needs from the compiler. */
@@ -42,6 +42,8 @@ export interface AnalyzeContext extends EmptinessOracle {
   shapeOf(loc: SchemaLoc): Shape;
   /** Reports a keyword that cannot be enforced: throws in strict mode, records in lenient mode. */
   unsupported(path: string, keyword: string, message: string): void;
+  /** Whether `format` asserts (true) or only annotates. */
+  readonly assertFormats: boolean;
   /** A location for a synthetic `{const: value}` schema (memoized by value). */
   constLoc(value: unknown, at: SchemaLoc): SchemaLoc;
 }
@@ -176,7 +178,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
 
   unevaluatedKeywords(ctx, s, loc, child, apply);
   numberKeywords(s, path, apply);
-  stringKeywords(s, path, apply);
+  stringKeywords(s, path, apply, ctx.assertFormats);
   arrayKeywords(ctx, s, loc, child, apply);
   objectKeywords(ctx, s, loc, child, apply);
 
@@ -316,7 +318,7 @@ function numberKeywords(s: Obj, path: string, apply: Apply): void {
   }
 }
 
-function stringKeywords(s: Obj, path: string, apply: Apply): void {
+function stringKeywords(s: Obj, path: string, apply: Apply, assertFormats: boolean): void {
   const minL = nonNegInt(s, "minLength", path);
   const maxL = nonNegInt(s, "maxLength", path);
   if (minL !== undefined || maxL !== undefined) {
@@ -330,8 +332,13 @@ function stringKeywords(s: Obj, path: string, apply: Apply): void {
   if (s.format !== undefined) {
     const format = s.format;
     if (typeof format !== "string") fail(path, "format", "expected a string");
-    const dfa = formatDfa(format);
-    if (dfa !== null) apply("format", () => anyExcept({ str: strOfDfa(dfa()) }));
+    const kind = formatKind(format);
+    if (kind !== "ignored" && assertFormats) {
+      apply("format", () => {
+        checkFormat(format);
+        return anyExcept({ str: strOfFormat(format) });
+      });
+    }
   }
 }
 

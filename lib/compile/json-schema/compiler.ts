@@ -12,6 +12,7 @@ import { dfaToIr, plainRanges } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
 import { encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, type NumSet } from "./numbers.js";
+import { formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { SchemaRegistry, type Schema, type SchemaLoc } from "./resolve.js";
 import {
@@ -44,6 +45,7 @@ export interface UnenforcedKeyword {
 export interface CompilerOptions extends TextOptions {
   anyOrder: boolean;
   lenient: boolean;
+  formats: "assert" | "ignore";
 }
 
 /** How deep emptiness checks look into member schemas. */
@@ -77,6 +79,10 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
 
   get anyOrder(): boolean {
     return this.options.anyOrder;
+  }
+
+  get assertFormats(): boolean {
+    return this.options.formats === "assert";
   }
 
   /** Compiles the root schema; returns the expression of a root value. */
@@ -248,11 +254,14 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private emitString(s: StrSet, where: string): IrExpr {
     if (s.kind === "none") return never();
     const quote = lit('"');
-    if (s.dfa === null) {
+    if (s.fmt !== null && s.dfa === null && s.min === 0 && s.max === null) {
+      return seq(quote, formatIr(s.fmt, this.b, (n, body) => this.text.rule(n, body), encodeRanges, (h) => this.ruleName(h)), quote);
+    }
+    if (s.dfa === null && s.fmt === null) {
       if (s.min === 0 && s.max === null) return this.text.anyString();
       return seq(quote, repeat(encodeRanges(ALPHABET), s.min, s.max), quote);
     }
-    const loop = starClass(s.dfa);
+    const loop = s.dfa === null || s.fmt !== null ? null : starClass(s.dfa);
     if (loop !== null) {
       if (loop.length === 0) return s.min === 0 ? lit('""') : never();
       return seq(quote, repeat(encodeRanges(loop), s.min, s.max), quote);
@@ -261,8 +270,9 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       return seq(quote, dfaToIr(strDfa(s), this.b, this.ruleName("string"), encodeRanges), quote);
     } catch (err) {
       if (!(err instanceof AutomatonTooLarge)) throw err;
-      this.unsupported(where, "maxLength", "the string's pattern combined with its length bounds needs too large an automaton");
-      return seq(quote, dfaToIr(s.dfa, this.b, this.ruleName("string"), encodeRanges), quote);
+      this.unsupported(where, "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");
+      if (s.min !== 0 || s.max !== null) return this.emitString({ ...s, min: 0, max: null }, where);
+      return this.text.anyString();
     }
   }
 }

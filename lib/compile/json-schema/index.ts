@@ -23,6 +23,11 @@ export interface JsonSchemaOptions {
   maxWhitespace?: number;
   /** Object members in any order, each at most once (default: declared order). */
   anyOrder?: boolean;
+  /**
+   * `format` as an assertion (default: the enforced formats are checked, the unknown ones
+   * ignored) or, as JSON Schema 2020-12's default vocabulary says, an annotation ("ignore").
+   */
+  formats?: "assert" | "ignore";
   /** Compile keywords that cannot be enforced anyway, listing them (default false: refuse). */
   lenient?: boolean;
   /** Receives the keywords left unenforced (lenient mode), for callers of lowerJsonSchema. */
@@ -32,6 +37,9 @@ export interface JsonSchemaOptions {
 function checkOptions(options: JsonSchemaOptions): void {
   if (options.whitespace !== undefined && options.whitespace !== "any" && options.whitespace !== "compact") {
     throw new InvalidArgumentError(`options.whitespace: expected "any" or "compact", got ${JSON.stringify(options.whitespace)}`);
+  }
+  if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore") {
+    throw new InvalidArgumentError(`options.formats: expected "assert" or "ignore", got ${JSON.stringify(options.formats)}`);
   }
   const mw = options.maxWhitespace;
   if (mw !== undefined && (!Number.isInteger(mw) || mw < 0)) {
@@ -63,6 +71,7 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
       maxWhitespace: options.maxWhitespace ?? null,
       anyOrder: options.anyOrder ?? false,
       lenient: options.lenient ?? false,
+      formats: options.formats ?? "assert",
     },
     prefix,
   );

@@ -91,7 +91,8 @@ export class JsonText {
     readonly options: TextOptions,
   ) {}
 
-  private rule(name: string, body: () => IrExpr): IrExpr {
+  /** A rule defined once per compiled schema under `name` (memoized). */
+  rule(name: string, body: () => IrExpr): IrExpr {
     let r = this.defined.get(name);
     if (r === undefined) {
       const full = this.b.freshName(`${this.prefix}${name}`);

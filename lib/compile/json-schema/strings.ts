@@ -4,54 +4,79 @@
  * repeat instead of ten thousand states.
  */
 import { ALPHABET, complement, dfaAll, dfaLength, dfaNone, intersect, isEmpty, union, type Dfa } from "./automaton.js";
+import { formatDfa } from "./formats.js";
 
-/** `dfa` null means every string. Lengths are in code points. */
-export type StrSet = { kind: "none" } | { kind: "lang"; dfa: Dfa | null; min: number; max: number | null };
+/**
+ * `dfa` null means every string; `fmt` names an enforced format whose language is intersected
+ * too (kept by name so it can be emitted compactly; see formats.ts). Lengths are in code points.
+ */
+export type StrSet = { kind: "none" } | { kind: "lang"; dfa: Dfa | null; min: number; max: number | null; fmt: string | null };
+
+type Lang = Extract<StrSet, { kind: "lang" }>;
 
 export const STR_NONE: StrSet = { kind: "none" };
-export const STR_ALL: StrSet = { kind: "lang", dfa: null, min: 0, max: null };
+export const STR_ALL: StrSet = { kind: "lang", dfa: null, min: 0, max: null, fmt: null };
 
 /** Strings of the automaton. */
 export function strOfDfa(dfa: Dfa): StrSet {
-  return isEmpty(dfa) ? STR_NONE : { kind: "lang", dfa, min: 0, max: null };
+  return isEmpty(dfa) ? STR_NONE : { kind: "lang", dfa, min: 0, max: null, fmt: null };
 }
 
 /** Strings with length in [min, max]. */
 export function strOfLength(min: number, max: number | null): StrSet {
-  return max !== null && max < min ? STR_NONE : { kind: "lang", dfa: null, min, max };
+  return max !== null && max < min ? STR_NONE : { kind: "lang", dfa: null, min, max, fmt: null };
 }
 
-/** The set as one automaton (lengths folded in); may throw AutomatonTooLarge. */
-export function strDfa(s: StrSet): Dfa {
-  if (s.kind === "none") return dfaNone();
+/** Strings of an enforced format. */
+export function strOfFormat(fmt: string): StrSet {
+  return { kind: "lang", dfa: null, min: 0, max: null, fmt };
+}
+
+/** The format folded into the automaton. */
+function materialize(s: Lang): Lang {
+  if (s.fmt === null) return s;
+  const f = formatDfa(s.fmt);
+  return { ...s, dfa: s.dfa === null ? f : intersect(s.dfa, f), fmt: null };
+}
+
+/** The set as one automaton (format and lengths folded in); may throw AutomatonTooLarge. */
+export function strDfa(set: StrSet): Dfa {
+  if (set.kind === "none") return dfaNone();
+  const s = materialize(set);
   const len = s.min === 0 && s.max === null ? null : dfaLength(s.min, s.max, ALPHABET);
   if (s.dfa === null) return len ?? dfaAll();
   return len === null ? s.dfa : intersect(s.dfa, len);
 }
 
-export function strAnd(a: StrSet, b: StrSet): StrSet {
-  if (a.kind === "none" || b.kind === "none") return STR_NONE;
+export function strAnd(x: StrSet, y: StrSet): StrSet {
+  if (x.kind === "none" || y.kind === "none") return STR_NONE;
+  let a = x;
+  let b = y;
+  if (a.fmt !== null && b.fmt !== null && a.fmt !== b.fmt) {
+    a = materialize(a);
+    b = materialize(b);
+  }
   const min = Math.max(a.min, b.min);
   const max = a.max === null ? b.max : b.max === null ? a.max : Math.min(a.max, b.max);
   if (max !== null && max < min) return STR_NONE;
   const dfa = a.dfa === null ? b.dfa : b.dfa === null ? a.dfa : intersect(a.dfa, b.dfa);
   if (dfa !== null && isEmpty(dfa)) return STR_NONE;
-  return { kind: "lang", dfa, min, max };
+  return { kind: "lang", dfa, min, max, fmt: a.fmt ?? b.fmt };
 }
 
-export function strOr(a: StrSet, b: StrSet): StrSet {
-  if (a.kind === "none") return b;
-  if (b.kind === "none") return a;
-  if (a.min === b.min && a.max === b.max) {
-    const dfa = a.dfa === null || b.dfa === null ? null : union(a.dfa, b.dfa);
-    return { kind: "lang", dfa, min: a.min, max: a.max };
+export function strOr(x: StrSet, y: StrSet): StrSet {
+  if (x.kind === "none") return y;
+  if (y.kind === "none") return x;
+  if (x.min === y.min && x.max === y.max && x.fmt === y.fmt) {
+    const dfa = x.dfa === null || y.dfa === null ? null : union(x.dfa, y.dfa);
+    return { kind: "lang", dfa, min: x.min, max: x.max, fmt: x.fmt };
   }
-  return strOfDfa(union(strDfa(a), strDfa(b)));
+  return strOfDfa(union(strDfa(x), strDfa(y)));
 }
 
 export function strNot(a: StrSet): StrSet {
   if (a.kind === "none") return STR_ALL;
-  if (a.dfa === null && a.min === 0 && a.max === null) return STR_NONE;
+  if (strIsAll(a)) return STR_NONE;
   return strOfDfa(complement(strDfa(a)));
 }
 
@@ -59,8 +84,9 @@ export function strNot(a: StrSet): StrSet {
 export function strIsEmpty(s: StrSet): boolean {
   if (s.kind === "none") return true;
   if (s.max !== null && s.max < s.min) return true;
-  if (s.dfa === null) return false;
-  if (s.min === 0 && s.max === null) return isEmpty(s.dfa);
+  if (s.dfa === null && s.fmt === null) return false;
+  if (s.dfa === null && s.min === 0 && s.max === null) return false;
+  if (s.min === 0 && s.max === null && s.fmt === null) return isEmpty(s.dfa!);
   try {
     return isEmpty(strDfa(s));
   } catch {
@@ -70,5 +96,5 @@ export function strIsEmpty(s: StrSet): boolean {
 
 /** Whether `s` is every string. */
 export function strIsAll(s: StrSet): boolean {
-  return s.kind === "lang" && s.dfa === null && s.min === 0 && s.max === null;
+  return s.kind === "lang" && s.dfa === null && s.min === 0 && s.max === null && s.fmt === null;
 }
