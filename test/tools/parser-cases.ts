@@ -255,9 +255,10 @@ export const ERROR_MARK = "⁁";
 
 /**
  * Malformed outputs: in which golden case's reasoning mode to parse them, where the error is
- * (ERROR_MARK) and what it must say was expected. Every one is also outside that case's grammar.
+ * (ERROR_MARK) and what it must say was expected. Every one is also outside that case's grammar
+ * (`bySchema`: only once the lowering enforces JSON schemas).
  */
-export const MALFORMED: { what: string; case: string; text: string; expected: RegExp }[] = [
+export const MALFORMED: { what: string; case: string; text: string; expected: RegExp; bySchema?: true }[] = [
   { what: "response text never closed", case: "choice-auto.final-output-only.parallel", text: "Hello⁁", expected: /^"<\|close\|>response<\|sep\|>" to end the response text$/ },
   { what: "empty final output", case: "choice-auto.final-output-only.parallel", text: "⁁", expected: /"<\|close\|>response<\|sep\|>" to end the response text/ },
   { what: "a marker inside the response text", case: "choice-auto.final-output-only.parallel", text: `Hi ⁁<|open|>there${END_RESPONSE}`, expected: /the response text may not contain "<\|open\|>"/ },
@@ -277,7 +278,7 @@ export const MALFORMED: { what: string; case: string; text: string; expected: Re
   { what: "JSON cut short by the close marker", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>argument key="items" type="array"<|sep|>["a",⁁${END_ARGUMENT}${END_CALL}${END_TOOLS}`, expected: /^a JSON value$/ },
   { what: "JSON with a trailing comma", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>json type="object"<|sep|>{"x": 1,⁁}${END_JSON}${END_CALL}${END_TOOLS}`, expected: /^a string key$/ },
   { what: "a string argument holding the call close", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="location" type="string"<|sep|>Pa⁁${END_CALL}${END_TOOLS}`, expected: /a string argument may not contain "<\|close\|>call<\|sep\|>"/ },
-  { what: "JSON form that is not an object", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>json type="object"<|sep|>⁁[1]${END_JSON}${END_CALL}${END_TOOLS}`, expected: /^an object \(the arguments of the JSON object form\)$/ },
+  { what: "JSON form that is not an object", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>json type="object"<|sep|>⁁[1]${END_JSON}${END_CALL}${END_TOOLS}`, expected: /^an object \(the arguments of the JSON object form\)$/, bySchema: true },
   { what: "an argument after the JSON form", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>json type="object"<|sep|>{}${END_JSON}⁁<|open|>argument key="x" type="number"<|sep|>1${END_ARGUMENT}${END_CALL}${END_TOOLS}`, expected: /^"<\|close\|>call<\|sep\|>"$/ },
   { what: "the JSON form after an argument", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>1${END_ARGUMENT}⁁<|open|>json type="object"<|sep|>{}${END_JSON}${END_CALL}${END_TOOLS}`, expected: /^"<\|open\|>argument key=\\"" or "<\|close\|>call<\|sep\|>"$/ },
   { what: "a call never closed", case: "choice-required.final-output-only.parallel", text: `${END_RESPONSE}${TOOLS}<|open|>call tool="add" index="1"<|sep|><|open|>argument key="x" type="number"<|sep|>1${END_ARGUMENT}⁁${END_TOOLS}`, expected: /^"<\|open\|>argument key=\\"" or "<\|close\|>call<\|sep\|>"$/ },
