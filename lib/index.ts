@@ -47,3 +47,13 @@ export type {
   ParsedToolOutput, ReasoningMode, ResponseFormat, ToolCallingFamily, ToolCallingRequest, ToolChoice, ToolOutputEvent,
   ToolOutputParser, ToolOutputParserOptions, ToolReference,
 } from "./tools/index.js";
+export {
+  GrammarBuilder, IR_VERSION, Recognizer, RecognizerState, deserializeGrammar, ebnfToIr, irToGbnf, isMatch, isViablePrefix,
+  jsonValueRule, lowerFormat, printGrammar, regexToIr, serializeGrammar, simplifyGrammar, toGBNF, validateGrammar,
+  viablePrefixLength,
+} from "./compile/index.js";
+export type {
+  EbnfOptions, GbnfOptions, IrExpr, IrGrammar, IrRule, JsonValueOptions, LowerOptions, SimplifyOptions, ToGbnfOptions,
+} from "./compile/index.js";
+/** The grammar IR: node types, constructors, serialization and printing (docs/ir.md). */
+export * as ir from "./compile/ir.js";

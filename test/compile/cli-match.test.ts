@@ -1,0 +1,142 @@
+/**
+ * `tagmask match`: as a real process from dist/lib/cli.js (compiled first when dist/ is missing or
+ * older than the sources), and in-process through the dispatcher for the error paths.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../lib/cli.js";
+import { structuralTagToJSON } from "../../lib/format/serialize.js";
+import { seeds } from "./seeds.js";
+
+const root = fileURLToPath(new URL("../../", import.meta.url));
+const cli = join(root, "dist/lib/cli.js");
+const scratch = mkdtempSync(join(tmpdir(), "tagmask-match-"));
+const file = (name: string, content: string | Uint8Array): string => {
+  const path = join(scratch, name);
+  writeFileSync(path, content);
+  return path;
+};
+
+const seedFile = file("required.json", JSON.stringify(structuralTagToJSON(seeds.required)));
+const schemaFile = file("schema.json", JSON.stringify({ type: "object", properties: { a: { type: "integer" } }, required: ["a"], additionalProperties: false }));
+const ebnfFile = file("list.gbnf", 'root ::= "[" item ("," item)* "]"\nitem ::= [0-9]+ | root\n');
+const tagFile = file("tag.json", JSON.stringify({ type: "tag", begin: "<a>", content: { type: "any_text" }, end: "</a>" }));
+
+const call = '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="location" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|>';
+const full = `Hi<|close|>response<|sep|><|open|>tools<|sep|>${call}<|close|>tools<|sep|>`;
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+function runProcess(args: string[], input: string | Uint8Array = ""): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [cli, "match", ...args], { input, encoding: "utf8" });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("tagmask match (process from dist/)", () => {
+  beforeAll(() => {
+    const built = join(root, "dist/lib/cli/match.js");
+    const sources = Math.max(newestSource(join(root, "lib/compile")), newestSource(join(root, "lib/format")), statSync(join(root, "lib/cli/match.ts")).mtimeMs);
+    if (!existsSync(cli) || !existsSync(built) || statSync(built).mtimeMs < sources) {
+      // tsc still writes dist/ when unrelated files have type errors; only its exit code says so.
+      spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "ignore" });
+    }
+  }, 300_000);
+
+  const table: Array<[string, string[], string | Uint8Array, number, string]> = [
+    ["a seed output matches", ["--format", seedFile], full, 0, "match\n"],
+    ["with the message end too", ["--format", seedFile], `${full}<|close|>message<|sep|>`, 0, "match\n"],
+    ["an incomplete output is a prefix", ["--format", seedFile], "Hi<|close|>response<|sep|><|open|>to", 1, "prefix\n"],
+    ["--prefix accepts it", ["--format", seedFile, "--prefix"], "Hi<|close|>response<|sep|><|open|>to", 0, "prefix\n"],
+    ["an unknown tool fails at its first wrong byte", ["--format", seedFile], 'Hi<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="x', 1, "no match at byte 65\n"],
+    ["a marker in the response text", ["--format", seedFile], "a<|open|>", 1, "no match at byte 8\n"],
+    ["a bare format file", ["--format", tagFile], "<a>x</b></a>", 0, "match\n"],
+    ["text after the end", ["--format", tagFile], "<a>x</a>!", 1, "no match at byte 8\n"],
+    ["a schema: valid", ["--schema", schemaFile], '{"a": 12}', 0, "match\n"],
+    ["a schema: a string for an integer", ["--schema", schemaFile], '{"a": "1"}', 1, "no match at byte 6\n"],
+    // 1.5e1 is the integer 15, so "1.5" is still viable: the schema fails at the closing brace.
+    ["a schema: a fraction for an integer", ["--schema", schemaFile], '{"a": 1.5}', 1, "no match at byte 9\n"],
+    ["a schema: an unknown key", ["--schema", schemaFile], '{"b": 1}', 1, "no match at byte 2\n"],
+    ["a regex", ["--regex", "[a-c]+\\d{2}"], "abc12", 0, "match\n"],
+    ["a regex, too long", ["--regex", "[a-c]+\\d{2}"], "abc123", 1, "no match at byte 5\n"],
+    ["an EBNF grammar", ["--ebnf", ebnfFile], "[1,[2,3]]", 0, "match\n"],
+    ["an EBNF grammar, wrong", ["--ebnf", ebnfFile], "[1,,", 1, "no match at byte 3\n"],
+    ["invalid UTF-8 input", ["--regex", "[^x]*"], Uint8Array.from([0x61, 0xc3, 0x28]), 1, "no match at byte 2\n"],
+    ["empty input that is a prefix", ["--regex", "a"], "", 1, "prefix\n"],
+  ];
+  it.each(table)("%s", (_name, args, input, status, stdout) => {
+    const r = runProcess(args, input);
+    expect({ status: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ status, stdout, stderr: "" });
+  });
+
+  it("reads --input instead of stdin", () => {
+    const input = file("input.txt", full);
+    expect(runProcess(["--format", seedFile, "--input", input], "ignored")).toEqual({ status: 0, stdout: "match\n", stderr: "" });
+  });
+
+  it.each([
+    ["no source", [], /^tagmask match: give one of --format, --schema, --regex or --ebnf$/],
+    ["two sources", ["--regex", "a", "--ebnf", ebnfFile], /^tagmask match: give only one of .*\(got --regex, --ebnf\)$/],
+    ["a missing file", ["--format", join(scratch, "missing.json")], /^tagmask match: InvalidArgumentError: --format .*missing\.json: cannot read the file \(no such file\)$/],
+    ["a bad regex", ["--regex", "a(?<=b)"], /^tagmask match: GrammarError: .*position 1/],
+    ["an unknown option", ["--regex", "a", "--json"], /^tagmask match: unknown option --json/],
+  ])("%s exits with code 2", (_name, args, message) => {
+    const r = runProcess(args as string[]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.split("\n")[0]).toMatch(message);
+  });
+});
+
+async function runInProcess(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = new PassThrough();
+  stdin.end(input);
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const code = await main(["match", ...args], { stdout, stderr, stdin });
+  return { code, stdout: out, stderr: err };
+}
+
+describe("tagmask match (in process)", () => {
+  it.each([
+    ["bad JSON in a format file", ["--format", file("bad.json", '{"type": "tag",\n  "begin": }')], /^tagmask match: InvalidArgumentError: --format .*bad\.json: invalid JSON: .*line 2, column 12/],
+    ["a malformed structural tag", ["--format", file("badtag.json", '{"type": "structural_tag", "format": {"type": "tag", "begin": "<a>"}}')], /^tagmask match: FormatError: format\.content: /],
+    ["a bad EBNF grammar", ["--ebnf", file("bad.gbnf", 'root ::= "a" missing\n')], /^tagmask match: GrammarError: .*missing/],
+    ["an unsupported schema keyword", ["--schema", file("s.json", '{"type": "string", "format": "iri"}')], /^tagmask match: SchemaError: .*format/],
+    ["--lenient without --schema", ["--regex", "a", "--lenient"], /^tagmask match: --lenient applies to --schema only$/],
+    ["a positional argument", ["--regex", "a", "extra"], /^tagmask match: unexpected argument "extra"$/],
+  ])("%s exits with code 2", async (_name, args, message) => {
+    const r = await runInProcess(args as string[], "a");
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.split("\n")[0]).toMatch(message);
+  });
+
+  it("--lenient compiles an unenforceable keyword and warns about it", async () => {
+    const schema = file("lenient.json", '{"type": "string", "format": "iri"}');
+    const r = await runInProcess(["--schema", schema, "--lenient"], '"x"');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("match\n");
+    expect(r.stderr).toMatch(/^tagmask match: warning: not enforced: /);
+  });
+
+  it("prints usage with --help", async () => {
+    const r = await runInProcess(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/usage: tagmask match \(--format FILE \| --schema FILE \| --regex PATTERN \| --ebnf FILE\)/);
+  });
+});
