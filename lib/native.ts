@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { nativeErrorClasses, TagmaskError } from "./errors.js";
+import type { VocabularyData } from "./tokenizer/vocabulary.js";
 
 /** What `runtime()` reports about the CUDA part of the build. */
 export interface NativeCudaInfo {
@@ -38,6 +39,66 @@ export interface NativeAddon {
   maskedArgmax(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): Int32Array;
   maskedSample(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): Int32Array;
   applyMaskIsa(force?: string): string;
+  /** Engine (lib/engine): the native vocabulary handle built from VocabularyData. */
+  createTokenizerInfo(data: VocabularyData): NativeTokenizerInfoHandle;
+  /** Compiles a serialized grammar IR against a vocabulary on the calling thread. */
+  compileGrammar(tokenizer: NativeTokenizerInfoHandle, ir: Uint8Array, options?: NativeCompileOptions): NativeCompiledGrammar;
+  /** Same on a worker thread; the IR bytes are copied before the call returns. */
+  compileGrammarAsync(tokenizer: NativeTokenizerInfoHandle, ir: Uint8Array, options?: NativeCompileOptions): Promise<NativeCompiledGrammar>;
+  /** A matcher in the grammar's initial state. */
+  createMatcher(grammar: NativeCompiledGrammar, options?: { maxStackDepth?: number }): NativeGrammarMatcher;
+}
+
+/** Native vocabulary handle (engine). */
+export interface NativeTokenizerInfoHandle {
+  readonly vocabSize: number;
+  readonly tokenCount: number;
+  readonly maskWordCount: number;
+  readonly eligibleCount: number;
+  readonly memoryBytes: number;
+  readonly fingerprint: string;
+  readonly stopTokenIds: Uint32Array;
+  trieStats(): { plainTokens: number; plainNodes: number; impureTokens: number; impureNodes: number; maxTokenLength: number; trieBytes: number };
+}
+
+export interface NativeCompileOptions {
+  /** Threads building the mask cache: 1 = the calling thread only, 0 = the shared pool's size. */
+  threads?: number;
+}
+
+/** Native compile statistics (see CompiledGrammar.stats in lib/engine). */
+export interface NativeCompileStats {
+  readMs: number; automatonMs: number; masksMs: number; totalMs: number;
+  rules: number; states: number; byteClasses: number; nfaStates: number; trieNodesVisited: number;
+  distinctMasks: number; listMasks: number; complementMasks: number; bitsetMasks: number;
+  uncertainTokens: number; statesWithUncertain: number; threads: number; keptRules: string[];
+}
+
+/** Native compiled grammar handle. */
+export interface NativeCompiledGrammar {
+  readonly memoryBytes: number;
+  readonly stateCount: number;
+  readonly vocabSize: number;
+  stats(): NativeCompileStats;
+}
+
+/** Native matcher handle (lib/engine/matcher.ts wraps it). */
+export interface NativeGrammarMatcher {
+  acceptToken(id: number): boolean;
+  acceptBytes(bytes: Uint8Array): boolean;
+  fillNextTokenBitmask(out: Int32Array, row?: number): void;
+  canTerminate(): boolean;
+  isTerminated(): boolean;
+  rollback(steps?: number): void;
+  reset(): void;
+  fork(): NativeGrammarMatcher;
+  findJumpForwardString(): string;
+  benchTrace(tokens: Uint32Array, repeats?: number): { fillNs: Float64Array; acceptNs: Float64Array };
+  readonly stepCount: number;
+  readonly stackCount: number;
+  readonly inError: boolean;
+  readonly errorMessage: string;
+  readonly memoryBytes: number;
 }
 
 function packageRoot(): string {

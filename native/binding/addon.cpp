@@ -5,6 +5,9 @@
 #include "runtime.h"
 #include "thread_pool.h"
 #include "mask_cpu.h"
+#include "tokenizer_info.h"
+#include "compiled_grammar.h"
+#include "matcher.h"
 
 namespace tagmask::binding {
 
@@ -18,6 +21,9 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("maskedArgmax", Napi::Function::New(env, MaskedArgmaxJs, "maskedArgmax"));
   exports.Set("maskedSample", Napi::Function::New(env, MaskedSampleJs, "maskedSample"));
   exports.Set("applyMaskIsa", Napi::Function::New(env, ApplyMaskIsaJs, "applyMaskIsa"));
+  TokenizerInfoWrap::Init(env, exports);
+  CompiledGrammarWrap::Init(env, exports);
+  MatcherWrap::Init(env, exports);
   return exports;
 }
 

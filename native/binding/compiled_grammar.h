@@ -1,0 +1,35 @@
+// CompiledGrammar: a grammar IR compiled against a TokenizerInfo (automaton + mask cache).
+// compileGrammar(tokenizer, ir, options) runs on the calling thread; compileGrammarAsync runs on
+// a worker thread and returns a Promise (the IR bytes are copied on the main thread first).
+#pragma once
+
+#include <napi.h>
+
+#include <memory>
+
+#include "tagmask/compiled_grammar.h"
+
+namespace tagmask::binding {
+
+class CompiledGrammarWrap : public Napi::ObjectWrap<CompiledGrammarWrap> {
+ public:
+  static void Init(Napi::Env env, Napi::Object exports);
+  static CompiledGrammarWrap* FromValue(const Napi::Value& value, const char* what);
+  /// Wraps a compiled grammar in a new JS object.
+  static Napi::Object Wrap(Napi::Env env, std::shared_ptr<const CompiledGrammar> grammar);
+
+  explicit CompiledGrammarWrap(const Napi::CallbackInfo& info);
+  const std::shared_ptr<const CompiledGrammar>& grammar() const { return grammar_; }
+
+ private:
+  static Napi::Value CompileSync(const Napi::CallbackInfo& info);
+  static Napi::Value CompileAsync(const Napi::CallbackInfo& info);
+  Napi::Value MemoryBytes(const Napi::CallbackInfo& info);
+  Napi::Value StateCount(const Napi::CallbackInfo& info);
+  Napi::Value VocabSize(const Napi::CallbackInfo& info);
+  Napi::Value Stats(const Napi::CallbackInfo& info);
+
+  std::shared_ptr<const CompiledGrammar> grammar_;
+};
+
+}  // namespace tagmask::binding

@@ -1,0 +1,358 @@
+// Turns the per-rule subset automata into the final pushdown automaton: global numbering,
+// trimming (states that cannot reach an end, calls to rules that match nothing), minimization,
+// byte classes, state flags and the left-recursion check.
+#include <algorithm>
+#include <unordered_map>
+
+#include "dfa_builder.h"
+#include "minimize.h"
+#include "tagmask/error.h"
+#include "tagmask/ir.h"
+#include "tagmask/tokenizer_info.h"
+
+namespace tagmask {
+namespace {
+
+// Byte ranges the first continuation byte may take, by lead-byte type, then 0x80..0xBF.
+struct LeadType {
+  uint8_t leadLo, leadHi;
+  int continuations;
+  uint8_t lo, hi;
+};
+constexpr LeadType kLeadTypes[] = {
+    {0xC2, 0xDF, 1, 0x80, 0xBF}, {0xE0, 0xE0, 2, 0xA0, 0xBF}, {0xE1, 0xEC, 2, 0x80, 0xBF}, {0xED, 0xED, 2, 0x80, 0x9F},
+    {0xEE, 0xEF, 2, 0x80, 0xBF}, {0xF0, 0xF0, 3, 0x90, 0xBF}, {0xF1, 0xF3, 3, 0x80, 0xBF}, {0xF4, 0xF4, 3, 0x80, 0x8F},
+};
+
+// Distinct classes of the bytes in [lo, hi].
+std::vector<uint32_t> ClassesIn(const Automaton& a, uint8_t lo, uint8_t hi) {
+  std::vector<uint32_t> out;
+  for (int b = lo; b <= hi; ++b) out.push_back(a.byteClass[b]);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// Whether every plain character leads from s back to s (see kAbsorbing).
+bool IsAbsorbing(const Automaton& a, uint32_t s, const std::vector<std::vector<uint32_t>>& firstClasses,
+                 const std::vector<uint32_t>& contClasses) {
+  for (int b = 0; b < 0x80; ++b) {
+    if (IsPlainAscii(static_cast<uint8_t>(b)) && a.Next(s, static_cast<uint8_t>(b)) != s) return false;
+  }
+  std::vector<uint32_t> cur, next;
+  for (size_t t = 0; t < sizeof(kLeadTypes) / sizeof(kLeadTypes[0]); ++t) {
+    const LeadType& lt = kLeadTypes[t];
+    cur.clear();
+    for (int b = lt.leadLo; b <= lt.leadHi; ++b) cur.push_back(a.Next(s, static_cast<uint8_t>(b)));
+    for (int level = 0; level < lt.continuations; ++level) {
+      const std::vector<uint32_t>& classes = level == 0 ? firstClasses[t] : contClasses;
+      std::sort(cur.begin(), cur.end());
+      cur.erase(std::unique(cur.begin(), cur.end()), cur.end());
+      next.clear();
+      for (uint32_t x : cur) {
+        if (x == kDeadState) return false;
+        for (uint32_t c : classes) next.push_back(a.trans[static_cast<size_t>(x) * a.classCount + c]);
+      }
+      cur.swap(next);
+    }
+    for (uint32_t x : cur) {
+      if (x != s) return false;
+    }
+  }
+  return true;
+}
+
+void CheckLeftRecursion(const Automaton& a) {
+  const uint32_t n = static_cast<uint32_t>(a.rules.size());
+  std::vector<std::vector<uint32_t>> edges(n);
+  for (uint32_t r = 0; r < n; ++r) {
+    const uint32_t s = a.rules[r].start;
+    for (uint32_t e = a.callBegin[s]; e < a.callBegin[s + 1]; ++e) edges[r].push_back(a.calls[e].rule);
+  }
+  std::vector<uint8_t> color(n, 0);  // 0 new, 1 on the path, 2 done
+  std::vector<uint32_t> path;
+  std::vector<std::pair<uint32_t, size_t>> dfs;
+  for (uint32_t root = 0; root < n; ++root) {
+    if (color[root] != 0) continue;
+    dfs.push_back({root, 0});
+    color[root] = 1;
+    path.push_back(root);
+    while (!dfs.empty()) {
+      auto& [r, i] = dfs.back();
+      if (i < edges[r].size()) {
+        const uint32_t c = edges[r][i++];
+        if (color[c] == 1) {
+          std::string cycle;
+          const auto at = std::find(path.begin(), path.end(), c);
+          for (auto it = at; it != path.end(); ++it) cycle += "'" + a.rules[*it].name + "' -> ";
+          cycle += "'" + a.rules[c].name + "'";
+          throw Error(ErrorCode::InvalidGrammar,
+                      "left recursion: rule '" + a.rules[c].name + "' can reach itself without consuming a byte (" + cycle +
+                          "); rewrite it so that something is matched before the recursive reference");
+        }
+        if (color[c] == 0) {
+          color[c] = 1;
+          path.push_back(c);
+          dfs.push_back({c, 0});
+        }
+        continue;
+      }
+      color[r] = 2;
+      path.pop_back();
+      dfs.pop_back();
+    }
+  }
+}
+
+}  // namespace
+
+Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
+                            uint32_t segCount) {
+  const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
+  // Global numbering before trimming: 0 is dead, then each rule's states.
+  std::vector<uint32_t> offset(ruleCount + 1, 1);
+  for (uint32_t r = 0; r < ruleCount; ++r) offset[r + 1] = offset[r] + static_cast<uint32_t>(dfas[r].final.size());
+  const uint32_t total = offset[ruleCount];
+  std::vector<uint32_t> trans(static_cast<size_t>(total) * segCount, 0);
+  std::vector<uint8_t> final(total, 0);
+  std::vector<uint32_t> ruleOf(total, 0);
+  std::vector<uint32_t> callBegin(total + 1, 0);
+  std::vector<CallEdge> calls;
+  for (uint32_t r = 0; r < ruleCount; ++r) {
+    const RuleDfa& d = dfas[r];
+    for (uint32_t l = 0; l < d.final.size(); ++l) {
+      const uint32_t s = offset[r] + l;
+      final[s] = d.final[l];
+      ruleOf[s] = r;
+      for (uint32_t k = 0; k < segCount; ++k) {
+        const uint32_t t = d.trans[static_cast<size_t>(l) * segCount + k];
+        trans[static_cast<size_t>(s) * segCount + k] = t == 0 ? 0 : offset[r] + t - 1;
+      }
+      callBegin[s] = static_cast<uint32_t>(calls.size());
+      for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) calls.push_back({d.calls[e].rule, offset[r] + d.calls[e].returnState});
+    }
+  }
+  callBegin[0] = 0;
+  callBegin[total] = static_cast<uint32_t>(calls.size());
+  dfas.clear();
+  const auto startOf = [&](uint32_t r) { return offset[r]; };  // local state 0 is the start
+
+  // Co-reachability: states from which the rule can end, given which rules match something.
+  std::vector<uint32_t> predBegin(total + 1, 0), preds;
+  {
+    std::vector<std::pair<uint32_t, uint32_t>> edges;
+    for (uint32_t s = 1; s < total; ++s) {
+      uint32_t last = 0;
+      for (uint32_t k = 0; k < segCount; ++k) {
+        const uint32_t t = trans[static_cast<size_t>(s) * segCount + k];
+        if (t != 0 && t != last) edges.emplace_back(t, s);
+        last = t;
+      }
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    for (const auto& e : edges) ++predBegin[e.first + 1];
+    for (uint32_t i = 0; i < total; ++i) predBegin[i + 1] += predBegin[i];
+    preds.resize(edges.size());
+    for (size_t i = 0; i < edges.size(); ++i) preds[i] = edges[i].second;
+  }
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> callPreds(total);  // return state -> (caller, callee)
+  for (uint32_t s = 1; s < total; ++s) {
+    for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) callPreds[calls[e].returnState].emplace_back(s, calls[e].rule);
+  }
+  std::vector<uint8_t> productive(ruleCount, 0), co(total, 0);
+  for (;;) {
+    std::fill(co.begin(), co.end(), 0);
+    std::vector<uint32_t> queue;
+    for (uint32_t s = 1; s < total; ++s) {
+      if (final[s]) {
+        co[s] = 1;
+        queue.push_back(s);
+      }
+    }
+    while (!queue.empty()) {
+      const uint32_t t = queue.back();
+      queue.pop_back();
+      for (uint32_t i = predBegin[t]; i < predBegin[t + 1]; ++i) {
+        if (!co[preds[i]]) {
+          co[preds[i]] = 1;
+          queue.push_back(preds[i]);
+        }
+      }
+      for (const auto& [caller, callee] : callPreds[t]) {
+        if (productive[callee] && !co[caller]) {
+          co[caller] = 1;
+          queue.push_back(caller);
+        }
+      }
+    }
+    bool changed = false;
+    for (uint32_t r = 0; r < ruleCount; ++r) {
+      if (!productive[r] && co[startOf(r)]) {
+        productive[r] = 1;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  if (!productive[program.root]) {
+    throw Error(ErrorCode::InvalidGrammar, "the grammar matches no string at all (root rule '" + program.rules[program.root].name + "')");
+  }
+  const auto liveCall = [&](const CallEdge& c) { return productive[c.rule] && co[c.returnState]; };
+  // Forward reachability from the root's start through live edges.
+  std::vector<uint8_t> keep(total, 0);
+  {
+    std::vector<uint32_t> queue{startOf(program.root)};
+    keep[startOf(program.root)] = 1;
+    while (!queue.empty()) {
+      const uint32_t s = queue.back();
+      queue.pop_back();
+      const auto visit = [&](uint32_t t) {
+        if (t != 0 && co[t] && !keep[t]) {
+          keep[t] = 1;
+          queue.push_back(t);
+        }
+      };
+      for (uint32_t k = 0; k < segCount; ++k) visit(trans[static_cast<size_t>(s) * segCount + k]);
+      for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) {
+        if (!liveCall(calls[e])) continue;
+        visit(startOf(calls[e].rule));
+        visit(calls[e].returnState);
+      }
+    }
+  }
+
+  // Minimize: states with the same future (per rule) merge. `block` maps old -> class id.
+  MinimizeInput mi;
+  mi.stateCount = total;
+  mi.symbolCount = segCount;
+  mi.keep = &keep;
+  mi.trans = &trans;
+  mi.final = &final;
+  mi.ruleOf = &ruleOf;
+  mi.callBegin = &callBegin;
+  mi.calls = &calls;
+  mi.liveCall = [&](const CallEdge& c) { return liveCall(c); };
+  const std::vector<uint32_t> block = MinimizeStates(mi);  // old -> representative old state, or 0
+
+  // Compact numbering: rules in order, representative states in order, the start first.
+  std::vector<uint32_t> newId(total, 0);
+  Automaton a;
+  a.rules.resize(ruleCount);
+  uint32_t next = 1;
+  for (uint32_t r = 0; r < ruleCount; ++r) {
+    AutomatonRule& ar = a.rules[r];
+    ar.name = program.rules[r].name;
+    ar.nullable = program.rules[r].nullable;
+    ar.maxTokens = program.rules[r].maxTokens;
+    ar.isRoot = r == program.root;
+    ar.firstState = next;
+    for (uint32_t s = offset[r]; s < offset[r + 1]; ++s) {
+      if (keep[s] && block[s] == s) newId[s] = next++;
+    }
+    ar.endState = next;
+    ar.start = productive[r] && keep[startOf(r)] ? newId[block[startOf(r)]] : 0;
+  }
+  const uint32_t count = next;
+  const auto mapState = [&](uint32_t s) { return (s != 0 && keep[s]) ? newId[block[s]] : 0; };
+
+  // Byte classes: segments whose columns agree in every state.
+  std::vector<uint32_t> segClass(segCount, 0);
+  {
+    std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
+    std::vector<uint32_t> column(count);
+    std::vector<std::vector<uint32_t>> columns;
+    for (uint32_t k = 0; k < segCount; ++k) {
+      for (uint32_t s = 1; s < total; ++s) {
+        if (keep[s] && block[s] == s) column[newId[s]] = mapState(trans[static_cast<size_t>(s) * segCount + k]);
+      }
+      uint64_t h = 1469598103934665603ull;
+      for (uint32_t v : column) h = (h ^ v) * 1099511628211ull;
+      auto& candidates = byHash[h];
+      uint32_t found = UINT32_MAX;
+      for (uint32_t c : candidates) {
+        if (columns[c] == column) {
+          found = c;
+          break;
+        }
+      }
+      if (found == UINT32_MAX) {
+        found = static_cast<uint32_t>(columns.size());
+        columns.push_back(column);
+        candidates.push_back(found);
+      }
+      segClass[k] = found;
+    }
+    a.classCount = static_cast<uint32_t>(columns.size());
+    a.trans.assign(static_cast<size_t>(count) * a.classCount, 0);
+    for (uint32_t c = 0; c < a.classCount; ++c) {
+      for (uint32_t s = 0; s < count; ++s) a.trans[static_cast<size_t>(s) * a.classCount + c] = columns[c][s];
+    }
+  }
+  for (int b = 0; b < 256; ++b) a.byteClass[b] = static_cast<uint8_t>(segClass[segOf[b]]);
+
+  a.flags.assign(count, 0);
+  a.ruleOf.assign(count, 0);
+  a.callBegin.assign(count + 1, 0);
+  a.singleByte.assign(count, -1);
+  a.rootRule = program.root;
+  for (uint32_t r = 0; r < ruleCount; ++r) {
+    for (uint32_t s = offset[r]; s < offset[r + 1]; ++s) {
+      if (!keep[s] || block[s] != s) continue;
+      const uint32_t id = newId[s];
+      a.ruleOf[id] = r;
+      if (final[s]) a.flags[id] |= kFinal;
+      if (program.rules[r].maxTokens != ir::kNone) a.flags[id] |= kLimitedText;
+      a.callBegin[id] = static_cast<uint32_t>(a.calls.size());
+      for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) {
+        if (liveCall(calls[e])) a.calls.push_back({calls[e].rule, mapState(calls[e].returnState)});
+      }
+      // Merged states may list a call twice.
+      std::sort(a.calls.begin() + a.callBegin[id], a.calls.end(),
+                [](const CallEdge& x, const CallEdge& y) { return x.rule != y.rule ? x.rule < y.rule : x.returnState < y.returnState; });
+      a.calls.erase(std::unique(a.calls.begin() + a.callBegin[id], a.calls.end(),
+                                [](const CallEdge& x, const CallEdge& y) { return x.rule == y.rule && x.returnState == y.returnState; }),
+                    a.calls.end());
+      if (a.calls.size() > a.callBegin[id]) a.flags[id] |= kHasCalls;
+    }
+  }
+  a.callBegin[count] = static_cast<uint32_t>(a.calls.size());
+  // States that were merged away keep callBegin consistent (they are never used).
+  for (uint32_t s = count; s > 1; --s) {
+    if (a.callBegin[s - 1] > a.callBegin[s]) a.callBegin[s - 1] = a.callBegin[s];
+  }
+
+  // Per state: single live byte, absorbing.
+  std::vector<std::vector<uint32_t>> firstClasses;
+  for (const LeadType& lt : kLeadTypes) firstClasses.push_back(ClassesIn(a, lt.lo, lt.hi));
+  const std::vector<uint32_t> contClasses = ClassesIn(a, 0x80, 0xBF);
+  for (uint32_t s = 1; s < count; ++s) {
+    int live = 0, byte = -1;
+    for (int b = 0; b < 256 && live < 2; ++b) {
+      if (a.Next(s, static_cast<uint8_t>(b)) != kDeadState) {
+        ++live;
+        byte = b;
+      }
+    }
+    if (live == 1) a.singleByte[s] = static_cast<int16_t>(byte);
+    if (IsAbsorbing(a, s, firstClasses, contClasses)) a.flags[s] |= kAbsorbing;
+  }
+
+  // Return states, escapes, simple rules.
+  for (uint32_t s = 1; s < count; ++s) {
+    for (uint32_t e = a.callBegin[s]; e < a.callBegin[s + 1]; ++e) a.rules[a.calls[e].rule].returnStates.push_back(a.calls[e].returnState);
+  }
+  for (uint32_t r = 0; r < ruleCount; ++r) {
+    AutomatonRule& ar = a.rules[r];
+    std::sort(ar.returnStates.begin(), ar.returnStates.end());
+    ar.returnStates.erase(std::unique(ar.returnStates.begin(), ar.returnStates.end()), ar.returnStates.end());
+    ar.exactEscape = !ar.isRoot && ar.returnStates.size() == 1;
+    bool hasCalls = false;
+    for (uint32_t s = ar.firstState; s < ar.endState; ++s) hasCalls = hasCalls || a.Is(s, kHasCalls);
+    ar.simple = !hasCalls && ar.returnStates.empty();
+  }
+  CheckLeftRecursion(a);
+  return a;
+}
+
+}  // namespace tagmask

@@ -1,0 +1,30 @@
+// NFAs (nfa_builder.h) to the pushdown automaton (tagmask/automaton.h).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "nfa_builder.h"
+#include "tagmask/automaton.h"
+
+namespace tagmask {
+
+/// The subset automaton of one rule, over byte segments. Transitions hold local id + 1 (0 is
+/// dead); call edges hold the callee's rule index and a local return state.
+struct RuleDfa {
+  std::vector<uint32_t> trans;  // states x segments
+  std::vector<uint8_t> final;
+  std::vector<uint32_t> callBegin;  // states + 1
+  std::vector<CallEdge> calls;
+};
+
+/// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
+/// match nothing, left recursion, and size limits.
+Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits);
+
+/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp).
+Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
+                            uint32_t segCount);
+
+}  // namespace tagmask

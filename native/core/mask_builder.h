@@ -1,0 +1,26 @@
+// Builds the mask cache (tagmask/mask_store.h): for each automaton state, walks the token tries
+// from a stack whose bottom frame is that state and sorts every token into accepted, rejected or
+// uncertain (docs/engine.md, "The mask cache").
+#pragma once
+
+#include <cstdint>
+
+#include "tagmask/automaton.h"
+#include "tagmask/mask_store.h"
+#include "tagmask/tokenizer_info.h"
+
+namespace tagmask {
+
+struct MaskBuildStats {
+  uint64_t trieNodesVisited = 0;
+  uint32_t uncertainTokens = 0;   // summed over states
+  uint32_t statesWithUncertain = 0;
+  uint32_t distinctMasks = 0;
+  uint32_t listMasks = 0, complementMasks = 0, bitsetMasks = 0;
+};
+
+/// Fills `store` for every state of `a`. `threads` > 1 runs the walks on the shared thread pool.
+void BuildMasks(const Automaton& a, const TokenizerInfo& tokenizer, uint32_t threads, MaskStore* store,
+                MaskBuildStats* stats);
+
+}  // namespace tagmask

@@ -1,0 +1,448 @@
+#include "tagmask/matcher.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "pda_step.h"
+#include "tagmask/bitmask.h"
+#include "tagmask/error.h"
+
+namespace tagmask {
+
+namespace {
+
+constexpr uint8_t kSlowFlags = kHasCalls | kLimitedText;
+constexpr size_t kMaxJumpForward = 4096;
+
+uint32_t HashFrame(uint32_t ret, uint32_t parent) {
+  uint64_t h = (static_cast<uint64_t>(ret) << 32 | parent) * 0x9E3779B97F4A7C15ull;
+  return static_cast<uint32_t>(h >> 32);
+}
+
+}  // namespace
+
+// The matcher's own arena: pushes are hash-consed and permanent (until rollback).
+class Matcher::RealArena {
+ public:
+  explicit RealArena(Matcher& m) : m_(m) {}
+  uint32_t Push(uint32_t ret, uint32_t parent) {
+    if (m_.frames_[parent].depth + 1 > m_.options_.maxStackDepth) {
+      m_.depthExceeded_ = true;
+      return kNoFrame;
+    }
+    return m_.InternFrame(ret, parent);
+  }
+  bool IsBottom(uint32_t frame) const { return frame == 0; }
+  uint32_t Ret(uint32_t frame) const { return m_.frames_[frame].ret; }
+  uint32_t Parent(uint32_t frame) const { return m_.frames_[frame].parent; }
+  template <class Fn>
+  void Escape(const Automaton&, const Config&, Fn&&) {}  // the end of the grammar: no byte follows
+
+ private:
+  Matcher& m_;
+};
+
+// The matcher's arena plus scratch frames that are dropped after a check (fill, jump-forward).
+class Matcher::OverlayArena {
+ public:
+  explicit OverlayArena(const Matcher& m) : m_(m), base_(static_cast<uint32_t>(m.frames_.size())) { m_.overlay_.clear(); }
+  uint32_t Push(uint32_t ret, uint32_t parent) {
+    const uint32_t depth = At(parent).depth + 1;
+    if (depth > m_.options_.maxStackDepth || m_.overlay_.size() >= (1u << 20)) return kNoFrame;
+    m_.overlay_.push_back({ret, parent, depth});
+    return base_ + static_cast<uint32_t>(m_.overlay_.size()) - 1;
+  }
+  bool IsBottom(uint32_t frame) const { return frame == 0; }
+  uint32_t Ret(uint32_t frame) const { return At(frame).ret; }
+  uint32_t Parent(uint32_t frame) const { return At(frame).parent; }
+  template <class Fn>
+  void Escape(const Automaton&, const Config&, Fn&&) {}
+
+ private:
+  const Frame& At(uint32_t frame) const { return frame < base_ ? m_.frames_[frame] : m_.overlay_[frame - base_]; }
+  const Matcher& m_;
+  uint32_t base_;
+};
+
+Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar, const MatcherOptions& options)
+    : grammar_(std::move(grammar)), a_(nullptr), options_(options) {
+  TAGMASK_CHECK(grammar_ != nullptr, "a compiled grammar is required");
+  a_ = &grammar_->automaton();
+  if (options_.maxStackDepth == 0) options_.maxStackDepth = 1;
+  stacks_.reserve(256);
+  steps_.reserve(256);
+  cur_.reserve(16);
+  next_.reserve(16);
+  scratchRow_.assign(grammar_->tokenizer().MaskWordCount(), 0);
+  Reset();
+}
+
+Matcher::Matcher(const Matcher& other) = default;
+Matcher& Matcher::operator=(const Matcher& other) = default;
+Matcher::~Matcher() = default;
+
+void Matcher::Reset() {
+  frames_.assign(1, Frame{0, 0, 0});
+  frameNext_.assign(1, 0);
+  bucketHead_.assign(64, 0);
+  stacks_.clear();
+  steps_.clear();
+  error_.clear();
+  depthExceeded_ = false;
+  Config start;
+  start.state = a_->rules[a_->rootRule].start;
+  start.frame = 0;
+  stacks_.push_back(start);
+  steps_.push_back(Step{0, 1, 1, 0});
+}
+
+size_t Matcher::MemoryBytes() const {
+  return sizeof(*this) + frames_.capacity() * sizeof(Frame) + frameNext_.capacity() * 4 + bucketHead_.capacity() * 4 +
+         stacks_.capacity() * sizeof(Config) + steps_.capacity() * sizeof(Step) + scratchRow_.capacity() * 4 +
+         (cur_.capacity() + next_.capacity() + simA_.capacity() + simB_.capacity()) * sizeof(Config) +
+         overlay_.capacity() * sizeof(Frame);
+}
+
+void Matcher::ThrowIfError() const {
+  if (!error_.empty()) {
+    throw Error(ErrorCode::MatcherState,
+                "the matcher is in its error state after an earlier failure (" + error_ +
+                    "); call reset() or create a new matcher");
+  }
+}
+
+template <class Fn>
+auto Matcher::Guard(const char* operation, Fn&& fn) -> decltype(fn()) {
+  ThrowIfError();
+  try {
+    return fn();
+  } catch (const Error& e) {
+    if (e.code() == ErrorCode::InvalidArgument) throw;  // the caller's mistake; nothing changed
+    error_ = std::string(operation) + ": " + e.what();
+  } catch (const std::bad_alloc&) {
+    error_ = std::string(operation) + ": out of memory";
+  } catch (const std::exception& e) {
+    error_ = std::string(operation) + ": " + e.what();
+  }
+  throw Error(ErrorCode::MatcherState, "the matcher failed and is now in its error state: " + error_);
+}
+
+// ---- the frame arena -------------------------------------------------------------------------
+
+uint32_t Matcher::InternFrame(uint32_t ret, uint32_t parent) {
+  const uint32_t mask = static_cast<uint32_t>(bucketHead_.size()) - 1;
+  const uint32_t bucket = HashFrame(ret, parent) & mask;
+  for (uint32_t f = bucketHead_[bucket]; f != 0; f = frameNext_[f]) {
+    if (frames_[f].ret == ret && frames_[f].parent == parent) return f;
+  }
+  const uint32_t id = static_cast<uint32_t>(frames_.size());
+  frames_.push_back(Frame{ret, parent, frames_[parent].depth + 1});
+  frameNext_.push_back(bucketHead_[bucket]);
+  bucketHead_[bucket] = id;
+  if (frames_.size() > bucketHead_.size()) Rehash(bucketHead_.size() * 2);
+  return id;
+}
+
+void Matcher::Rehash(size_t buckets) {
+  bucketHead_.assign(buckets, 0);
+  const uint32_t mask = static_cast<uint32_t>(buckets) - 1;
+  // In creation order, so that every chain stays newest-first (truncation relies on it).
+  for (uint32_t f = 1; f < frames_.size(); ++f) {
+    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent) & mask;
+    frameNext_[f] = bucketHead_[bucket];
+    bucketHead_[bucket] = f;
+  }
+}
+
+void Matcher::TruncateFrames(uint32_t count) {
+  const uint32_t mask = static_cast<uint32_t>(bucketHead_.size()) - 1;
+  // Frames go in reverse creation order, so each is the head of its chain when removed.
+  while (frames_.size() > count) {
+    const uint32_t f = static_cast<uint32_t>(frames_.size()) - 1;
+    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent) & mask;
+    TAGMASK_CHECK(bucketHead_[bucket] == f, "frame arena chains out of order");
+    bucketHead_[bucket] = frameNext_[f];
+    frames_.pop_back();
+    frameNext_.pop_back();
+  }
+}
+
+// ---- accepting -------------------------------------------------------------------------------
+
+void Matcher::PushStep(const Config* configs, size_t count, bool terminated) {
+  const uint32_t begin = static_cast<uint32_t>(stacks_.size());
+  stacks_.insert(stacks_.end(), configs, configs + count);
+  steps_.push_back(Step{begin, static_cast<uint32_t>(count), static_cast<uint32_t>(frames_.size()), terminated ? uint8_t{1} : uint8_t{0}});
+}
+
+bool Matcher::Advance(const uint8_t* bytes, size_t length) {
+  const Step& step = steps_.back();
+  cur_.assign(stacks_.begin() + step.begin, stacks_.begin() + step.begin + step.size);
+  const uint32_t frameMark = static_cast<uint32_t>(frames_.size());
+  const Automaton& a = *a_;
+  size_t i = 0;
+  // Fast path: one stack whose states neither call nor return nor count tokens.
+  if (cur_.size() == 1) {
+    Config& c = cur_[0];
+    for (; i < length; ++i) {
+      const uint8_t f = a.flags[c.state];
+      if ((f & kSlowFlags) || ((f & kFinal) && c.frame != 0)) break;
+      const uint32_t t = a.Next(c.state, bytes[i]);
+      if (t == kDeadState) return false;
+      c.state = t;
+    }
+  }
+  if (i < length) {
+    RealArena arena(*this);
+    PdaStepper<RealArena> stepper(a, arena);
+    for (; i < length; ++i) {
+      next_.clear();
+      stepper.ClearVisited();
+      for (const Config& c : cur_) stepper.StepMore(c, bytes[i], &next_);
+      if (depthExceeded_) {
+        depthExceeded_ = false;
+        TruncateFrames(frameMark);
+        throw Error(ErrorCode::Internal, "the input nests deeper than maxStackDepth = " + std::to_string(options_.maxStackDepth) +
+                                             " rule calls");
+      }
+      if (next_.empty()) {
+        TruncateFrames(frameMark);
+        return false;
+      }
+      DedupeConfigs(&next_);
+      cur_.swap(next_);
+    }
+  }
+  // The token is complete: limited texts count it if it consumed a byte of theirs.
+  for (Config& c : cur_) {
+    if (c.consumed && c.count < 0xFFFF) ++c.count;
+    c.consumed = 0;
+    c.exact = 1;
+  }
+  DedupeConfigs(&cur_);
+  PushStep(cur_.data(), cur_.size(), false);
+  return true;
+}
+
+bool Matcher::AcceptToken(uint32_t id) {
+  const TokenizerInfo& tok = grammar_->tokenizer();
+  ThrowIfError();
+  if (id >= tok.VocabSize()) {
+    throw Error(ErrorCode::InvalidArgument, "token id " + std::to_string(id) + " is out of range: the vocabulary has " +
+                                                std::to_string(tok.VocabSize()) + " ids (0.." +
+                                                std::to_string(tok.VocabSize() - 1) + ")");
+  }
+  return Guard("acceptToken", [&]() -> bool {
+    if (IsTerminated()) return false;
+    if (tok.IsStop(id)) {
+      if (!CanTerminate()) return false;
+      const Step& step = steps_.back();
+      cur_.assign(stacks_.begin() + step.begin, stacks_.begin() + step.begin + step.size);
+      PushStep(cur_.data(), cur_.size(), true);
+      return true;
+    }
+    if (!tok.IsEligible(id)) return false;  // control tokens, padding, empty tokens
+    return Advance(tok.TokenBytes(id), tok.TokenLength(id));
+  });
+}
+
+bool Matcher::AcceptBytes(const uint8_t* bytes, size_t length) {
+  return Guard("acceptString", [&]() -> bool {
+    if (IsTerminated()) return false;
+    return Advance(bytes, length);
+  });
+}
+
+void Matcher::Rollback(uint32_t n) {
+  ThrowIfError();
+  if (n > StepCount()) {
+    throw Error(ErrorCode::InvalidArgument, "cannot roll back " + std::to_string(n) + " steps: only " +
+                                                std::to_string(StepCount()) + " were accepted since the start or the last reset");
+  }
+  if (n == 0) return;
+  steps_.resize(steps_.size() - n);
+  const Step& step = steps_.back();
+  stacks_.resize(step.begin + step.size);
+  TruncateFrames(step.frameCount);
+}
+
+// ---- queries ---------------------------------------------------------------------------------
+
+bool Matcher::IsTerminated() const { return steps_.back().terminated != 0; }
+
+bool Matcher::CanEnd(uint32_t state, uint32_t frame) const {
+  // Ending pops frames without consuming; every state on the way must be final.
+  for (;;) {
+    if (!(a_->flags[state] & kFinal)) return false;
+    if (frame == 0) return true;
+    state = frames_[frame].ret;
+    frame = frames_[frame].parent;
+  }
+}
+
+bool Matcher::CanTerminate() const {
+  ThrowIfError();
+  const Step& step = steps_.back();
+  if (step.terminated) return true;
+  for (uint32_t i = 0; i < step.size; ++i) {
+    const Config& c = stacks_[step.begin + i];
+    if (CanEnd(c.state, c.frame)) return true;
+  }
+  return false;
+}
+
+bool Matcher::CheckToken(const Config& stack, uint32_t id) const {
+  const TokenizerInfo& tok = grammar_->tokenizer();
+  const uint8_t* p = tok.TokenBytes(id);
+  const uint32_t len = tok.TokenLength(id);
+  OverlayArena arena(*this);
+  PdaStepper<OverlayArena> stepper(*a_, arena);
+  simA_.assign(1, stack);
+  for (uint32_t i = 0; i < len; ++i) {
+    simB_.clear();
+    stepper.ClearVisited();
+    for (const Config& c : simA_) stepper.StepMore(c, p[i], &simB_);
+    if (simB_.empty()) return false;
+    DedupeConfigs(&simB_);
+    simA_.swap(simB_);
+  }
+  return true;
+}
+
+void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
+  const Automaton& a = *a_;
+  const MaskStore& store = grammar_->masks();
+  const uint32_t* eligible = grammar_->tokenizer().EligibleMask();
+  const uint8_t f = a.flags[stack.state];
+  if ((f & kLimitedText) && stack.count >= a.rules[a.ruleOf[stack.state]].maxTokens) {
+    // The text used up its tokens: only tokens that leave it right here.
+    if ((f & kFinal) && stack.frame != 0) {
+      Config popped;
+      popped.state = frames_[stack.frame].ret;
+      popped.frame = frames_[stack.frame].parent;
+      FillStack(popped, row, first);
+    }
+    return;
+  }
+  const StateMask& sm = store.states[stack.state];
+  if (*first) {
+    store.Write(sm.mask, eligible, row);
+    *first = false;
+  } else {
+    store.OrInto(sm.mask, eligible, row, scratchRow_.data());
+  }
+  const uint32_t* unc = store.uncertain.data() + sm.uncertainOffset;
+  for (uint32_t i = 0; i < sm.uncertainCount; ++i) {
+    if (!TestBit(row, unc[i]) && CheckToken(stack, unc[i])) SetBit(row, unc[i]);
+  }
+}
+
+void Matcher::FillNextTokenBitmask(uint32_t* row) const {
+  ThrowIfError();
+  const TokenizerInfo& tok = grammar_->tokenizer();
+  const uint32_t words = tok.MaskWordCount();
+  const uint32_t* stop = tok.StopMask();
+  const Step& step = steps_.back();
+  if (step.terminated) {
+    std::copy(stop, stop + words, row);
+    return;
+  }
+  bool first = true;
+  for (uint32_t i = 0; i < step.size; ++i) FillStack(stacks_[step.begin + i], row, &first);
+  if (first) std::fill(row, row + words, 0u);
+  if (CanTerminate()) {
+    for (uint32_t id : tok.StopIds()) SetBit(row, id);
+  }
+}
+
+std::string Matcher::FindJumpForwardString() const {
+  ThrowIfError();
+  std::string out;
+  if (IsTerminated()) return out;
+  const Automaton& a = *a_;
+  const Step& step = steps_.back();
+  OverlayArena arena(*this);
+  PdaStepper<OverlayArena> stepper(a, arena);
+  simA_.assign(stacks_.begin() + step.begin, stacks_.begin() + step.begin + step.size);
+  // Which bytes can come next from a set of configurations: the byte transitions of every state
+  // reachable by calls and returns without consuming.
+  std::vector<Config> closure;
+  const auto nextBytes = [&](uint8_t bytes[32], bool* canEnd) {
+    std::memset(bytes, 0, 32);
+    *canEnd = false;
+    closure.assign(simA_.begin(), simA_.end());
+    for (size_t k = 0; k < closure.size(); ++k) {
+      const Config c = closure[k];
+      const uint8_t f = a.flags[c.state];
+      const bool mayConsume = !(f & kLimitedText) || c.count < a.rules[a.ruleOf[c.state]].maxTokens;
+      if (mayConsume) {
+        for (int b = 0; b < 256; ++b) {
+          if (a.Next(c.state, static_cast<uint8_t>(b)) != kDeadState) bytes[b >> 3] |= static_cast<uint8_t>(1u << (b & 7));
+        }
+      }
+      const auto add = [&](const Config& n) {
+        for (const Config& x : closure) {
+          if (x.SameAs(n)) return;
+        }
+        closure.push_back(n);
+      };
+      if (f & kHasCalls) {
+        for (uint32_t e = a.callBegin[c.state]; e < a.callBegin[c.state + 1]; ++e) {
+          const uint32_t frame = arena.Push(a.calls[e].returnState, c.frame);
+          if (frame == kNoFrame) continue;
+          Config n;
+          n.state = a.rules[a.calls[e].rule].start;
+          n.frame = frame;
+          add(n);
+        }
+      }
+      if (f & kFinal) {
+        if (c.frame == 0) {
+          *canEnd = true;
+        } else {
+          Config n;
+          n.state = arena.Ret(c.frame);
+          n.frame = arena.Parent(c.frame);
+          add(n);
+        }
+      }
+    }
+  };
+  uint8_t bytes[32];
+  while (out.size() < kMaxJumpForward) {
+    bool canEnd = false;
+    nextBytes(bytes, &canEnd);
+    if (canEnd) break;
+    int only = -1, count = 0;
+    for (int b = 0; b < 256 && count < 2; ++b) {
+      if (bytes[b >> 3] & (1u << (b & 7))) {
+        only = b;
+        ++count;
+      }
+    }
+    if (count != 1) break;
+    simB_.clear();
+    stepper.ClearVisited();
+    for (const Config& c : simA_) stepper.StepMore(c, static_cast<uint8_t>(only), &simB_);
+    if (simB_.empty()) break;
+    DedupeConfigs(&simB_);
+    simA_.swap(simB_);
+    out.push_back(static_cast<char>(only));
+  }
+  // Whole characters only: nothing when the matcher is inside a character, and no partial
+  // character at the end.
+  if (!out.empty() && (static_cast<uint8_t>(out[0]) & 0xC0) == 0x80) return std::string();
+  size_t end = out.size();
+  size_t k = end;
+  while (k > 0 && (static_cast<uint8_t>(out[k - 1]) & 0xC0) == 0x80) --k;
+  if (k > 0) {
+    const uint8_t lead = static_cast<uint8_t>(out[k - 1]);
+    const size_t need = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    if (end - (k - 1) < need) end = k - 1;
+  }
+  out.resize(end);
+  return out;
+}
+
+}  // namespace tagmask

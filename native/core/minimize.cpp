@@ -1,0 +1,148 @@
+#include "minimize.h"
+
+#include <algorithm>
+
+namespace tagmask {
+
+std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
+  const uint32_t n = in.stateCount, k = in.symbolCount;
+  const std::vector<uint8_t>& keep = *in.keep;
+  const std::vector<uint32_t>& trans = *in.trans;
+  const auto takesPart = [&](uint32_t s) { return s == 0 || keep[s] != 0; };
+  const auto target = [&](uint32_t t) { return (t != 0 && keep[t]) ? t : 0u; };
+
+  // Inverse transitions, by target: (symbol, source). Symbols k.. are callees.
+  std::vector<uint32_t> invBegin(n + 1, 0);
+  const auto forEachEdge = [&](auto&& fn) {
+    for (uint32_t s = 0; s < n; ++s) {
+      if (!takesPart(s)) continue;
+      for (uint32_t c = 0; c < k; ++c) fn(s == 0 ? 0u : target(trans[static_cast<size_t>(s) * k + c]), c, s);
+      if (s == 0) continue;
+      for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
+        const CallEdge& call = (*in.calls)[e];
+        if (in.liveCall(call)) fn(target(call.returnState), k + call.rule, s);
+      }
+    }
+  };
+  forEachEdge([&](uint32_t t, uint32_t, uint32_t) { ++invBegin[t + 1]; });
+  for (uint32_t i = 0; i < n; ++i) invBegin[i + 1] += invBegin[i];
+  std::vector<std::pair<uint32_t, uint32_t>> inv(invBegin[n]);
+  {
+    std::vector<uint32_t> at(invBegin.begin(), invBegin.end() - 1);
+    forEachEdge([&](uint32_t t, uint32_t sym, uint32_t s) { inv[at[t]++] = {sym, s}; });
+  }
+
+  // Initial partition: rule, finality and the set of callees (so that a missing call edge never
+  // has to be represented).
+  std::vector<uint32_t> order;
+  std::vector<uint64_t> key(n, 0);
+  for (uint32_t s = 0; s < n; ++s) {
+    if (!takesPart(s)) continue;
+    order.push_back(s);
+    if (s == 0) continue;
+    uint64_t h = (static_cast<uint64_t>((*in.ruleOf)[s]) << 33) | (static_cast<uint64_t>((*in.final)[s]) << 32) | 1u;
+    uint64_t calls = 0;
+    for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
+      if (in.liveCall((*in.calls)[e])) calls = (calls ^ ((*in.calls)[e].rule + 0x9E3779B9ull)) * 0x100000001B3ull;
+    }
+    key[s] = h ^ (calls << 1);
+  }
+  // Callee sets are compared exactly below, the hash only orders.
+  const auto callees = [&](uint32_t s, std::vector<uint32_t>* out) {
+    out->clear();
+    if (s == 0) return;
+    for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
+      if (in.liveCall((*in.calls)[e])) out->push_back((*in.calls)[e].rule);
+    }
+    std::sort(out->begin(), out->end());
+    out->erase(std::unique(out->begin(), out->end()), out->end());
+  };
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] < key[y]; });
+
+  const uint32_t m = static_cast<uint32_t>(order.size());
+  std::vector<uint32_t> elems(order), loc(n, 0), blk(n, 0);
+  std::vector<uint32_t> first, end, markedEnd;
+  std::vector<uint8_t> inWork;
+  std::vector<uint32_t> work;
+  {
+    std::vector<uint32_t> a, b;
+    for (uint32_t i = 0; i < m; ++i) {
+      bool fresh = i == 0 || key[elems[i]] != key[elems[i - 1]];
+      if (!fresh) {
+        callees(elems[i], &a);
+        callees(elems[i - 1], &b);
+        fresh = a != b;
+      }
+      if (fresh) {
+        if (!first.empty()) end.push_back(i);
+        first.push_back(i);
+      }
+      blk[elems[i]] = static_cast<uint32_t>(first.size()) - 1;
+      loc[elems[i]] = i;
+    }
+    end.push_back(m);
+  }
+  markedEnd = first;
+  inWork.assign(first.size(), 1);
+  for (uint32_t b = 0; b < first.size(); ++b) work.push_back(b);
+
+  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  std::vector<uint32_t> touched;
+  while (!work.empty()) {
+    const uint32_t splitter = work.back();
+    work.pop_back();
+    inWork[splitter] = 0;
+    pairs.clear();
+    for (uint32_t i = first[splitter]; i < end[splitter]; ++i) {
+      const uint32_t t = elems[i];
+      pairs.insert(pairs.end(), inv.begin() + invBegin[t], inv.begin() + invBegin[t + 1]);
+    }
+    std::sort(pairs.begin(), pairs.end());
+    for (size_t g = 0; g < pairs.size();) {
+      const uint32_t sym = pairs[g].first;
+      touched.clear();
+      for (; g < pairs.size() && pairs[g].first == sym; ++g) {
+        const uint32_t s = pairs[g].second;
+        const uint32_t b = blk[s];
+        const uint32_t pos = loc[s];
+        if (pos < markedEnd[b]) continue;
+        if (markedEnd[b] == first[b]) touched.push_back(b);
+        const uint32_t other = elems[markedEnd[b]];
+        std::swap(elems[pos], elems[markedEnd[b]]);
+        loc[other] = pos;
+        loc[s] = markedEnd[b];
+        ++markedEnd[b];
+      }
+      for (uint32_t b : touched) {
+        if (markedEnd[b] == end[b]) {
+          markedEnd[b] = first[b];
+          continue;
+        }
+        // The marked front becomes a new block.
+        const uint32_t nb = static_cast<uint32_t>(first.size());
+        first.push_back(first[b]);
+        end.push_back(markedEnd[b]);
+        markedEnd.push_back(first[b]);
+        inWork.push_back(0);
+        first[b] = markedEnd[b];
+        for (uint32_t i = first[nb]; i < end[nb]; ++i) blk[elems[i]] = nb;
+        if (inWork[b]) {
+          inWork[nb] = 1;
+          work.push_back(nb);
+        } else {
+          const uint32_t smaller = (end[nb] - first[nb]) <= (end[b] - first[b]) ? nb : b;
+          inWork[smaller] = 1;
+          work.push_back(smaller);
+        }
+      }
+    }
+  }
+
+  std::vector<uint32_t> rep(n, 0);
+  std::vector<uint32_t> smallest(first.size(), UINT32_MAX);
+  for (uint32_t s : order) smallest[blk[s]] = std::min(smallest[blk[s]], s);
+  for (uint32_t s : order) rep[s] = smallest[blk[s]];
+  return rep;
+}
+
+}  // namespace tagmask

@@ -1,0 +1,543 @@
+#include "nfa_builder.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "tagmask/error.h"
+#include "text_automaton.h"
+#include "utf8_ranges.h"
+
+namespace tagmask {
+namespace {
+
+using ir::Kind;
+
+constexpr uint64_t kSizeCap = 1ull << 40;
+
+uint64_t SatAdd(uint64_t a, uint64_t b) { return std::min(kSizeCap, a + b); }
+uint64_t SatMul(uint64_t a, uint64_t b) { return (a != 0 && b > kSizeCap / a) ? kSizeCap : std::min(kSizeCap, a * b); }
+
+[[noreturn]] void FailRule(const std::string& rule, const std::string& what) {
+  throw Error(ErrorCode::InvalidGrammar, "rule '" + rule + "': " + what);
+}
+
+// Call graph, nullability and the choice of kept rules.
+class RuleAnalysis {
+ public:
+  RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits) : g_(g), limits_(limits) {
+    const size_t r = g.rules.size();
+    callees_.resize(r);
+    refCount_.assign(r, 0);
+    CollectCallees();
+    ComputeNullable();
+    ComputeReachable();
+    kept_.assign(r, 0);
+    kept_[g.root] = 1;
+    BreakCycles();
+    ApplyInlineBudget();
+  }
+
+  bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
+  bool Reachable(uint32_t rule) const { return reachable_[rule] != 0; }
+  bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
+
+ private:
+  void CollectCallees() {
+    std::vector<uint32_t> seenAt(g_.nodes.size(), UINT32_MAX);
+    std::vector<uint32_t> stack;
+    for (uint32_t r = 0; r < g_.rules.size(); ++r) {
+      std::vector<uint32_t>& out = callees_[r];
+      stack.assign(1, g_.rules[r].body);
+      while (!stack.empty()) {
+        const uint32_t id = stack.back();
+        stack.pop_back();
+        if (seenAt[id] == r) continue;
+        seenAt[id] = r;
+        const ir::Node& n = g_.nodes[id];
+        switch (n.kind) {
+          case Kind::Seq:
+          case Kind::Choice:
+            for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+            break;
+          case Kind::Repeat:
+            stack.push_back(n.a);
+            break;
+          case Kind::Ref:
+            out.push_back(n.a);
+            ++refCount_[n.a];
+            break;
+          default:
+            break;
+        }
+      }
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+    }
+  }
+
+  void ComputeNullable() {
+    ruleNullable_.assign(g_.rules.size(), 0);
+    std::vector<uint8_t> node(g_.nodes.size(), 0);
+    for (bool changed = true; changed;) {
+      changed = false;
+      // Children precede parents, so one pass in id order settles every node given the rules.
+      for (uint32_t id = 0; id < g_.nodes.size(); ++id) {
+        const ir::Node& n = g_.nodes[id];
+        uint8_t v = 0;
+        switch (n.kind) {
+          case Kind::Empty:
+          case Kind::Text:
+            v = 1;
+            break;
+          case Kind::Never:
+          case Kind::Bytes:
+          case Kind::Class:
+            v = 0;
+            break;
+          case Kind::Seq:
+            v = 1;
+            for (uint32_t i = 0; i < n.b && v; ++i) v = node[g_.Children(n)[i]];
+            break;
+          case Kind::Choice:
+            for (uint32_t i = 0; i < n.b && !v; ++i) v = node[g_.Children(n)[i]];
+            break;
+          case Kind::Repeat:
+            v = (n.b == 0 || node[n.a]) ? 1 : 0;
+            break;
+          case Kind::Ref:
+            v = ruleNullable_[n.a];
+            break;
+        }
+        node[id] = v;
+      }
+      for (uint32_t r = 0; r < g_.rules.size(); ++r) {
+        if (node[g_.rules[r].body] && !ruleNullable_[r]) {
+          ruleNullable_[r] = 1;
+          changed = true;
+        }
+      }
+    }
+  }
+
+  void ComputeReachable() {
+    reachable_.assign(g_.rules.size(), 0);
+    std::vector<uint32_t> stack{g_.root};
+    reachable_[g_.root] = 1;
+    while (!stack.empty()) {
+      const uint32_t r = stack.back();
+      stack.pop_back();
+      for (uint32_t c : callees_[r]) {
+        if (!reachable_[c]) {
+          reachable_[c] = 1;
+          stack.push_back(c);
+        }
+      }
+    }
+  }
+
+  // Strongly connected components (Tarjan, iterative) of the reachable rules that are not kept,
+  // with edges only between such rules. Returns the components that contain a cycle.
+  std::vector<std::vector<uint32_t>> CyclicComponents() const {
+    const uint32_t n = static_cast<uint32_t>(g_.rules.size());
+    std::vector<int64_t> index(n, -1), low(n, 0);
+    std::vector<uint8_t> onStack(n, 0);
+    std::vector<uint32_t> sccStack;
+    std::vector<std::vector<uint32_t>> out;
+    int64_t counter = 0;
+    const auto active = [&](uint32_t r) { return reachable_[r] && !kept_[r]; };
+    struct Frame {
+      uint32_t rule;
+      size_t next;
+    };
+    std::vector<Frame> dfs;
+    for (uint32_t start = 0; start < n; ++start) {
+      if (!active(start) || index[start] >= 0) continue;
+      dfs.push_back({start, 0});
+      index[start] = low[start] = counter++;
+      sccStack.push_back(start);
+      onStack[start] = 1;
+      while (!dfs.empty()) {
+        Frame& f = dfs.back();
+        const std::vector<uint32_t>& edges = callees_[f.rule];
+        if (f.next < edges.size()) {
+          const uint32_t c = edges[f.next++];
+          if (!active(c)) continue;
+          if (index[c] < 0) {
+            index[c] = low[c] = counter++;
+            sccStack.push_back(c);
+            onStack[c] = 1;
+            dfs.push_back({c, 0});
+          } else if (onStack[c]) {
+            low[f.rule] = std::min(low[f.rule], index[c]);
+          }
+          continue;
+        }
+        const uint32_t r = f.rule;
+        dfs.pop_back();
+        if (!dfs.empty()) low[dfs.back().rule] = std::min(low[dfs.back().rule], low[r]);
+        if (low[r] == index[r]) {
+          std::vector<uint32_t> comp;
+          uint32_t x;
+          do {
+            x = sccStack.back();
+            sccStack.pop_back();
+            onStack[x] = 0;
+            comp.push_back(x);
+          } while (x != r);
+          const bool selfLoop = std::binary_search(callees_[r].begin(), callees_[r].end(), r);
+          if (comp.size() > 1 || selfLoop) out.push_back(std::move(comp));
+        }
+      }
+    }
+    return out;
+  }
+
+  // Keeps rules until no cycle runs through inlined rules only: in each cyclic component, the
+  // rule with the most references in and out of the component (a greedy feedback vertex set).
+  void BreakCycles() {
+    for (;;) {
+      const auto comps = CyclicComponents();
+      if (comps.empty()) return;
+      for (const auto& comp : comps) {
+        uint32_t best = comp[0];
+        uint64_t bestScore = 0;
+        for (uint32_t r : comp) {
+          uint64_t in = 0, out = 0;
+          for (uint32_t o : comp) {
+            if (std::binary_search(callees_[o].begin(), callees_[o].end(), r)) ++in;
+            if (std::binary_search(callees_[r].begin(), callees_[r].end(), o)) ++out;
+          }
+          const uint64_t score = (in + 1) * (out + 1);
+          if (score > bestScore || (score == bestScore && r < best)) {
+            best = r;
+            bestScore = score;
+          }
+        }
+        kept_[best] = 1;
+      }
+    }
+  }
+
+  // Rules copied into many places with big bodies are kept as calls instead of inlined.
+  void ApplyInlineBudget() {
+    nodeSize_.assign(g_.nodes.size(), UINT64_MAX);
+    ruleSize_.assign(g_.rules.size(), UINT64_MAX);
+    for (uint32_t r = 0; r < g_.rules.size(); ++r) {
+      if (reachable_[r]) RuleSize(r, 0);
+    }
+  }
+
+  uint64_t RuleSize(uint32_t r, uint32_t depth) {
+    if (ruleSize_[r] != UINT64_MAX) return ruleSize_[r];
+    const uint64_t size = NodeSize(g_.rules[r].body, depth + 1, r);
+    if (!kept_[r] && refCount_[r] >= 2 && size > 64 && SatMul(size, refCount_[r] - 1) > limits_.inlineBudget) kept_[r] = 1;
+    ruleSize_[r] = size;
+    return size;
+  }
+
+  uint64_t NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
+    if (nodeSize_[id] != UINT64_MAX) return nodeSize_[id];
+    if (depth > limits_.maxNestingDepth) {
+      FailRule(g_.rules[rule].name, "the grammar is nested more than " + std::to_string(limits_.maxNestingDepth) + " levels deep");
+    }
+    const ir::Node& n = g_.nodes[id];
+    uint64_t size = 1;
+    switch (n.kind) {
+      case Kind::Empty:
+      case Kind::Never:
+        break;
+      case Kind::Bytes:
+        size = n.b;
+        break;
+      case Kind::Class:
+        size = 4ull * n.b + 4;
+        break;
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) size = SatAdd(size, NodeSize(g_.Children(n)[i], depth + 1, rule));
+        break;
+      case Kind::Repeat: {
+        const uint64_t item = NodeSize(n.a, depth + 1, rule);
+        const uint64_t copies = n.c == ir::kNone ? std::max<uint64_t>(n.b, 1) : n.c;
+        size = SatAdd(1, SatMul(item, copies));
+        break;
+      }
+      case Kind::Ref:
+        // Rules that are not kept form an acyclic graph, so this recursion ends.
+        if (!kept_[n.a]) size = RuleSize(n.a, depth + 1);
+        if (kept_[n.a]) size = 1;
+        break;
+      case Kind::Text: {
+        uint64_t total = 1;
+        for (uint32_t i = 0; i < n.b; ++i) total += g_.extra[n.a + 3 + 2 * i];
+        size = SatMul(total, 4);
+        const uint32_t maxChars = g_.TextMaxChars(n);
+        if (maxChars != ir::kNone) size = SatMul(size, static_cast<uint64_t>(maxChars) + 1);
+        break;
+      }
+    }
+    nodeSize_[id] = size;
+    return size;
+  }
+
+  const ir::Grammar& g_;
+  const CompileLimits& limits_;
+  std::vector<std::vector<uint32_t>> callees_;
+  std::vector<uint32_t> refCount_;
+  std::vector<uint8_t> ruleNullable_, reachable_, kept_;
+  std::vector<uint64_t> nodeSize_, ruleSize_;
+};
+
+// Thompson-style construction threaded through states: Build(node, from) adds the node's
+// fragment starting at `from` and returns its end state. A fragment never adds an edge into its
+// `from` state (loops get a fresh state), so alternatives sharing `from` cannot leak into each
+// other.
+class NfaBuilder {
+ public:
+  NfaBuilder(const ir::Grammar& g, const CompileLimits& limits, const RuleAnalysis& analysis)
+      : g_(g), limits_(limits), analysis_(analysis) {}
+
+  NfaProgram Run() {
+    ruleIndex_.assign(g_.rules.size(), UINT32_MAX);
+    program_.root = RuleIndexOf(g_.root);
+    // Kept rules are numbered on first reference; build them in that order until all are done.
+    for (size_t k = 0; k < pending_.size(); ++k) {
+      const uint32_t irRule = pending_[k];
+      const uint32_t index = ruleIndex_[irRule];
+      current_ = irRule;
+      const uint32_t start = program_.rules[index].start;
+      const uint32_t end = Build(g_.rules[irRule].body, start, 0);
+      AddEps(end, program_.rules[index].final);
+    }
+    return std::move(program_);
+  }
+
+ private:
+  uint32_t RuleIndexOf(uint32_t irRule) {
+    if (ruleIndex_[irRule] != UINT32_MAX) return ruleIndex_[irRule];
+    NfaRule rule;
+    rule.name = g_.rules[irRule].name;
+    rule.start = NewState();
+    rule.final = NewState();
+    rule.nullable = analysis_.NullableRule(irRule);
+    ruleIndex_[irRule] = static_cast<uint32_t>(program_.rules.size());
+    program_.rules.push_back(std::move(rule));
+    pending_.push_back(irRule);
+    return ruleIndex_[irRule];
+  }
+
+  uint32_t NewState() {
+    if (program_.nfa.stateCount >= limits_.maxNfaStates) {
+      FailRule(g_.rules[current_].name, "the grammar is too large: its automata need more than " +
+                                            std::to_string(limits_.maxNfaStates) + " states");
+    }
+    return program_.nfa.stateCount++;
+  }
+  void AddEps(uint32_t from, uint32_t to) {
+    if (from != to) program_.nfa.eps.push_back({from, to});
+  }
+  void AddRange(uint32_t from, uint8_t lo, uint8_t hi, uint32_t to) { program_.nfa.ranges.push_back({from, lo, hi, to}); }
+
+  uint32_t Build(uint32_t id, uint32_t from, uint32_t depth) {
+    if (depth > limits_.maxNestingDepth) {
+      FailRule(g_.rules[current_].name, "the grammar is nested more than " + std::to_string(limits_.maxNestingDepth) + " levels deep");
+    }
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Empty:
+        return from;
+      case Kind::Never:
+        return NewState();  // nothing leads here
+      case Kind::Bytes: {
+        uint32_t cur = from;
+        for (uint32_t i = 0; i < n.b; ++i) {
+          const uint32_t next = NewState();
+          const uint8_t b = g_.Literal(n)[i];
+          AddRange(cur, b, b, next);
+          cur = next;
+        }
+        return cur;
+      }
+      case Kind::Class:
+        return BuildClass(id, n, from);
+      case Kind::Seq: {
+        uint32_t cur = from;
+        for (uint32_t i = 0; i < n.b; ++i) cur = Build(g_.Children(n)[i], cur, depth + 1);
+        return cur;
+      }
+      case Kind::Choice: {
+        const uint32_t to = NewState();
+        for (uint32_t i = 0; i < n.b; ++i) AddEps(Build(g_.Children(n)[i], from, depth + 1), to);
+        return to;
+      }
+      case Kind::Repeat:
+        return BuildRepeat(n, from, depth);
+      case Kind::Ref: {
+        if (!analysis_.Kept(n.a)) return Build(g_.rules[n.a].body, from, depth + 1);
+        const uint32_t callee = RuleIndexOf(n.a);
+        const uint32_t to = NewState();
+        program_.nfa.calls.push_back({from, callee, to});
+        // A call that may match nothing can also be skipped without a frame; the matcher's
+        // closure dedupes the two ways of matching the empty string.
+        if (program_.rules[callee].nullable) AddEps(from, to);
+        return to;
+      }
+      case Kind::Text:
+        return BuildText(id, n, from);
+    }
+    return from;
+  }
+
+  uint32_t BuildRepeat(const ir::Node& n, uint32_t from, uint32_t depth) {
+    const uint32_t min = n.b, max = n.c;
+    uint32_t cur = from;
+    for (uint32_t i = 0; i < min; ++i) {
+      const uint32_t before = program_.nfa.stateCount;
+      cur = Build(n.a, cur, depth + 1);
+      if (program_.nfa.stateCount == before) break;  // the item adds no state: it is empty
+    }
+    if (max == ir::kNone) {
+      const uint32_t loop = NewState();
+      AddEps(cur, loop);
+      AddEps(Build(n.a, loop, depth + 1), loop);
+      return loop;
+    }
+    if (max == min) return cur;
+    const uint32_t exit = NewState();
+    for (uint32_t i = min; i < max; ++i) {
+      AddEps(cur, exit);
+      const uint32_t before = program_.nfa.stateCount;
+      cur = Build(n.a, cur, depth + 1);
+      if (program_.nfa.stateCount == before) break;
+    }
+    AddEps(cur, exit);
+    return exit;
+  }
+
+  const std::vector<Utf8Sequence>& ClassSequences(uint32_t id, const ir::Node& n) {
+    auto it = classCache_.find(id);
+    if (it != classCache_.end()) return it->second;
+    std::vector<Utf8Sequence>& seqs = classCache_[id];
+    const uint32_t* r = g_.Ranges(n);
+    if (!g_.Negated(n)) {
+      for (uint32_t i = 0; i < n.b; ++i) AppendUtf8Sequences(r[2 * i], r[2 * i + 1], &seqs);
+    } else {
+      uint32_t next = 0;
+      for (uint32_t i = 0; i < n.b; ++i) {
+        if (r[2 * i] > next) AppendUtf8Sequences(next, r[2 * i] - 1, &seqs);
+        next = r[2 * i + 1] + 1;
+      }
+      if (next <= ir::kMaxCodePoint) AppendUtf8Sequences(next, ir::kMaxCodePoint, &seqs);
+    }
+    return seqs;
+  }
+
+  uint32_t BuildClass(uint32_t id, const ir::Node& n, uint32_t from) {
+    const std::vector<Utf8Sequence>& seqs = ClassSequences(id, n);
+    const uint32_t to = NewState();
+    // tail[k]: k more continuation bytes (0x80..0xBF) lead to `to`; shared by the sequences.
+    uint32_t tail[4] = {to, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    const auto tailOf = [&](int k) {
+      for (int j = 1; j <= k; ++j) {
+        if (tail[j] == UINT32_MAX) {
+          tail[j] = NewState();
+          AddRange(tail[j], 0x80, 0xBF, tail[j - 1]);
+        }
+      }
+      return tail[k];
+    };
+    for (const Utf8Sequence& s : seqs) {
+      uint32_t cur = from;
+      for (int k = 0; k < s.length; ++k) {
+        bool restIsContinuation = true;
+        for (int j = k + 1; j < s.length; ++j) restIsContinuation = restIsContinuation && s.lo[j] == 0x80 && s.hi[j] == 0xBF;
+        if (restIsContinuation) {
+          AddRange(cur, s.lo[k], s.hi[k], tailOf(s.length - 1 - k));
+          break;
+        }
+        const uint32_t next = NewState();
+        AddRange(cur, s.lo[k], s.hi[k], next);
+        cur = next;
+      }
+    }
+    return to;
+  }
+
+  const TextDfa& TextAutomaton(uint32_t id, const ir::Node& n) {
+    auto it = textCache_.find(id);
+    if (it != textCache_.end()) return it->second;
+    std::vector<std::string> excludes;
+    for (uint32_t i = 0; i < g_.TextExcludeCount(n); ++i) {
+      uint32_t len;
+      const uint8_t* p = g_.TextExclude(n, i, &len);
+      excludes.emplace_back(reinterpret_cast<const char*>(p), len);
+    }
+    const std::string where = "rule '" + g_.rules[current_].name + "', text node " + std::to_string(id);
+    return textCache_.emplace(id, BuildTextDfa(excludes, g_.TextMaxChars(n), limits_.maxTextStates, where)).first->second;
+  }
+
+  // Copies the text automaton: eps from `from` into its start, eps from accepting states to `to`.
+  void EmbedText(const TextDfa& dfa, uint32_t from, uint32_t to) {
+    const uint32_t base = program_.nfa.stateCount;
+    for (uint32_t s = 0; s < dfa.StateCount(); ++s) NewState();
+    AddEps(from, base);
+    for (uint32_t s = 0; s < dfa.StateCount(); ++s) {
+      const int32_t* row = dfa.next.data() + static_cast<size_t>(s) * 256;
+      int b = 0;
+      while (b < 256) {
+        if (row[b] < 0) {
+          ++b;
+          continue;
+        }
+        int e = b;
+        while (e + 1 < 256 && row[e + 1] == row[b]) ++e;
+        AddRange(base + s, static_cast<uint8_t>(b), static_cast<uint8_t>(e), base + static_cast<uint32_t>(row[b]));
+        b = e + 1;
+      }
+      if (dfa.accepting[s]) AddEps(base + s, to);
+    }
+  }
+
+  uint32_t BuildText(uint32_t id, const ir::Node& n, uint32_t from) {
+    const TextDfa& dfa = TextAutomaton(id, n);
+    const uint32_t to = NewState();
+    const uint32_t maxTokens = g_.TextMaxTokens(n);
+    if (maxTokens == ir::kNone) {
+      EmbedText(dfa, from, to);
+      return to;
+    }
+    // One rule per occurrence, so that its tokens are counted per occurrence (docs/engine.md).
+    NfaRule rule;
+    rule.name = g_.rules[current_].name + ".text" + std::to_string(++textRules_);
+    rule.start = NewState();
+    rule.final = NewState();
+    rule.maxTokens = maxTokens;
+    rule.nullable = true;
+    EmbedText(dfa, rule.start, rule.final);
+    const uint32_t index = static_cast<uint32_t>(program_.rules.size());
+    program_.rules.push_back(std::move(rule));
+    program_.nfa.calls.push_back({from, index, to});
+    AddEps(from, to);
+    return to;
+  }
+
+  const ir::Grammar& g_;
+  const CompileLimits& limits_;
+  const RuleAnalysis& analysis_;
+  NfaProgram program_;
+  std::vector<uint32_t> ruleIndex_;
+  std::vector<uint32_t> pending_;
+  uint32_t current_ = 0;
+  uint32_t textRules_ = 0;
+  std::unordered_map<uint32_t, std::vector<Utf8Sequence>> classCache_;
+  std::unordered_map<uint32_t, TextDfa> textCache_;
+};
+
+}  // namespace
+
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits) {
+  const RuleAnalysis analysis(grammar, limits);
+  return NfaBuilder(grammar, limits, analysis).Run();
+}
+
+}  // namespace tagmask

@@ -1,0 +1,67 @@
+// From the grammar IR to one byte-level NFA per kept rule.
+//
+// Rules are analysed first: the call graph, its strongly connected components, and the set of
+// rules kept as real calls (the root, and enough rules of each recursive component to break
+// every cycle). Every other reference is inlined, so most tool grammars become a single
+// automaton and only true recursion stays a call. A `text` node with maxTokens becomes a rule of
+// its own (one per occurrence), because the matcher counts tokens per occurrence of it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tagmask/ir.h"
+
+namespace tagmask {
+
+/// Size limits of a compilation; exceeding one is a GrammarError naming the rule.
+struct CompileLimits {
+  uint32_t maxNfaStates = 4u << 20;
+  uint32_t maxDfaStates = 1u << 20;
+  uint32_t maxTextStates = 1u << 16;
+  uint32_t maxNestingDepth = 4000;
+  /// Estimated NFA states a rule may be copied into its callers before it is kept as a call.
+  uint32_t inlineBudget = 1u << 16;
+};
+
+struct Nfa {
+  struct Range {
+    uint32_t from;
+    uint8_t lo, hi;
+    uint32_t to;
+  };
+  struct Eps {
+    uint32_t from, to;
+  };
+  struct Call {
+    uint32_t from;
+    uint32_t rule;  // index into NfaProgram::rules
+    uint32_t to;
+  };
+  uint32_t stateCount = 0;
+  std::vector<Range> ranges;
+  std::vector<Eps> eps;
+  std::vector<Call> calls;
+};
+
+struct NfaRule {
+  std::string name;
+  uint32_t start = 0;
+  uint32_t final = 0;
+  /// For a rule made of one `text` node with maxTokens: the limit; ir::kNone otherwise.
+  uint32_t maxTokens = ir::kNone;
+  bool nullable = false;
+};
+
+struct NfaProgram {
+  Nfa nfa;
+  std::vector<NfaRule> rules;
+  uint32_t root = 0;  // index into rules
+};
+
+/// Builds the NFAs of the kept rules reachable from the root. Throws GrammarError when a limit
+/// is exceeded.
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits);
+
+}  // namespace tagmask

@@ -1,0 +1,109 @@
+#include "tagmask/token_trie.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tagmask/error.h"
+
+namespace tagmask {
+namespace {
+
+// Bucket key of the first two bytes: a one-byte token sorts before every longer token with the
+// same first byte, hence the +1 for a present second byte.
+constexpr uint32_t kBuckets = 256 * 257;
+
+uint32_t BucketOf(const uint8_t* p, uint32_t len) { return p[0] * 257u + (len > 1 ? p[1] + 1u : 0u); }
+
+}  // namespace
+
+void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets,
+                      const std::vector<uint16_t>& impureEnd) {
+  const size_t n = ids.size();
+  // Sort by bytes: counting sort on the first two bytes, then a comparison sort of each bucket
+  // from the third byte on. Buckets are small, so this is a few times faster than one std::sort.
+  std::vector<uint32_t> count(kBuckets + 1, 0);
+  for (uint32_t id : ids) {
+    const uint32_t len = offsets[id + 1] - offsets[id];
+    TAGMASK_CHECK(len > 0, "empty tokens are not put in a trie");
+    ++count[BucketOf(bytes + offsets[id], len) + 1];
+  }
+  for (uint32_t i = 0; i < kBuckets; ++i) count[i + 1] += count[i];
+  ids_.assign(n, 0);
+  {
+    std::vector<uint32_t> next(count.begin(), count.end() - 1);
+    for (uint32_t id : ids) ids_[next[BucketOf(bytes + offsets[id], offsets[id + 1] - offsets[id])]++] = id;
+  }
+  const auto less = [&](uint32_t x, uint32_t y) {
+    const uint32_t lx = offsets[x + 1] - offsets[x], ly = offsets[y + 1] - offsets[y];
+    const uint32_t common = std::min(lx, ly);
+    if (common > 2) {
+      const int c = std::memcmp(bytes + offsets[x] + 2, bytes + offsets[y] + 2, common - 2);
+      if (c != 0) return c < 0;
+    }
+    if (lx != ly) return lx < ly;
+    return x < y;  // equal strings: by id, so the order is deterministic
+  };
+  for (uint32_t b = 0; b < kBuckets; ++b) {
+    if (count[b + 1] - count[b] > 1) std::sort(ids_.begin() + count[b], ids_.begin() + count[b + 1], less);
+  }
+
+  // Build nodes in pre-order. `path[d]` is the node at depth d of the previous token's path.
+  labelEnd_.clear();
+  tokenBegin_.clear();
+  impureEnd_.clear();
+  rootChild_.fill(0);
+  const bool withImpure = !impureEnd.empty();
+  labelEnd_.reserve(n * 2 + 1);
+  tokenBegin_.reserve(n * 2 + 2);
+  if (withImpure) impureEnd_.reserve(n * 2 + 1);
+  labelEnd_.push_back(0);
+  tokenBegin_.push_back(0);
+  if (withImpure) impureEnd_.push_back(0);
+  std::vector<uint32_t> path{0};
+  const auto close = [&](uint32_t node) {
+    const uint32_t end = static_cast<uint32_t>(labelEnd_.size());
+    labelEnd_[node] = (labelEnd_[node] & 0xFF000000u) | end;
+  };
+  const auto closeTo = [&](size_t depth) {
+    while (path.size() > depth + 1) {
+      const uint32_t node = path.back();
+      close(node);
+      path.pop_back();
+      if (withImpure) impureEnd_[path.back()] = std::max(impureEnd_[path.back()], impureEnd_[node]);
+    }
+  };
+  const uint8_t* prev = nullptr;
+  uint32_t prevLen = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t id = ids_[k];
+    const uint8_t* p = bytes + offsets[id];
+    const uint32_t len = offsets[id + 1] - offsets[id];
+    uint32_t lcp = 0;
+    const uint32_t limit = std::min(len, prevLen);
+    while (lcp < limit && p[lcp] == prev[lcp]) ++lcp;
+    closeTo(lcp);
+    for (uint32_t d = lcp; d < len; ++d) {
+      const uint32_t node = static_cast<uint32_t>(labelEnd_.size());
+      if (node >= kMaxNodes) {
+        throw Error(ErrorCode::InvalidTokenizer, "the vocabulary is too large: its token trie exceeds " +
+                                                     std::to_string(kMaxNodes) + " nodes");
+      }
+      labelEnd_.push_back(static_cast<uint32_t>(p[d]) << 24);
+      tokenBegin_.push_back(k);
+      if (withImpure) impureEnd_.push_back(0);
+      if (d == 0) rootChild_[p[0]] = node;
+      path.push_back(node);
+    }
+    if (withImpure) impureEnd_[path.back()] = std::max(impureEnd_[path.back()], impureEnd[id]);
+    prev = p;
+    prevLen = len;
+  }
+  closeTo(0);
+  close(0);
+  tokenBegin_.push_back(static_cast<uint32_t>(n));
+  labelEnd_.shrink_to_fit();
+  tokenBegin_.shrink_to_fit();
+  impureEnd_.shrink_to_fit();
+}
+
+}  // namespace tagmask

@@ -1,0 +1,72 @@
+// The compiled form of a grammar's language: one deterministic automaton per kept rule over
+// bytes (through byte classes), with call edges into other rules. Together they form a pushdown
+// automaton: a parser state is a stack of rule frames (docs/engine.md).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tagmask {
+
+/// The dead state: every transition out of it leads back to it.
+constexpr uint32_t kDeadState = 0;
+
+enum StateFlag : uint8_t {
+  /// The state's rule may end here.
+  kFinal = 1,
+  /// The state has call edges.
+  kHasCalls = 2,
+  /// Every plain character (tokenizer_info.h) leads from the state back to itself.
+  kAbsorbing = 4,
+  /// The state belongs to a `text` rule with maxTokens.
+  kLimitedText = 8,
+};
+
+struct CallEdge {
+  uint32_t rule;         // the callee
+  uint32_t returnState;  // where the caller continues after the callee ends
+};
+
+struct AutomatonRule {
+  std::string name;
+  uint32_t start = 0;
+  /// States [firstState, endState) belong to this rule.
+  uint32_t firstState = 0;
+  uint32_t endState = 0;
+  bool isRoot = false;
+  bool nullable = false;
+  /// No call edges in it and nobody calls it: a token walk from its states is a plain DFA walk.
+  bool simple = false;
+  /// maxTokens of a `text` rule, or 0xFFFFFFFF.
+  uint32_t maxTokens = 0xFFFFFFFFu;
+  /// Distinct states callers return to after this rule ends.
+  std::vector<uint32_t> returnStates;
+  /// Whether, with the stack below a frame of this rule unknown, the state after the rule ends is
+  /// still known for sure: the rule is not the root and has exactly one return state.
+  bool exactEscape = false;
+};
+
+struct Automaton {
+  uint32_t classCount = 0;
+  std::array<uint8_t, 256> byteClass{};
+  /// trans[state * classCount + class]; state 0 is dead.
+  std::vector<uint32_t> trans;
+  std::vector<uint8_t> flags;
+  std::vector<uint32_t> ruleOf;
+  /// Call edges of state s: calls[callBegin[s] .. callBegin[s + 1]).
+  std::vector<uint32_t> callBegin;
+  std::vector<CallEdge> calls;
+  /// The only byte that leads out of a state to a live state, or -1 (none or several).
+  std::vector<int16_t> singleByte;
+  std::vector<AutomatonRule> rules;
+  uint32_t rootRule = 0;
+
+  uint32_t StateCount() const { return static_cast<uint32_t>(flags.size()); }
+  uint32_t Next(uint32_t state, uint8_t byte) const { return trans[state * classCount + byteClass[byte]]; }
+  bool Is(uint32_t state, StateFlag flag) const { return (flags[state] & flag) != 0; }
+  size_t MemoryBytes() const;
+};
+
+}  // namespace tagmask

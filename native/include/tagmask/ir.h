@@ -1,0 +1,65 @@
+// The grammar IR as the engine reads it: the binary form of docs/ir.md ("Serialization"),
+// checked field by field. lib/compile/ir.ts writes it; ReadGrammar is its only reader here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tagmask::ir {
+
+/// Marks an unbounded repeat max or an absent text limit.
+constexpr uint32_t kNone = 0xFFFFFFFFu;
+/// "TMIR" as a little-endian u32.
+constexpr uint32_t kMagic = 0x52494D54u;
+constexpr uint32_t kVersion = 1;
+/// The largest Unicode code point.
+constexpr uint32_t kMaxCodePoint = 0x10FFFF;
+
+enum class Kind : uint32_t { Empty = 0, Never = 1, Bytes = 2, Class = 3, Seq = 4, Choice = 5, Repeat = 6, Ref = 7, Text = 8 };
+
+/// One node, fields as in the binary table (meaning depends on `kind`, see docs/ir.md).
+struct Node {
+  Kind kind;
+  uint32_t a;
+  uint32_t b;
+  uint32_t c;
+};
+
+struct Rule {
+  std::string name;
+  uint32_t body;
+};
+
+/// A validated grammar. Node ids, extra offsets and byte offsets are those of the buffer, and
+/// every one of them has been checked against its pool, so the accessors need no checks.
+struct Grammar {
+  std::vector<Rule> rules;
+  uint32_t root = 0;
+  std::vector<Node> nodes;
+  std::vector<uint32_t> extra;
+  std::vector<uint8_t> bytes;
+
+  /// Child ids of a seq or choice node.
+  const uint32_t* Children(const Node& n) const { return extra.data() + n.a; }
+  /// Literal bytes of a bytes node.
+  const uint8_t* Literal(const Node& n) const { return bytes.data() + n.a; }
+  /// Class ranges: pairs (lo, hi), n.b of them.
+  const uint32_t* Ranges(const Node& n) const { return extra.data() + n.a; }
+  bool Negated(const Node& n) const { return (n.c & 1u) != 0; }
+  /// Text parameters.
+  uint32_t TextMaxChars(const Node& n) const { return extra[n.a]; }
+  uint32_t TextMaxTokens(const Node& n) const { return extra[n.a + 1]; }
+  uint32_t TextExcludeCount(const Node& n) const { return n.b; }
+  const uint8_t* TextExclude(const Node& n, uint32_t i, uint32_t* length) const {
+    *length = extra[n.a + 3 + 2 * i];
+    return bytes.data() + extra[n.a + 2 + 2 * i];
+  }
+};
+
+/// Parses and validates a serialized grammar. Throws Error(InvalidGrammar) naming the header
+/// field, rule or node that is wrong; never reads outside `data[0, size)`.
+Grammar ReadGrammar(const uint8_t* data, size_t size);
+
+}  // namespace tagmask::ir

@@ -1,0 +1,70 @@
+// A token trie: the byte strings of a set of tokens, sorted, with one node per distinct prefix,
+// laid out in flat arrays in depth-first (pre-)order. docs/token-trie.md explains the layout and
+// why it is walked the way it is.
+//
+// The trie knows nothing of grammars. Walkers (mask_builder.cpp) go through it node by node in
+// index order, keeping their own per-depth state, and skip a whole subtree by jumping to its end.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tagmask {
+
+class TokenTrie {
+ public:
+  /// The largest number of nodes a trie can hold (subtree ends are stored in 24 bits).
+  static constexpr uint32_t kMaxNodes = (1u << 24) - 1;
+  /// "Never cut": stored in ImpureEnd when a token's impure end does not fit 16 bits.
+  static constexpr uint16_t kImpureUnknown = 0xFFFF;
+
+  TokenTrie() = default;
+
+  /// Builds the trie of the tokens `ids`, token t being bytes[offsets[t], offsets[t+1]).
+  /// `impureEnd[t]` (optional, may be empty) is per token the length of the shortest prefix
+  /// after which the rest of the token is plain; the trie keeps its maximum per subtree.
+  /// Tokens must be non-empty. Equal byte strings may repeat (they share a node).
+  void Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets,
+             const std::vector<uint16_t>& impureEnd);
+
+  /// Number of nodes, the root (node 0, the empty prefix) included.
+  uint32_t NodeCount() const { return static_cast<uint32_t>(tokenBegin_.size()) - 1; }
+  /// Number of tokens in the trie.
+  uint32_t TokenCount() const { return static_cast<uint32_t>(ids_.size()); }
+
+  /// The byte on the edge into node i (i > 0).
+  uint8_t Label(uint32_t i) const { return static_cast<uint8_t>(labelEnd_[i] >> 24); }
+  /// One past the last node of i's subtree.
+  uint32_t SubtreeEnd(uint32_t i) const { return labelEnd_[i] & 0xFFFFFFu; }
+  /// Tokens ending at node i are TokenIds()[TokenBegin(i), TokenBegin(i + 1)); the tokens of
+  /// i's subtree are [TokenBegin(i), TokenBegin(SubtreeEnd(i))).
+  uint32_t TokenBegin(uint32_t i) const { return tokenBegin_[i]; }
+  /// Token ids in trie order (sorted by bytes).
+  const uint32_t* TokenIds() const { return ids_.data(); }
+  /// The node of the one-byte prefix `b`, or 0 when no token starts with b.
+  uint32_t RootChild(uint8_t b) const { return rootChild_[b]; }
+  /// Max over i's subtree of the tokens' impure end (0 for a trie of plain tokens).
+  uint16_t ImpureEnd(uint32_t i) const { return impureEnd_.empty() ? 0 : impureEnd_[i]; }
+  bool HasImpureEnds() const { return !impureEnd_.empty(); }
+
+  /// Raw arrays for walkers.
+  const uint32_t* LabelEndData() const { return labelEnd_.data(); }
+  const uint32_t* TokenBeginData() const { return tokenBegin_.data(); }
+  const uint16_t* ImpureEndData() const { return impureEnd_.empty() ? nullptr : impureEnd_.data(); }
+
+  size_t MemoryBytes() const {
+    return labelEnd_.capacity() * 4 + tokenBegin_.capacity() * 4 + ids_.capacity() * 4 + impureEnd_.capacity() * 2 +
+           sizeof(rootChild_);
+  }
+
+ private:
+  std::vector<uint32_t> labelEnd_;    // per node: label << 24 | subtree end
+  std::vector<uint32_t> tokenBegin_;  // per node, plus one sentinel entry = token count
+  std::vector<uint16_t> impureEnd_;   // per node (empty for a plain trie)
+  std::vector<uint32_t> ids_;         // token ids in trie order
+  std::array<uint32_t, 256> rootChild_{};
+};
+
+}  // namespace tagmask
