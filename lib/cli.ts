@@ -48,7 +48,8 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`tagmask ${name}: ${err.message}\nusage: ${command.usage}\n`);
+      // One line, as scripts expect; the full usage is one --help away.
+      io.stderr.write(`tagmask ${name}: ${err.message} (see \`tagmask ${name} --help\`)\n`);
       return 2;
     }
     if (err instanceof TagmaskError) {

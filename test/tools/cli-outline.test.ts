@@ -98,7 +98,8 @@ describe("tagmask outline (in process)", () => {
     const r = await run(args as string[]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr.split("\n")[0]).toMatch(message);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 
   it.each([
