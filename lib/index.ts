@@ -38,6 +38,8 @@ export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";
 export type { LogitsDType, MaskShapeOptions, SampleOptions } from "./mask/types.js";
 export { toBFloat16Bits, fromBFloat16Bits, toFloat16Bits, fromFloat16Bits, toHalfBits, fromHalfBits } from "./mask/dtype.js";
 export { setThreadPoolSize, threadPoolSize } from "./engine/batch-pool.js";
+export { cuda, CudaStream, DeviceBitmask, DeviceLogits, PinnedBitmask } from "./mask/cuda.js";
+export type { CudaDeviceInfo, DeviceLogitsOptions, DeviceRowOptions, DeviceSampleOptions, StreamLike } from "./mask/cuda.js";
 export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
   KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES,

@@ -39,6 +39,15 @@ export interface NativeAddon {
   maskedArgmax(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): Int32Array;
   maskedSample(logits: Float32Array | Uint16Array, bitmask: Int32Array, options: object): Int32Array;
   applyMaskIsa(force?: string): string;
+  /** CUDA device API (lib/mask/cuda.ts). */
+  cudaAvailable(): boolean;
+  cudaDeviceInfo(device?: number): {
+    device: number; name: string; computeCapability: string; multiprocessors: number; totalMemory: number; memoryBandwidth: number;
+  };
+  CudaStream: new (device?: number) => NativeCudaStream;
+  PinnedBitmask: new (rows: number, vocabSize: number) => NativePinnedBitmask;
+  DeviceBitmask: new (rows: number, vocabSize: number, options: object) => NativeDeviceBitmask;
+  DeviceLogits: new (options: object) => NativeDeviceLogits;
   /** Engine (lib/engine): the native vocabulary handle built from VocabularyData. */
   createTokenizerInfo(data: VocabularyData): NativeTokenizerInfoHandle;
   /** Compiles a serialized grammar IR against a vocabulary on the calling thread. */
@@ -99,6 +108,48 @@ export interface NativeGrammarMatcher {
   readonly inError: boolean;
   readonly errorMessage: string;
   readonly memoryBytes: number;
+}
+
+/** Native CUDA stream (lib/mask/cuda.ts wraps it). */
+export interface NativeCudaStream {
+  readonly handle: bigint;
+  synchronize(): void;
+  destroy(): void;
+}
+
+/** Native pinned-memory bitmask. */
+export interface NativePinnedBitmask {
+  readonly array: Int32Array | undefined;
+  readonly rows: number;
+  readonly vocabSize: number;
+  free(): void;
+}
+
+/** Native device bitmask. */
+export interface NativeDeviceBitmask {
+  upload(source: Int32Array | NativePinnedBitmask, options: object): boolean;
+  download(): Int32Array;
+  free(): void;
+  readonly pointer: bigint;
+  readonly rows: number;
+  readonly vocabSize: number;
+}
+
+/** Native device logits. */
+export interface NativeDeviceLogits {
+  readonly pointer: bigint;
+  readonly shape: {
+    rows: number; vocabSize: number; columns: number; stride: number;
+    dtype: "float32" | "float16" | "bfloat16"; device: number; owned: boolean;
+  };
+  upload(host: Float32Array | Uint16Array, options: object): void;
+  download(options: object): Float32Array | Uint16Array;
+  applyBitmask(bitmask: NativeDeviceBitmask, options: object): void;
+  argmax(bitmask: NativeDeviceBitmask | null, options: object): Int32Array;
+  sample(bitmask: NativeDeviceBitmask, options: object): Int32Array;
+  benchmark(kind: string, bitmask: NativeDeviceBitmask | null, iterations: number, options: object): number;
+  synchronize(options: object): void;
+  free(): void;
 }
 
 function packageRoot(): string {

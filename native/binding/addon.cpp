@@ -5,6 +5,7 @@
 #include "runtime.h"
 #include "thread_pool.h"
 #include "mask_cpu.h"
+#include "cuda_binding.h"
 #include "tokenizer_info.h"
 #include "compiled_grammar.h"
 #include "matcher.h"
@@ -21,6 +22,12 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("maskedArgmax", Napi::Function::New(env, MaskedArgmaxJs, "maskedArgmax"));
   exports.Set("maskedSample", Napi::Function::New(env, MaskedSampleJs, "maskedSample"));
   exports.Set("applyMaskIsa", Napi::Function::New(env, ApplyMaskIsaJs, "applyMaskIsa"));
+  exports.Set("cudaAvailable", Napi::Function::New(env, CudaAvailable, "cudaAvailable"));
+  exports.Set("cudaDeviceInfo", Napi::Function::New(env, CudaDeviceInfo, "cudaDeviceInfo"));
+  InitCudaStream(env, exports);
+  InitPinnedBitmask(env, exports);
+  InitDeviceBitmask(env, exports);
+  InitDeviceLogits(env, exports);
   TokenizerInfoWrap::Init(env, exports);
   CompiledGrammarWrap::Init(env, exports);
   MatcherWrap::Init(env, exports);

@@ -135,6 +135,15 @@ void ParseMaskShape(Napi::Env /*env*/, const Napi::Value& options_value, const c
   out.columns = SizeOption(options, "columns", what, 0);
   out.stride = SizeOption(options, "stride", what, 0);
   out.rows = SizeOption(options, "rows", what, 0);
+  ParseIndices(options, what, out, index_storage);
+}
+
+void ParseIndices(const Napi::Value& options_value, const char* what, MaskedLogits& out,
+                  std::vector<int32_t>& index_storage) {
+  out.has_indices = false;
+  out.compact_bitmask = false;
+  if (options_value.IsUndefined()) return;
+  Napi::Object options = OptionsObject(options_value, what);
   Napi::Value compact = options.Get("compactBitmask");
   if (!compact.IsUndefined() && !compact.IsBoolean()) {
     ThrowInvalidArgument(std::string(what) + ": options.compactBitmask must be a boolean, got " + Describe(compact));
@@ -142,7 +151,6 @@ void ParseMaskShape(Napi::Env /*env*/, const Napi::Value& options_value, const c
   out.compact_bitmask = compact.IsBoolean() && compact.As<Napi::Boolean>().Value();
   Napi::Value indices = options.Get("indices");
   if (indices.IsUndefined() || indices.IsNull()) {
-    out.has_indices = false;
     return;
   }
   out.has_indices = true;

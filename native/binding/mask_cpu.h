@@ -18,6 +18,9 @@ namespace tagmask::binding {
 void ParseMaskShape(Napi::Env env, const Napi::Value& options, const char* what, MaskedLogits& out,
                     std::vector<int32_t>& index_storage);
 
+/// Only the row selection options: indices and compactBitmask (options may be undefined).
+void ParseIndices(const Napi::Value& options, const char* what, MaskedLogits& out, std::vector<int32_t>& index_storage);
+
 /// Sampling parameters for `rows` rows from options (temperature, topK, topP, seed; each a
 /// number or a per-row typed array).
 std::vector<SampleParams> ParseSampleParams(const Napi::Value& options, const char* what, size_t rows);

@@ -1,0 +1,206 @@
+/**
+ * GPU masking kernels on one device (run with `node bench/gpu/run.mjs`):
+ *   1. bitmask application at batch 1–4096 on a 128,256-token fp32 (and bf16) batch, for three
+ *      masks: "mixed" (every 32-bit word mixed: each chunk is read and written, the dense case),
+ *      "sparse" (a dozen allowed tokens per row: chunks are written without being read) and
+ *      "open" (almost everything allowed: chunks skipped). Reported: µs per launch (CUDA events,
+ *      mean of many back-to-back launches), the bytes the kernel must move for that mask
+ *      (reads of mixed chunks, writes of non-open chunks, the mask itself) as GB/s and as a
+ *      percentage of the device's peak (4.8 TB/s on an H200), and the "naive" figure that
+ *      counts a full read and write of every logit, the way mask-kernel bandwidth is usually
+ *      quoted;
+ *   2. launch latency at batch 1: device time per launch, and host wall time per call;
+ *   3. fused masked argmax against apply-then-argmax at batch 1, 64 and 256;
+ *   4. fused masked sampling (temperature, top-k, top-p) wall time at batch 1 and 64.
+ */
+import { performance } from "node:perf_hooks";
+import { cuda, type DeviceBitmask, type DeviceLogits } from "../../lib/mask/cuda.js";
+import { bitmaskWords } from "../../lib/mask/types.js";
+import { saveReport, type BenchRow } from "../harness.js";
+
+const quick = process.argv.includes("--quick");
+const V = 128256;
+const W = bitmaskWords(V);
+const H200_PEAK = 4.8e12;
+
+if (!cuda.available()) {
+  console.error("bench/gpu: no usable CUDA device (cuda.available() is false); nothing to measure");
+  process.exit(2);
+}
+const info = cuda.deviceInfo(0);
+const peak = info.name.includes("H200") ? H200_PEAK : info.memoryBandwidth || H200_PEAK;
+console.log(`device: ${info.name} (compute ${info.computeCapability}, ${info.multiprocessors} SMs, peak ${(peak / 1e12).toFixed(2)} TB/s)`);
+
+type Kind = "mixed" | "sparse" | "open";
+
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0);
+}
+
+function makeMask(rows: number, kind: Kind): Int32Array {
+  const next = lcg(rows + kind.length * 977);
+  const mask = new Int32Array(rows * W);
+  for (let r = 0; r < rows; r++) {
+    const row = mask.subarray(r * W, (r + 1) * W);
+    if (kind === "mixed") {
+      for (let w = 0; w < W; w++) {
+        let m = next() | 0;
+        if (m === 0 || m === -1) m = 0x5555aaaa; // keep every word mixed
+        row[w] = m;
+      }
+    } else if (kind === "sparse") {
+      for (let k = 0; k < 12; k++) {
+        const t = next() % V;
+        row[t >> 5]! |= 1 << (t & 31);
+      }
+    } else {
+      row.fill(-1);
+      for (let k = 0; k < 64; k++) {
+        const t = next() % V;
+        row[t >> 5]! &= ~(1 << (t & 31));
+      }
+    }
+  }
+  return mask;
+}
+
+/** Bytes the kernel must move: per 16-byte chunk, read+write if mixed, write if all-disallowed. */
+function requiredBytes(mask: Int32Array, rows: number, elementBytes: number): number {
+  const perChunk = 16 / elementBytes;
+  let bytes = rows * W * 4;
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c * perChunk < V; c++) {
+      const first = c * perChunk;
+      const word = mask[r * W + (first >> 5)]!;
+      const count = Math.min(perChunk, V - first);
+      const bits = (word >>> (first & 31)) & (count >= 32 ? 0xffffffff : (1 << count) - 1);
+      const all = count >= 32 ? 0xffffffff : (1 << count) - 1;
+      if ((bits >>> 0) === (all >>> 0)) continue;
+      bytes += bits === 0 ? 16 : 32;
+    }
+  }
+  return bytes;
+}
+
+const rows: BenchRow[] = [];
+const table: Array<Record<string, string | number>> = [];
+const batches = quick ? [1, 64, 1024] : [1, 4, 16, 64, 256, 1024, 4096];
+const stream = cuda.createStream();
+
+function withBatch<T>(batch: number, dtype: "float32" | "bfloat16", fn: (l: DeviceLogits, b: (k: Kind) => DeviceBitmask) => T): T {
+  const logits = cuda.allocateLogits({ rows: batch, vocabSize: V, dtype, stream });
+  const host = dtype === "float32" ? new Float32Array(batch * V).fill(0.25) : new Uint16Array(batch * V).fill(0x3e80);
+  logits.upload(host);
+  const masks = new Map<Kind, DeviceBitmask>();
+  const get = (k: Kind): DeviceBitmask => {
+    let m = masks.get(k);
+    if (!m) {
+      m = cuda.allocateBitmask(batch, V, { stream });
+      m.upload(makeMask(batch, k));
+      masks.set(k, m);
+    }
+    return m;
+  };
+  try {
+    return fn(logits, get);
+  } finally {
+    for (const m of masks.values()) m.free();
+    logits.free();
+  }
+}
+
+// 1. bandwidth
+for (const dtype of ["float32", "bfloat16"] as const) {
+  const elementBytes = dtype === "float32" ? 4 : 2;
+  for (const batch of dtype === "bfloat16" ? batches.filter((b) => b >= 64) : batches) {
+    withBatch(batch, dtype, (logits, mask) => {
+      for (const kind of ["mixed", "sparse", "open"] as Kind[]) {
+        const iterations = Math.max(20, Math.min(2000, Math.round(2e5 / batch)));
+        logits.benchmark("apply", mask(kind), 5);
+        const us = logits.benchmark("apply", mask(kind), iterations);
+        const need = requiredBytes(makeMask(batch, kind), batch, elementBytes);
+        const naive = batch * V * elementBytes * 2 + batch * W * 4;
+        const gbps = need / (us * 1e-6) / 1e9;
+        table.push({
+          kernel: `apply ${dtype}`,
+          batch,
+          mask: kind,
+          "µs/launch": Math.round(us * 100) / 100,
+          "required GB/s": Math.round(gbps),
+          "% of peak": Math.round((need / (us * 1e-6) / peak) * 1000) / 10,
+          "naive GB/s": Math.round(naive / (us * 1e-6) / 1e9),
+        });
+        rows.push({ suite: "gpu apply", task: `apply ${dtype} batch ${batch} ${kind}`, medianUs: us, p99Us: us, samples: iterations });
+      }
+    });
+  }
+}
+console.log("\n## bitmask application (mean of back-to-back launches, CUDA events)");
+console.table(table);
+
+// 2. launch latency at batch 1
+const latency: Record<string, number> = {};
+withBatch(1, "float32", (logits, mask) => {
+  const m = mask("sparse");
+  latency["device µs per launch (events, batch 1)"] = logits.benchmark("apply", m, 2000);
+  const n = 2000;
+  logits.synchronize();
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) logits.applyBitmask(m);
+  const t1 = performance.now();
+  logits.synchronize();
+  const t2 = performance.now();
+  latency["host µs per applyBitmask call (enqueue only)"] = ((t1 - t0) * 1000) / n;
+  latency["wall µs per call incl. completion"] = ((t2 - t0) * 1000) / n;
+  const t3 = performance.now();
+  for (let i = 0; i < 200; i++) {
+    logits.applyBitmask(m);
+    logits.synchronize();
+  }
+  latency["wall µs per call + synchronize (round trip)"] = ((performance.now() - t3) * 1000) / 200;
+});
+console.log("\n## launch latency");
+console.table(latency);
+
+// 3. fused argmax vs apply-then-argmax
+const argmaxTable: Array<Record<string, string | number>> = [];
+for (const batch of quick ? [1, 256] : [1, 64, 256]) {
+  withBatch(batch, "float32", (logits, mask) => {
+    for (const kind of ["sparse", "mixed"] as Kind[]) {
+      const iterations = Math.max(50, Math.round(1e5 / batch));
+      const fused = logits.benchmark("argmax", mask(kind), iterations);
+      const apply = logits.benchmark("apply", mask(kind), iterations);
+      const plain = logits.benchmark("argmax", null, iterations);
+      argmaxTable.push({
+        batch,
+        mask: kind,
+        "fused masked argmax µs": Math.round(fused * 100) / 100,
+        "apply + argmax µs": Math.round((apply + plain) * 100) / 100,
+        speedup: Math.round(((apply + plain) / fused) * 100) / 100,
+      });
+      rows.push({ suite: "gpu argmax", task: `fused argmax batch ${batch} ${kind}`, medianUs: fused, p99Us: fused, samples: iterations, peer: `apply+argmax batch ${batch} ${kind}`, speedupVsPeer: (apply + plain) / fused });
+    }
+  });
+}
+console.log("\n## fused masked argmax vs mask-then-argmax (device µs per launch)");
+console.table(argmaxTable);
+
+// 4. sampling wall time
+const sampleTable: Array<Record<string, string | number>> = [];
+for (const batch of [1, 64]) {
+  withBatch(batch, "float32", (logits, mask) => {
+    const m = mask("mixed");
+    const opts = { temperature: 0.7, topK: 50, topP: 0.9, seed: 1n };
+    logits.sample(m, opts);
+    const n = batch === 1 ? 200 : 50;
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) logits.sample(m, { ...opts, seed: BigInt(i) });
+    sampleTable.push({ batch, "wall µs per sample() call (incl. sync)": Math.round(((performance.now() - t0) * 1000) / n) });
+  });
+}
+console.log("\n## fused masked sampling");
+console.table(sampleTable);
+
+stream.destroy();
+console.log(`report: ${saveReport("gpu-kernels", rows, { device: info, table, latency, argmaxTable, sampleTable })}`);

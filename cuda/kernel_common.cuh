@@ -1,0 +1,122 @@
+// Helpers shared by the masking kernels: element storage per dtype, 16-byte vector chunks, and
+// the work-row → (logits row, bitmask row) mapping (the same rule as MaskedLogits on the CPU).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tagmask/cuda_device.h"
+#include "tagmask/mask_math.h"
+
+namespace tagmask::cuda::detail {
+
+using maskmath::DType;
+
+template <DType D>
+struct Storage {
+  using T = uint16_t;
+};
+template <>
+struct Storage<DType::kFloat32> {
+  using T = uint32_t;
+};
+
+/// Elements per 16-byte vector.
+template <DType D>
+__host__ __device__ constexpr int VecOf() {
+  return D == DType::kFloat32 ? 4 : 8;
+}
+
+template <DType D>
+__device__ __forceinline__ float ToFloat(uint32_t bits) {
+  if constexpr (D == DType::kFloat32) {
+    return maskmath::BitsFloat(bits);
+  } else if constexpr (D == DType::kBFloat16) {
+    return maskmath::BF16ToFloat(static_cast<uint16_t>(bits));
+  } else {
+    return maskmath::F16ToFloat(static_cast<uint16_t>(bits));
+  }
+}
+
+template <DType D>
+__host__ __device__ constexpr uint32_t NegInfBits() {
+  return D == DType::kFloat32 ? maskmath::kF32NegInfBits
+                              : (D == DType::kBFloat16 ? maskmath::kBF16NegInfBits : maskmath::kF16NegInfBits);
+}
+
+/// kVec consecutive elements as raw bits (one per lane), from a 16-byte aligned address when
+/// kVec is the full vector width, else one element.
+template <DType D, int kVec>
+struct Chunk {
+  uint32_t lane[kVec];
+};
+
+template <DType D, int kVec>
+__device__ __forceinline__ Chunk<D, kVec> LoadChunk(const typename Storage<D>::T* p) {
+  Chunk<D, kVec> c;
+  if constexpr (kVec == 1) {
+    c.lane[0] = p[0];
+  } else {
+    const uint4 v = *reinterpret_cast<const uint4*>(p);
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    if constexpr (D == DType::kFloat32) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) c.lane[j] = w[j];
+    } else {
+#pragma unroll
+      for (int j = 0; j < 8; ++j) c.lane[j] = (w[j / 2] >> (16 * (j % 2))) & 0xFFFFu;
+    }
+  }
+  return c;
+}
+
+template <DType D, int kVec>
+__device__ __forceinline__ void StoreChunk(typename Storage<D>::T* p, const Chunk<D, kVec>& c) {
+  if constexpr (kVec == 1) {
+    p[0] = static_cast<typename Storage<D>::T>(c.lane[0]);
+  } else if constexpr (D == DType::kFloat32) {
+    *reinterpret_cast<uint4*>(p) = make_uint4(c.lane[0], c.lane[1], c.lane[2], c.lane[3]);
+  } else {
+    *reinterpret_cast<uint4*>(p) = make_uint4(c.lane[0] | (c.lane[1] << 16), c.lane[2] | (c.lane[3] << 16),
+                                              c.lane[4] | (c.lane[5] << 16), c.lane[6] | (c.lane[7] << 16));
+  }
+}
+
+/// A chunk whose every lane is -inf.
+template <DType D, int kVec>
+__device__ __forceinline__ Chunk<D, kVec> NegInfChunk() {
+  Chunk<D, kVec> c;
+#pragma unroll
+  for (int j = 0; j < kVec; ++j) c.lane[j] = NegInfBits<D>();
+  return c;
+}
+
+struct RowPair {
+  uint64_t logits_row;
+  uint64_t mask_row;
+};
+
+__device__ __forceinline__ RowPair MapRow(const DeviceBatch& b, uint32_t k) {
+  if (b.indices == nullptr) return RowPair{k, k};
+  const uint64_t r = static_cast<uint32_t>(b.indices[k]);
+  return RowPair{r, b.compact_bitmask ? k : r};
+}
+
+/// Allow bits of the chunk starting at `first`; without a bitmask every token < vocab is allowed.
+template <int kVec>
+__device__ __forceinline__ uint32_t ChunkAllow(const int32_t* mask_row, uint32_t first, uint32_t vocab) {
+  if (mask_row != nullptr) return maskmath::ChunkBits(mask_row, first, kVec, vocab);
+  if (first >= vocab) return 0;
+  const uint32_t left = vocab - first;
+  const uint32_t n = left < static_cast<uint32_t>(kVec) ? left : static_cast<uint32_t>(kVec);
+  return n == 32 ? 0xFFFFFFFFu : ((1u << n) - 1u);
+}
+
+/// Whether logits rows can be read as 16-byte vectors.
+inline bool VectorAligned(const DeviceBatch& b) {
+  const uint64_t row_bytes = b.stride * maskmath::ElementBytes(b.dtype);
+  return (reinterpret_cast<uintptr_t>(b.logits) % 16) == 0 && row_bytes % 16 == 0;
+}
+
+}  // namespace tagmask::cuda::detail

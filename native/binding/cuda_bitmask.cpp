@@ -1,0 +1,146 @@
+// DeviceBitmask: bitmask rows in device memory, uploaded from an Int32Array (synchronously) or
+// from a PinnedBitmask (asynchronously, on a stream).
+#include "addon_data.h"
+#include "cuda_binding.h"
+#include "cuda_classes.h"
+#include "errors.h"
+
+namespace tagmask::binding {
+namespace {
+
+uintptr_t StreamOption(const Napi::Value& options, const std::string& what, uintptr_t fallback) {
+  if (!options.IsObject()) return fallback;
+  Napi::Value v = options.As<Napi::Object>().Get("stream");
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  if (v.IsObject() && !v.IsBigInt()) v = v.As<Napi::Object>().Get("handle");  // a CudaStream
+  return ToHandle(v, what, "options.stream");
+}
+
+}  // namespace
+
+DeviceBitmaskWrap::DeviceBitmaskWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceBitmaskWrap>(info) {
+  Napi::Env env = info.Env();
+  GuardedConstruct(env, [&]() {
+    constexpr const char* what = "new DeviceBitmask(rows, vocabSize, options)";
+    RequireCudaBuild(what);
+    rows_ = ToSize(info[0], what, "rows", 1u << 24);
+    vocab_ = ToSize(info[1], what, "vocabSize", 0x7FFFFFFFu);
+    if (rows_ == 0 || vocab_ == 0) ThrowInvalidArgument(std::string(what) + ": rows and vocabSize must be positive");
+    device_ = DeviceOption(info[2], what);
+    stream_ = StreamOption(info[2], what, 0);
+#ifdef TAGMASK_WITH_CUDA
+    cuda::RequireDevice(device_);
+    memory_ = cuda::DeviceMemory(rows_ * ((vocab_ + 31) / 32) * sizeof(int32_t), device_);
+#endif
+  });
+}
+
+const int32_t* DeviceBitmaskWrap::Data(const char* what) const {
+#ifdef TAGMASK_WITH_CUDA
+  if (memory_.data() != nullptr) return static_cast<const int32_t*>(memory_.data());
+#endif
+  ThrowInvalidArgument(std::string(what) + ": the DeviceBitmask was freed");
+}
+
+Napi::Value DeviceBitmaskWrap::Upload(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "DeviceBitmask.upload(source, options)";
+    int32_t* dst = const_cast<int32_t*>(Data(what));
+    const uint64_t words = (vocab_ + 31) / 32;
+    const uint64_t capacity = rows_ * words;
+    const uintptr_t stream = StreamOption(info[1], what, stream_);
+    const int32_t* src = nullptr;
+    uint64_t length = 0;
+    bool pinned = false;
+    if (info[0].IsObject() && info[0].As<Napi::Object>().InstanceOf(
+                                  AddonData::Of(env).constructors["PinnedBitmask"].Value())) {
+      PinnedBitmaskWrap* p = PinnedBitmaskWrap::Unwrap(info[0].As<Napi::Object>());
+      if (p->vocab() != vocab_) {
+        ThrowInvalidArgument(std::string(what) + ": the PinnedBitmask covers " + std::to_string(p->vocab()) +
+                             " tokens, this DeviceBitmask " + std::to_string(vocab_));
+      }
+      src = p->Data(what);
+      length = p->words();
+      pinned = true;
+    } else if (info[0].IsTypedArray() && (info[0].As<Napi::TypedArray>().TypedArrayType() == napi_int32_array ||
+                                          info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array)) {
+      Napi::TypedArray a = info[0].As<Napi::TypedArray>();
+      src = reinterpret_cast<const int32_t*>(static_cast<const char*>(a.ArrayBuffer().Data()) + a.ByteOffset());
+      length = a.ElementLength();
+    } else {
+      ThrowInvalidArgument(std::string(what) + ": source must be an Int32Array or a PinnedBitmask");
+    }
+    if (length % words != 0 || length > capacity) {
+      ThrowInvalidArgument(std::string(what) + ": source has " + std::to_string(length) +
+                           " words; expected a whole number of rows of ceil(" + std::to_string(vocab_) + "/32) = " +
+                           std::to_string(words) + " words, at most " + std::to_string(rows_) + " rows (" +
+                           std::to_string(capacity) + " words)");
+    }
+#ifdef TAGMASK_WITH_CUDA
+    // From pinned memory the copy is queued and returns at once (do not refill the pinned rows
+    // until the stream has passed it); from an ordinary Int32Array CUDA stages the bytes before
+    // returning, so the array may be reused immediately.
+    cuda::CopyHostToDevice(dst, src, length * sizeof(int32_t), stream, device_);
+#else
+    (void)dst;
+    (void)src;
+    (void)stream;
+#endif
+    return Napi::Boolean::New(env, pinned);
+  });
+}
+
+Napi::Value DeviceBitmaskWrap::Download(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "DeviceBitmask.download()";
+    const int32_t* src = Data(what);
+    const uint64_t words = rows_ * ((vocab_ + 31) / 32);
+    Napi::Int32Array out = Napi::Int32Array::New(env, words);
+#ifdef TAGMASK_WITH_CUDA
+    cuda::CopyDeviceToHost(out.Data(), src, words * sizeof(int32_t), stream_, device_);
+    cuda::SynchronizeStream(stream_, device_);
+#else
+    (void)src;
+#endif
+    return out;
+  });
+}
+
+Napi::Value DeviceBitmaskWrap::Free(const Napi::CallbackInfo& info) {
+#ifdef TAGMASK_WITH_CUDA
+  memory_.Reset();
+#endif
+  return info.Env().Undefined();
+}
+
+Napi::Value DeviceBitmaskWrap::Pointer(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    return Napi::BigInt::New(env, static_cast<uint64_t>(reinterpret_cast<uintptr_t>(Data("DeviceBitmask.pointer"))));
+  });
+}
+
+Napi::Value DeviceBitmaskWrap::Rows(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(rows_));
+}
+
+Napi::Value DeviceBitmaskWrap::VocabSize(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), static_cast<double>(vocab_));
+}
+
+void InitDeviceBitmask(Napi::Env env, Napi::Object exports) {
+  Napi::Function ctor = DeviceBitmaskWrap::DefineClass(
+      env, "DeviceBitmask",
+      {DeviceBitmaskWrap::InstanceMethod<&DeviceBitmaskWrap::Upload>("upload"),
+       DeviceBitmaskWrap::InstanceMethod<&DeviceBitmaskWrap::Download>("download"),
+       DeviceBitmaskWrap::InstanceMethod<&DeviceBitmaskWrap::Free>("free"),
+       DeviceBitmaskWrap::InstanceAccessor<&DeviceBitmaskWrap::Pointer>("pointer"),
+       DeviceBitmaskWrap::InstanceAccessor<&DeviceBitmaskWrap::Rows>("rows"),
+       DeviceBitmaskWrap::InstanceAccessor<&DeviceBitmaskWrap::VocabSize>("vocabSize")});
+  AddonData::Of(env).constructors["DeviceBitmask"] = Napi::Persistent(ctor);
+  exports.Set("DeviceBitmask", ctor);
+}
+
+}  // namespace tagmask::binding
