@@ -1,6 +1,7 @@
 #include "mask_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <unordered_map>
 
@@ -43,46 +44,19 @@ struct WalkResult {
   }
 };
 
-// A walk over a trie from a single automaton state, for rules without calls that nobody calls:
-// one state per depth, and a token is accepted iff its walk stays alive.
-uint64_t WalkSimple(const Automaton& a, const TokenTrie& trie, uint32_t start, Ranges* accepted,
-                    std::vector<uint32_t>& states, std::vector<uint32_t>& ends) {
-  const uint32_t n = trie.NodeCount();
-  const uint32_t* le = trie.LabelEndData();
-  const uint32_t* tb = trie.TokenBeginData();
-  const uint16_t* impure = trie.ImpureEndData();
-  const uint32_t classes = a.classCount;
-  const uint32_t* trans = a.trans.data();
-  const uint8_t* byteClass = a.byteClass.data();
-  const uint8_t* flags = a.flags.data();
-  states[0] = start;
-  ends[0] = n;
-  uint32_t depth = 0;
-  uint64_t visited = 0;
-  for (uint32_t i = 1; i < n;) {
-    while (i >= ends[depth]) --depth;
-    ++visited;
-    const uint32_t word = le[i];
-    const uint32_t end = word & 0xFFFFFFu;
-    const uint32_t s = trans[states[depth] * classes + byteClass[word >> 24]];
-    if (s == kDeadState) {
-      i = end;
-      continue;
-    }
-    if ((flags[s] & kAbsorbing) && (impure == nullptr || impure[i] <= depth + 1)) {
-      // Every token below continues with plain characters only, which loop on s.
-      accepted->Add(tb[i], tb[end]);
-      i = end;
-      continue;
-    }
-    accepted->Add(tb[i], tb[i + 1]);
-    ++depth;
-    states[depth] = s;
-    ends[depth] = end;
-    ++i;
+// When a walk may stop descending: at an absorbing state (every plain character loops on it),
+// every token below whose remaining bytes are plain for that state is accepted. In the plain trie
+// that is every token; in the impure trie, `nodeMax[profile][node]` is the largest position
+// after which some token below still has a byte that does not loop on states of that profile.
+struct CutRule {
+  const uint32_t* profileOf = nullptr;                 // per state; kNoProfile when not absorbing
+  const std::vector<std::shared_ptr<const std::vector<uint16_t>>>* nodeMax = nullptr;  // null: the plain trie
+  static constexpr uint32_t kNoProfile = UINT32_MAX;
+  bool Cut(uint32_t s, uint32_t node, uint32_t depth) const {
+    const uint32_t p = profileOf[s];
+    return p != kNoProfile && (nodeMax == nullptr || (*(*nodeMax)[p])[node] <= depth);
   }
-  return visited;
-}
+};
 
 // Frames of a mask-builder walk: frame 0 is the unknown bottom (whatever lies below the state
 // the walk starts from); ending the rule there continues in each of the rule's return states,
@@ -124,77 +98,196 @@ class LocalArena {
   std::unordered_map<uint64_t, uint32_t> index_;
 };
 
-// A walk over a trie for states of rules with calls, or called: a set of configurations per
-// depth. Tokens reached only through an inexact escape are uncertain.
-class GeneralWalker {
+// Results of walking one depth-1 subtree from one configuration, kept for other states whose
+// first byte leads to the same configuration (e.g. every partial match of an excluded string
+// falls back to the same text state on most bytes).
+class SubtreeMemo {
  public:
-  explicit GeneralWalker(const Automaton& a) : a_(a), stepper_(a, arena_) {}
+  struct Span {
+    uint32_t a, b;
+    uint8_t uncertain;
+  };
+  // Returns the stored spans of (node, state, exact), or null.
+  const std::vector<Span>* Find(uint32_t node, uint32_t state, uint8_t exact) const {
+    auto it = index_.find(Key(node, state, exact));
+    return it == index_.end() ? nullptr : &entries_[it->second];
+  }
+  void Store(uint32_t node, uint32_t state, uint8_t exact, std::vector<Span> spans) {
+    index_.emplace(Key(node, state, exact), static_cast<uint32_t>(entries_.size()));
+    entries_.push_back(std::move(spans));
+  }
 
-  uint64_t Walk(const TokenTrie& trie, uint32_t start, Ranges* accepted, Ranges* uncertain, uint32_t maxDepth) {
+ private:
+  static uint64_t Key(uint32_t node, uint32_t state, uint8_t exact) {
+    return (static_cast<uint64_t>(node) << 33) | (static_cast<uint64_t>(state) << 1) | exact;
+  }
+  std::unordered_map<uint64_t, uint32_t> index_;
+  std::vector<std::vector<Span>> entries_;
+};
+
+// Walks a trie from one state, keeping per depth the set of configurations the bytes so far lead
+// to. A token is accepted when some configuration reached without an inexact escape survives
+// it, uncertain when only inexact ones do, rejected when none does. For the common case of one
+// configuration that can only take byte transitions, a step is one table lookup.
+class Walker {
+ public:
+  Walker(const Automaton& a, uint32_t maxDepth)
+      : a_(a), stepper_(a, arena_), levelEnd_(maxDepth + 3, 0), ends_(maxDepth + 3, 0) {}
+
+  uint64_t Walk(const TokenTrie& trie, const CutRule& cut, uint32_t start, Ranges* accepted, Ranges* uncertain, SubtreeMemo* memo) {
     const uint32_t n = trie.NodeCount();
-    const uint32_t* le = trie.LabelEndData();
     const uint32_t* tb = trie.TokenBeginData();
-    const uint16_t* impure = trie.ImpureEndData();
     arena_.Clear();
-    buf_.clear();
-    Config c;
-    c.state = start;
-    buf_.push_back(c);
-    levelEnd_.assign(maxDepth + 2, 0);
-    ends_.assign(maxDepth + 2, 0);
-    levelEnd_[0] = 1;  // level d occupies [levelEnd_[d-1], levelEnd_[d]) (level 0: [0, 1))
-    ends_[0] = n;
-    uint32_t depth = 0;
     uint64_t visited = 0;
-    for (uint32_t i = 1; i < n;) {
+    Config s0;
+    s0.state = start;
+    // From a plain start only the bytes with a live transition matter; they are found once per
+    // state and their subtrees reached through the root table.
+    const bool plainStart = PlainStep(s0);
+    if (plainStart && liveFor_ != start) {
+      liveFor_ = start;
+      live_.clear();
+      for (int b = 0; b < 256; ++b) {
+        if (a_.Next(start, static_cast<uint8_t>(b)) != kDeadState) live_.push_back(static_cast<uint8_t>(b));
+      }
+    }
+    size_t nextLive = 0;
+    for (uint32_t c = 1; c < n; c = trie.SubtreeEnd(c)) {
+      if (plainStart) {
+        // Jump to the next root child whose byte is live.
+        while (nextLive < live_.size() && trie.RootChild(live_[nextLive]) < c) ++nextLive;
+        while (nextLive < live_.size() && trie.RootChild(live_[nextLive]) == 0) ++nextLive;
+        if (nextLive == live_.size()) break;
+        c = trie.RootChild(live_[nextLive++]);
+      }
+      ++visited;
+      const uint32_t end = trie.SubtreeEnd(c);
+      buf_.clear();
+      buf_.push_back(s0);
+      levelEnd_[0] = 1;
+      if (!StepLevel(0, trie.Label(c))) continue;
+      bool exact, canCut;
+      Classify(cut, c, 1, &exact, &canCut);
+      if (canCut) {
+        accepted->Add(tb[c], tb[end]);
+        continue;
+      }
+      const Config& only = buf_[1];
+      const bool memoizable = memo != nullptr && buf_.size() == 2 && only.frame == 0 && only.count == 0 && only.consumed == 0;
+      if (memoizable) {
+        if (const auto* spans = memo->Find(c, only.state, only.exact)) {
+          for (const auto& sp : *spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
+          continue;
+        }
+        scratch_[0].Clear();
+        scratch_[1].Clear();
+        const uint64_t v = WalkSubtree(trie, cut, c, exact, &scratch_[0], &scratch_[1]);
+        visited += v;
+        std::vector<SubtreeMemo::Span> spans;
+        for (int k = 0; k < 2; ++k) {
+          for (const auto& [x, y] : scratch_[k].r) spans.push_back({x, y, static_cast<uint8_t>(k)});
+        }
+        std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
+        for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
+        if (v > 16) memo->Store(c, only.state, only.exact, std::move(spans));
+        continue;
+      }
+      visited += WalkSubtree(trie, cut, c, exact, accepted, uncertain);
+    }
+    return visited;
+  }
+
+ private:
+  // Tokens of node c's subtree, level 1 (the configurations after c's byte) being in buf_.
+  uint64_t WalkSubtree(const TokenTrie& trie, const CutRule& cut, uint32_t c, bool exact, Ranges* accepted, Ranges* uncertain) {
+    const uint32_t* tb = trie.TokenBeginData();
+    const uint32_t* le = trie.LabelEndData();
+    (exact ? accepted : uncertain)->Add(tb[c], tb[c + 1]);
+    levelEnd_[1] = static_cast<uint32_t>(buf_.size());
+    ends_[1] = trie.SubtreeEnd(c);
+    uint32_t depth = 1;
+    uint64_t visited = 0;
+    for (uint32_t i = c + 1; i < ends_[1];) {
       while (i >= ends_[depth]) --depth;
       ++visited;
-      const uint32_t word = le[i];
-      const uint32_t end = word & 0xFFFFFFu;
-      const uint8_t byte = static_cast<uint8_t>(word >> 24);
-      const size_t from = depth == 0 ? 0 : levelEnd_[depth - 1];
-      buf_.resize(levelEnd_[depth]);
-      stepper_.ClearVisited();
-      for (size_t k = from; k < levelEnd_[depth]; ++k) {
-        const Config parent = buf_[k];  // copy: the buffer grows
-        stepper_.StepMore(parent, byte, &buf_);
-      }
-      DedupeConfigs(&buf_, levelEnd_[depth]);
-      const size_t lo = levelEnd_[depth], hi = buf_.size();
-      if (lo == hi) {
+      const uint32_t end = le[i] & 0xFFFFFFu;
+      if (!StepLevel(depth, static_cast<uint8_t>(le[i] >> 24))) {
         i = end;
         continue;
       }
-      bool exact = false, cut = false;
-      for (size_t k = lo; k < hi; ++k) {
-        const Config& x = buf_[k];
-        if (!x.exact) continue;
-        exact = true;
-        if ((a_.flags[x.state] & kAbsorbing) &&
-            (!(a_.flags[x.state] & kLimitedText) || x.count < a_.rules[a_.ruleOf[x.state]].maxTokens)) {
-          cut = true;
-        }
-      }
-      if (cut && (impure == nullptr || impure[i] <= depth + 1)) {
+      bool ex, canCut;
+      Classify(cut, i, depth + 1, &ex, &canCut);
+      if (canCut) {
         accepted->Add(tb[i], tb[end]);
         i = end;
         continue;
       }
-      (exact ? accepted : uncertain)->Add(tb[i], tb[i + 1]);
+      (ex ? accepted : uncertain)->Add(tb[i], tb[i + 1]);
       ++depth;
-      levelEnd_[depth] = static_cast<uint32_t>(hi);
+      levelEnd_[depth] = static_cast<uint32_t>(buf_.size());
       ends_[depth] = end;
       ++i;
     }
     return visited;
   }
 
- private:
+  // Replaces level depth+1 with the configurations level `depth` reaches by `byte`; false if none.
+  bool StepLevel(uint32_t depth, uint8_t byte) {
+    const size_t from = depth == 0 ? 0 : levelEnd_[depth - 1];
+    const size_t to = levelEnd_[depth];
+    buf_.resize(to);
+    if (to - from == 1 && PlainStep(buf_[from])) {
+      const uint32_t t = a_.Next(buf_[from].state, byte);
+      if (t == kDeadState) return false;
+      Config next = buf_[from];
+      next.state = t;
+      buf_.push_back(next);
+      return true;
+    }
+    stepper_.ClearVisited();
+    for (size_t k = from; k < to; ++k) {
+      const Config parent = buf_[k];  // copy: the buffer grows
+      stepper_.StepMore(parent, byte, &buf_);
+    }
+    DedupeConfigs(&buf_, to);
+    return buf_.size() > to;
+  }
+
+  // Over the newest level: whether some configuration is exact, and whether one allows cutting
+  // the walk at `node` (depth `depth`).
+  void Classify(const CutRule& cut, uint32_t node, uint32_t depth, bool* exact, bool* canCut) const {
+    *exact = false;
+    *canCut = false;
+    const size_t lo = levelEnd_[depth - 1];
+    for (size_t k = lo; k < buf_.size(); ++k) {
+      const Config& x = buf_[k];
+      if (!x.exact) continue;
+      *exact = true;
+      if (cut.Cut(x.state, node, depth) &&
+          (!(a_.flags[x.state] & kLimitedText) || x.count < a_.rules[a_.ruleOf[x.state]].maxTokens)) {
+        *canCut = true;
+      }
+    }
+  }
+
+  // Whether stepping a byte from `c` can only take the byte transition (no call, no return, no
+  // token counting).
+  bool PlainStep(const Config& c) const {
+    const uint8_t f = a_.flags[c.state];
+    if (f & (kHasCalls | kLimitedText)) return false;
+    if (!(f & kFinal)) return true;
+    return c.frame == 0 && a_.rules[a_.ruleOf[c.state]].returnStates.empty();
+  }
+
   const Automaton& a_;
   LocalArena arena_;
   PdaStepper<LocalArena> stepper_;
   std::vector<Config> buf_;
+  // Level d (d >= 1) occupies buf_[levelEnd_[d-1], levelEnd_[d]); level 0 is buf_[0].
   std::vector<uint32_t> levelEnd_, ends_;
+  Ranges scratch_[2];
+  uint32_t liveFor_ = kDeadState;
+  std::vector<uint8_t> live_;
 };
 
 // One state's mask in its chosen form, before deduplication.
@@ -278,26 +371,42 @@ uint64_t HashWords(MaskForm form, const std::vector<uint32_t>& v) {
   return h;
 }
 
+// Groups the absorbing states by the ASCII bytes that loop on them, and gets for each group the
+// impure-trie node maxima of CutRule (cached by the tokenizer).
+void BuildProfiles(const Automaton& a, const TokenizerInfo& tok, std::vector<uint32_t>* profileOf,
+                   std::vector<std::shared_ptr<const std::vector<uint16_t>>>* nodeMax) {
+  const uint32_t count = a.StateCount();
+  profileOf->assign(count, CutRule::kNoProfile);
+  std::vector<std::array<bool, 128>> sets;
+  for (uint32_t s = 1; s < count; ++s) {
+    if (!a.Is(s, kAbsorbing)) continue;
+    std::array<bool, 128> loops{};
+    for (int b = 0; b < 128; ++b) loops[b] = a.Next(s, static_cast<uint8_t>(b)) == s;
+    uint32_t p = 0;
+    while (p < sets.size() && sets[p] != loops) ++p;
+    if (p == sets.size()) sets.push_back(loops);
+    (*profileOf)[s] = p;
+  }
+  nodeMax->clear();
+  for (const auto& set : sets) nodeMax->push_back(tok.ImpureNodeMaxima(set));
+}
+
 // Per-thread scratch of the walks.
 struct Worker {
-  explicit Worker(const Automaton& a, uint32_t maxDepth) : general(a), states(maxDepth + 2), ends(maxDepth + 2) {}
-  GeneralWalker general;
-  std::vector<uint32_t> states, ends;
+  explicit Worker(const Automaton& a, uint32_t maxDepth) : walker(a, maxDepth) {}
+  Walker walker;
+  SubtreeMemo memo[2];
   WalkResult result;
   uint64_t visited = 0;
 };
 
-void ComputeState(const Automaton& a, const TokenizerInfo& tok, uint32_t s, uint32_t listMax, Worker& w, MaskData* out) {
+void ComputeState(const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, uint32_t listMax, Worker& w,
+                  MaskData* out) {
   w.result.Clear();
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
-  const bool simple = a.rules[a.ruleOf[s]].simple;
   for (int t = 0; t < 2; ++t) {
     if (tries[t]->NodeCount() <= 1) continue;
-    if (simple) {
-      w.visited += WalkSimple(a, *tries[t], s, &w.result.accepted[t], w.states, w.ends);
-    } else {
-      w.visited += w.general.Walk(*tries[t], s, &w.result.accepted[t], &w.result.uncertain[t], tok.MaxTokenLength());
-    }
+    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t]);
   }
   Materialize(tok, w.result, listMax, out);
 }
@@ -310,6 +419,13 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   std::vector<MaskData> results(count);
   const uint32_t maxDepth = tok.MaxTokenLength();
   uint64_t visited = 0;
+  std::vector<uint32_t> profileOf;
+  std::vector<std::shared_ptr<const std::vector<uint16_t>>> nodeMax;
+  BuildProfiles(a, tok, &profileOf, &nodeMax);
+  CutRule cuts[2];
+  cuts[0].profileOf = profileOf.data();
+  cuts[1].profileOf = profileOf.data();
+  cuts[1].nodeMax = &nodeMax;
   if (threads > 1 && count > 8) {
     std::shared_ptr<ThreadPool> pool = SharedThreadPool();
     std::vector<std::unique_ptr<Worker>> workers;
@@ -320,14 +436,14 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
         for (uint32_t s = 1 + static_cast<uint32_t>(c); s < count; s += static_cast<uint32_t>(chunks)) {
-          ComputeState(a, tok, s, listMax, w, &results[s]);
+          ComputeState(tok, cuts, s, listMax, w, &results[s]);
         }
       }
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
     Worker w(a, maxDepth);
-    for (uint32_t s = 1; s < count; ++s) ComputeState(a, tok, s, listMax, w, &results[s]);
+    for (uint32_t s = 1; s < count; ++s) ComputeState(tok, cuts, s, listMax, w, &results[s]);
     visited = w.visited;
   }
 

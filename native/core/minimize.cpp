@@ -86,23 +86,43 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   inWork.assign(first.size(), 1);
   for (uint32_t b = 0; b < first.size(); ++b) work.push_back(b);
 
-  std::vector<std::pair<uint32_t, uint32_t>> pairs;
+  // Symbols: byte segments, then one per callee.
+  uint32_t symbolCount = k;
+  for (const auto& [sym, src] : inv) symbolCount = std::max(symbolCount, sym + 1);
+  std::vector<uint32_t> symCount(symbolCount, 0), symAt(symbolCount, 0), symbols;
+  std::vector<uint32_t> sources;
   std::vector<uint32_t> touched;
   while (!work.empty()) {
     const uint32_t splitter = work.back();
     work.pop_back();
     inWork[splitter] = 0;
-    pairs.clear();
+    // Predecessors of the splitter, bucketed by symbol (a counting sort).
+    symbols.clear();
+    size_t total = 0;
     for (uint32_t i = first[splitter]; i < end[splitter]; ++i) {
       const uint32_t t = elems[i];
-      pairs.insert(pairs.end(), inv.begin() + invBegin[t], inv.begin() + invBegin[t + 1]);
+      for (uint32_t e = invBegin[t]; e < invBegin[t + 1]; ++e) {
+        if (symCount[inv[e].first]++ == 0) symbols.push_back(inv[e].first);
+        ++total;
+      }
     }
-    std::sort(pairs.begin(), pairs.end());
-    for (size_t g = 0; g < pairs.size();) {
-      const uint32_t sym = pairs[g].first;
+    uint32_t at = 0;
+    for (uint32_t sym : symbols) {
+      symAt[sym] = at;
+      at += symCount[sym];
+    }
+    sources.resize(total);
+    for (uint32_t i = first[splitter]; i < end[splitter]; ++i) {
+      const uint32_t t = elems[i];
+      for (uint32_t e = invBegin[t]; e < invBegin[t + 1]; ++e) sources[symAt[inv[e].first]++] = inv[e].second;
+    }
+    size_t g = 0;
+    for (uint32_t sym : symbols) {
+      const size_t groupEnd = g + symCount[sym];
+      symCount[sym] = 0;
       touched.clear();
-      for (; g < pairs.size() && pairs[g].first == sym; ++g) {
-        const uint32_t s = pairs[g].second;
+      for (; g < groupEnd; ++g) {
+        const uint32_t s = sources[g];
         const uint32_t b = blk[s];
         const uint32_t pos = loc[s];
         if (pos < markedEnd[b]) continue;

@@ -1,6 +1,7 @@
 #include "tagmask/tokenizer_info.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <string>
 
@@ -45,24 +46,34 @@ class Hasher {
 }  // namespace
 
 uint16_t TokenizerInfo::ImpureEnd(const uint8_t* p, uint32_t len) {
+  static const auto kPlain = [] {
+    std::array<bool, 128> t{};
+    for (int b = 0; b < 128; ++b) t[b] = IsPlainAscii(static_cast<uint8_t>(b));
+    return t;
+  }();
+  return ImpureEndWith(p, len, kPlain.data());
+}
+
+uint16_t TokenizerInfo::ImpureEndWith(const uint8_t* p, uint32_t len, const bool* plainAscii) {
   uint32_t end = 0;
   uint32_t i = 0;
   while (i < len) {
     const uint8_t b = p[i];
     if (b < 0x80) {
-      if (!IsPlainAscii(b)) end = i + 1;
+      if (!plainAscii[b]) end = i + 1;
       ++i;
       continue;
     }
     int n;
     uint8_t lo, hi;
-    bool valid = utf8::Lead(b, &n, &lo, &hi) && i + static_cast<uint32_t>(n) < len;
+    bool valid = utf8::Lead(b, &n, &lo, &hi);
+    // A character cut off by the end of the token counts as plain when what is there is a valid
+    // start: from a state where every character loops, such a prefix stays alive.
+    const uint32_t have = std::min<uint32_t>(static_cast<uint32_t>(n), len - i - 1);
+    if (valid && have > 0) valid = p[i + 1] >= lo && p[i + 1] <= hi;
+    for (uint32_t k = 2; valid && k <= have; ++k) valid = (p[i + k] & 0xC0) == 0x80;
     if (valid) {
-      valid = p[i + 1] >= lo && p[i + 1] <= hi;
-      for (int k = 2; valid && k <= n; ++k) valid = (p[i + k] & 0xC0) == 0x80;
-    }
-    if (valid) {
-      i += static_cast<uint32_t>(n) + 1;
+      i += have + 1;
     } else {
       // An invalid or truncated sequence: its lead byte is one impure unit, and whatever follows
       // is decoded afresh.
@@ -157,9 +168,44 @@ std::shared_ptr<const TokenizerInfo> TokenizerInfo::Create(const VocabularyView&
   return info;
 }
 
+std::shared_ptr<const std::vector<uint16_t>> TokenizerInfo::ImpureNodeMaxima(const std::array<bool, 128>& plainAscii) const {
+  {
+    std::lock_guard<std::mutex> lock(maximaMutex_);
+    auto it = maxima_.find(plainAscii);
+    if (it != maxima_.end()) return it->second;
+  }
+  const TokenTrie& trie = impureTrie_;
+  const uint32_t nodes = trie.NodeCount();
+  const uint32_t* ids = trie.TokenIds();
+  auto out = std::make_shared<std::vector<uint16_t>>(nodes, 0);
+  std::vector<uint16_t>& m = *out;
+  for (uint32_t i = 0; i < nodes; ++i) {
+    for (uint32_t k = trie.TokenBegin(i); k < trie.TokenBegin(i + 1); ++k) {
+      m[i] = std::max(m[i], ImpureEndWith(TokenBytes(ids[k]), TokenLength(ids[k]), plainAscii.data()));
+    }
+  }
+  // Subtree maxima: a pre-order pass folds each finished subtree into its parent.
+  std::vector<uint32_t> open;
+  const auto fold = [&]() {
+    const uint32_t done = open.back();
+    open.pop_back();
+    if (!open.empty()) m[open.back()] = std::max(m[open.back()], m[done]);
+  };
+  for (uint32_t i = 0; i < nodes; ++i) {
+    while (!open.empty() && trie.SubtreeEnd(open.back()) <= i) fold();
+    open.push_back(i);
+  }
+  while (!open.empty()) fold();
+  std::lock_guard<std::mutex> lock(maximaMutex_);
+  if (maxima_.size() >= 64) maxima_.clear();  // bounded: grammars rarely need more than a few
+  maxima_.emplace(plainAscii, out);
+  return out;
+}
+
 size_t TokenizerInfo::MemoryBytes() const {
   return sizeof(*this) + bytes_.capacity() + offsets_.capacity() * 4 + kinds_.capacity() + stopIds_.capacity() * 4 +
-         stopMask_.capacity() * 4 + eligibleMask_.capacity() * 4 + plainTrie_.MemoryBytes() + impureTrie_.MemoryBytes();
+         stopMask_.capacity() * 4 + eligibleMask_.capacity() * 4 + plainTrie_.MemoryBytes() + impureTrie_.MemoryBytes() +
+         maxima_.size() * impureTrie_.NodeCount() * 2;
 }
 
 }  // namespace tagmask

@@ -5,7 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <array>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tagmask/token_trie.h"
@@ -15,7 +18,8 @@ namespace tagmask {
 enum class TokenKind : uint8_t { Normal = 0, SpecialText = 1, Control = 2 };
 
 /// Whether an ASCII byte is "plain": not a control character, DEL, `"`, `\`, `<`, `[` or `{`.
-/// A plain token is made of plain ASCII bytes and complete, valid multi-byte UTF-8 characters.
+/// A plain token is made of plain ASCII bytes and valid multi-byte UTF-8 characters (the last one
+/// may be cut off by the end of the token).
 /// Grammar states that loop on every plain character (free text, string bodies) accept every
 /// plain token, which lets the mask builder skip walking them (docs/token-trie.md).
 constexpr bool IsPlainAscii(uint8_t b) {
@@ -75,6 +79,12 @@ class TokenizerInfo {
   /// Length of the shortest prefix of `p[0, len)` after which the rest is plain characters
   /// (0 for a plain token), saturated at TokenTrie::kImpureUnknown.
   static uint16_t ImpureEnd(const uint8_t* p, uint32_t len);
+  /// The same with another set of plain ASCII bytes (`plainAscii[b]` for b < 0x80).
+  static uint16_t ImpureEndWith(const uint8_t* p, uint32_t len, const bool* plainAscii);
+
+  /// Per node of the impure trie: the largest ImpureEndWith(plainAscii) of the tokens below it.
+  /// Built on first use for each set and cached (thread-safe); grammars of one family share sets.
+  std::shared_ptr<const std::vector<uint16_t>> ImpureNodeMaxima(const std::array<bool, 128>& plainAscii) const;
 
  private:
   TokenizerInfo() = default;
@@ -92,6 +102,8 @@ class TokenizerInfo {
   TokenTrie plainTrie_;
   TokenTrie impureTrie_;
   uint64_t fingerprint_ = 0;
+  mutable std::mutex maximaMutex_;
+  mutable std::map<std::array<bool, 128>, std::shared_ptr<const std::vector<uint16_t>>> maxima_;
 };
 
 }  // namespace tagmask
