@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   runtime: () => import("./cli/runtime.js"),
   outline: () => import("./cli/outline.js"),
   "make-tiny-model": () => import("./cli/make-tiny-model.js"),
+  demo: () => import("./cli/demo.js"),
   match: () => import("./cli/match.js"),
 };
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidArgumentError, TagmaskError, TokenizerError } from "../errors.js";
-import { native as loadNative, type NativeAddon } from "../native.js";
+import { native as loadNative, type NativeTokenizerInfoHandle } from "../native.js";
 import { readLlamaModelVocabulary, type LlamaModelVocabularySource } from "./llama-model.js";
 import { buildVocabulary, lookupToken, type TokenRef, type VocabularyOptions } from "./build-vocabulary.js";
 import { TokenCollector, TokenFlag, type TokenTable } from "./token-table.js";
@@ -38,10 +38,8 @@ export interface TokenListOptions extends VocabularyOptions {
   specialTokens?: readonly TokenRef[];
 }
 
-/** The opaque native TokenizerInfo handle (the token trie lives there). */
-export type NativeTokenizerInfo = object;
-
-type AddonWithTokenizer = NativeAddon & { createTokenizerInfo?: (data: VocabularyData) => NativeTokenizerInfo };
+/** The native TokenizerInfo handle (the token tries live there). */
+export type NativeTokenizerInfo = NativeTokenizerInfoHandle;
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
@@ -241,7 +239,7 @@ export class TokenizerInfo {
    */
   native(): NativeTokenizerInfo {
     if (this.handle) return this.handle;
-    const addon = loadNative() as AddonWithTokenizer;
+    const addon = loadNative();
     if (typeof addon.createTokenizerInfo !== "function") {
       throw new TagmaskError(
         "this build of the tagmask native addon has no createTokenizerInfo; rebuild it with `npm run build:addon`",

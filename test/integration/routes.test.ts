@@ -1,4 +1,4 @@
-import type { Token } from "node-llama-cpp";
+import type { SequenceEvaluateOptions, Token } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { InternalError } from "../../lib/errors.js";
 import { checkMaskRoute } from "../../lib/integrations/node-llama-cpp/route-check.js";
@@ -87,7 +87,8 @@ describe("masking routes on the tiny model", () => {
         let tokenBias;
         if (route === "sampler-arrays") restore = installSamplerArrays(sequence, () => biases);
         else tokenBias = biasObjectOption(model.tokenizer, () => biases);
-        const gen = sequence.evaluate(model.tokenize("Hello") as Token[], { ...options, seed: 5, yieldEogToken: true, tokenBias: tokenBias as never });
+        const evaluateOptions = { ...options, seed: 5, yieldEogToken: true, tokenBias } as SequenceEvaluateOptions;
+        const gen = sequence.evaluate(model.tokenize("Hello") as Token[], evaluateOptions);
         let outside = 0;
         try {
           let res = await gen.next();

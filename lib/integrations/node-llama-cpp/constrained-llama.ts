@@ -1,0 +1,278 @@
+/**
+ * {@link ConstrainedLlama}: tagmask on a node-llama-cpp model. It reads the model's vocabulary,
+ * picks a masking route by checking the candidates at start-up, compiles grammars (structural
+ * tags, formats, grammar IR, tool-calling requests) against the vocabulary, and generates on
+ * context sequences — one at a time or many at once on one context — returning the text and, for
+ * tool calling, the parsed tool calls.
+ */
+import type { Llama, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
+import { GrammarCompiler } from "../../engine/grammar-compiler.js";
+import type { CompiledGrammar } from "../../engine/compiled-grammar.js";
+import { GrammarMatcher } from "../../engine/matcher.js";
+import { InvalidArgumentError, TagmaskError, type OutputParseError } from "../../errors.js";
+import type { Format, StructuralTag } from "../../format/types.js";
+import { irToGbnf } from "../../compile/gbnf.js";
+import type { IrGrammar } from "../../compile/ir.js";
+import { lowerFormat } from "../../compile/lower.js";
+import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js";
+import type { ParsedToolOutput, ToolCallingRequest } from "../../tools/types.js";
+import type { VocabularyOptions } from "../../tokenizer/build-vocabulary.js";
+import { TokenizerInfo } from "../../tokenizer/tokenizer-info.js";
+import { BatchMaskScheduler, type BatchFill, type BatchMaskStats } from "./batch-masks.js";
+import { limitFreeText } from "./free-text-limit.js";
+import { checkGenerateOptions, runGeneration, type GenerateOptions, type GenerationResult, type MaskSource } from "./generate.js";
+import { pickMaskRoute, type RouteCheck } from "./route-check.js";
+import { MASK_ROUTES, type MaskRouteName } from "./routes.js";
+
+/** Options of {@link ConstrainedLlama.create}. */
+export interface ConstrainedLlamaOptions {
+  /** How the model's vocabulary is read (text-bearing special tokens, stop tokens, …). */
+  vocabulary?: VocabularyOptions;
+  /** The masking route; "auto" (default) takes the fastest one that passes its start-up check. */
+  route?: MaskRouteName | "auto";
+  /** A compiler to share (its cache) between models or sessions; default a new one. */
+  compiler?: GrammarCompiler;
+}
+
+/** Options of grammar compilation through {@link ConstrainedLlama}. */
+export interface GrammarOptions {
+  /** Limit every free-text part (`any_text`) to this many tokens (see free-text-limit.ts). */
+  maxFreeTextTokens?: number;
+}
+
+/** A grammar compiled for one model, with what each route needs. */
+export class ConstrainedGrammar {
+  private gbnfText: string | undefined;
+  private llamaGrammar: Promise<LlamaGrammar> | undefined;
+
+  constructor(
+    /** The grammar IR. */
+    readonly ir: IrGrammar,
+    /** The grammar compiled against the model's vocabulary. */
+    readonly compiled: CompiledGrammar,
+    /** The structural tag or format it came from, if any. */
+    readonly source?: StructuralTag | Format,
+  ) {}
+
+  /** A matcher in the initial state. */
+  createMatcher(): GrammarMatcher {
+    return new GrammarMatcher(this.compiled);
+  }
+
+  /** The grammar as llama.cpp GBNF (token limits of free text dropped: GBNF cannot count tokens). */
+  gbnf(): string {
+    this.gbnfText ??= irToGbnf(this.ir, { ignoreTokenLimits: true });
+    return this.gbnfText;
+  }
+
+  /** node-llama-cpp's grammar object for the gbnf route (created once per grammar). */
+  llamaGrammarFor(llama: Llama): Promise<LlamaGrammar> {
+    this.llamaGrammar ??= llama.createGrammar({ grammar: this.gbnf() });
+    return this.llamaGrammar;
+  }
+}
+
+/** A tool-calling generation: the generation and its parsed output. */
+export interface ToolCallsResult extends GenerationResult {
+  /** The parsed output, when the text parses (always, unless the generation was cut short). */
+  parsed?: ParsedToolOutput;
+  /** Why the text does not parse (a generation stopped by maxTokens or an abort). */
+  parseError?: OutputParseError;
+  /** The grammar used (null: the request constrains nothing, e.g. tool_choice "none"). */
+  grammar: ConstrainedGrammar | null;
+}
+
+/** One sequence of a batched generation. */
+export interface BatchJob {
+  sequence: LlamaContextSequence;
+  input: string | readonly Token[];
+  grammar: ConstrainedGrammar | null;
+  options?: GenerateOptions;
+}
+
+/** The results of a batched generation, in job order, and the batch path's timings. */
+export interface BatchResult {
+  results: GenerationResult[];
+  masks: BatchMaskStats;
+}
+
+/** tagmask on one node-llama-cpp model. Create with {@link ConstrainedLlama.create}. */
+export class ConstrainedLlama {
+  private constructor(
+    readonly model: LlamaModel,
+    /** The model's vocabulary. */
+    readonly tokenizer: TokenizerInfo,
+    /** The route generations use. */
+    readonly route: MaskRouteName,
+    /** The start-up checks that chose it. */
+    readonly routeChecks: readonly RouteCheck[],
+    readonly compiler: GrammarCompiler,
+  ) {}
+
+  /**
+   * Reads the model's vocabulary and picks the masking route: with "auto", `sampler-arrays` if
+   * it passes its check, else `bias-object`, else `gbnf`. A route named explicitly is checked too
+   * (except `gbnf`); a failing one is a TagmaskError saying why.
+   */
+  static async create(model: LlamaModel, options: ConstrainedLlamaOptions = {}): Promise<ConstrainedLlama> {
+    if (options === null || typeof options !== "object") throw new InvalidArgumentError("options: expected an object");
+    const requested = options.route ?? "auto";
+    if (requested !== "auto" && !MASK_ROUTES.includes(requested)) {
+      throw new InvalidArgumentError(`options.route: expected "auto" or one of ${MASK_ROUTES.join(", ")}, found ${JSON.stringify(requested)}`);
+    }
+    const tokenizer = TokenizerInfo.fromLlamaModel(model, options.vocabulary);
+    const compiler = options.compiler ?? new GrammarCompiler();
+    if (requested === "gbnf") return new ConstrainedLlama(model, tokenizer, "gbnf", [], compiler);
+    const { checks } = await pickMaskRoute(model, tokenizer);
+    if (requested === "auto") {
+      const ok = checks.find((c) => c.ok);
+      return new ConstrainedLlama(model, tokenizer, ok ? ok.route : "gbnf", checks, compiler);
+    }
+    const check = checks.find((c) => c.route === requested);
+    if (!check?.ok) {
+      throw new TagmaskError(`the ${requested} masking route does not work with this model: ${check?.reason ?? "a faster route was chosen first"}`, "TAGMASK_ROUTE_UNAVAILABLE");
+    }
+    return new ConstrainedLlama(model, tokenizer, requested, checks, compiler);
+  }
+
+  /** Compiles a structural tag, a format, or a grammar IR against the model's vocabulary. */
+  async grammar(source: StructuralTag | Format | IrGrammar, options: GrammarOptions = {}): Promise<ConstrainedGrammar> {
+    let origin: StructuralTag | Format | undefined;
+    let ir: IrGrammar;
+    if (isIrGrammar(source)) {
+      if (options.maxFreeTextTokens !== undefined) throw new InvalidArgumentError("options.maxFreeTextTokens applies to structural tags and formats, not to grammar IR");
+      ir = source;
+    } else {
+      origin = source;
+      if (options.maxFreeTextTokens !== undefined) {
+        const tag: StructuralTag = (source as StructuralTag).type === "structural_tag" ? (source as StructuralTag) : { type: "structural_tag", format: source as Format };
+        origin = limitFreeText(tag, options.maxFreeTextTokens);
+      }
+      ir = lowerFormat(origin);
+    }
+    const compiled = await this.compiler.compileAsync(this.tokenizer, ir);
+    return new ConstrainedGrammar(ir, compiled, origin);
+  }
+
+  /** The grammar of a tool-calling request (`family`, tools, tool_choice, …); null when it constrains nothing. */
+  async toolCallingGrammar(request: ToolCallingRequest, options: GrammarOptions = {}): Promise<ConstrainedGrammar | null> {
+    const tag = buildToolCallingFormat(request);
+    return tag === null ? null : this.grammar(tag, options);
+  }
+
+  private tokens(input: string | readonly Token[]): Token[] {
+    if (typeof input === "string") return this.model.tokenize(input, true) as Token[];
+    if (!Array.isArray(input)) throw new InvalidArgumentError("input: expected a string or an array of token ids");
+    for (const t of input) {
+      if (!Number.isInteger(t) || (t as number) < 0 || (t as number) >= this.tokenizer.vocabSize) {
+        throw new InvalidArgumentError(`input: token id ${String(t)} is out of range [0, ${this.tokenizer.vocabSize})`);
+      }
+    }
+    return input.slice();
+  }
+
+  private async jobFor(sequence: LlamaContextSequence, input: string | readonly Token[], grammar: ConstrainedGrammar | null, options: GenerateOptions, masks: (matcher: GrammarMatcher) => MaskSource) {
+    if (sequence === null || typeof sequence !== "object" || sequence.model !== this.model) {
+      throw new InvalidArgumentError("sequence: expected a LlamaContextSequence of this ConstrainedLlama's model");
+    }
+    if (grammar !== null && !(grammar instanceof ConstrainedGrammar)) throw new InvalidArgumentError("grammar: expected a ConstrainedGrammar (from grammar() or toolCallingGrammar()) or null");
+    if (grammar && grammar.compiled.tokenizer !== this.tokenizer) throw new InvalidArgumentError("grammar: compiled for another model's vocabulary");
+    checkGenerateOptions(options);
+    const tokens = this.tokens(input);
+    if (!grammar) return { sequence, input: tokens, matcher: null, masks: null, tokenizer: this.tokenizer, route: "none" as const, options };
+    const matcher = grammar.createMatcher();
+    if (this.route === "gbnf") {
+      const { LlamaGrammarEvaluationState } = await import("node-llama-cpp");
+      const llamaGrammar = await grammar.llamaGrammarFor(this.model.llama);
+      const state = new LlamaGrammarEvaluationState({ model: this.model, grammar: llamaGrammar });
+      return { sequence, input: tokens, matcher, masks: null, tokenizer: this.tokenizer, route: this.route, grammarEvaluationState: state, options };
+    }
+    return { sequence, input: tokens, matcher, masks: masks(matcher), tokenizer: this.tokenizer, route: this.route, options };
+  }
+
+  /**
+   * Generates on `sequence` under `grammar` (null: unconstrained). `input` (text, with special
+   * tokens parsed, or token ids) is evaluated first; the sequence keeps its earlier history.
+   */
+  async generate(sequence: LlamaContextSequence, input: string | readonly Token[], grammar: ConstrainedGrammar | null, options: GenerateOptions = {}): Promise<GenerationResult> {
+    const words = Math.ceil(this.tokenizer.vocabSize / 32);
+    const mask = new Int32Array(words);
+    const job = await this.jobFor(sequence, input, grammar, options, (matcher) => ({
+      next: () => {
+        matcher.fillNextTokenBitmask(mask);
+        return mask;
+      },
+    }));
+    return runGeneration(job);
+  }
+
+  /**
+   * Tool calling in one call: builds the request's grammar, generates, and parses the output
+   * with the family's parser.
+   */
+  async generateToolCalls(
+    sequence: LlamaContextSequence,
+    input: string | readonly Token[],
+    request: ToolCallingRequest,
+    options: GenerateOptions & GrammarOptions = {},
+  ): Promise<ToolCallsResult> {
+    const { maxFreeTextTokens, ...generateOptions } = options;
+    const grammar = await this.toolCallingGrammar(request, maxFreeTextTokens === undefined ? {} : { maxFreeTextTokens });
+    const result = await this.generate(sequence, input, grammar, generateOptions);
+    return { ...result, grammar, ...parseOutput(request, result.text) };
+  }
+
+  /**
+   * Generates on several sequences of one context at once, each with its own grammar and
+   * matcher; node-llama-cpp decodes them in shared batches and tagmask fills their masks
+   * together through the batch path.
+   */
+  async generateBatch(jobs: readonly BatchJob[]): Promise<BatchResult> {
+    if (!Array.isArray(jobs) || jobs.length === 0) throw new InvalidArgumentError("jobs: expected a non-empty array of {sequence, input, grammar, options}");
+    const sequences = new Set(jobs.map((j) => j.sequence));
+    if (sequences.size !== jobs.length) throw new InvalidArgumentError("jobs: each job needs its own sequence");
+    const matchers: (GrammarMatcher | null)[] = [];
+    const scheduler = new BatchMaskScheduler(jobs.length, Math.ceil(this.tokenizer.vocabSize / 32), fillRows(matchers, Math.ceil(this.tokenizer.vocabSize / 32)));
+    const prepared = [];
+    // Unconstrained and gbnf jobs never ask for masks: they do not count as waiting.
+    for (let i = 0; i < jobs.length; i++) {
+      const j = jobs[i]!;
+      const job = await this.jobFor(j.sequence, j.input, j.grammar, j.options ?? {}, (matcher) => {
+        matchers[i] = matcher;
+        return scheduler.source(i);
+      });
+      if (job.masks === null) scheduler.finish(i);
+      prepared.push(job);
+    }
+    const settled = await Promise.allSettled(prepared.map((job, i) => runGeneration(job).finally(() => scheduler.finish(i))));
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
+    return { results: settled.map((s) => (s as PromiseFulfilledResult<GenerationResult>).value), masks: scheduler.stats };
+  }
+}
+
+function isIrGrammar(value: unknown): value is IrGrammar {
+  return typeof value === "object" && value !== null && Array.isArray((value as IrGrammar).rules);
+}
+
+/** Fills the rows of the listed matchers; a matcher's failure is reported for its row only. */
+function fillRows(matchers: readonly (GrammarMatcher | null)[], words: number): BatchFill {
+  return (indices, out) =>
+    indices.map((i) => {
+      try {
+        matchers[i]!.fillNextTokenBitmask(out.subarray(i * words, (i + 1) * words));
+        return null;
+      } catch (err) {
+        return err as Error;
+      }
+    });
+}
+
+function parseOutput(request: ToolCallingRequest, text: string): { parsed?: ParsedToolOutput; parseError?: OutputParseError } {
+  try {
+    return { parsed: parseToolOutput(request.family, text, request.reasoning === undefined ? {} : { reasoning: request.reasoning }) };
+  } catch (err) {
+    if ((err as { code?: string }).code === "TAGMASK_OUTPUT_PARSE") return { parseError: err as OutputParseError };
+    throw err;
+  }
+}
