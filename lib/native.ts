@@ -80,7 +80,7 @@ export interface NativeCompileStats {
   readMs: number; automatonMs: number; masksMs: number; totalMs: number;
   rules: number; states: number; byteClasses: number; nfaStates: number; trieNodesVisited: number;
   distinctMasks: number; listMasks: number; complementMasks: number; bitsetMasks: number;
-  uncertainTokens: number; statesWithUncertain: number; threads: number; keptRules: string[];
+  uncertainTokens: number; statesWithUncertain: number; residualTokens: number; threads: number; keptRules: string[];
 }
 
 /** Native compiled grammar handle. */

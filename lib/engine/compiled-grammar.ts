@@ -41,6 +41,8 @@ export interface CompileStats {
   /** Tokens checked against the real stack at fill time, summed over states. */
   uncertainTokens: number;
   statesWithUncertain: number;
+  /** Of those, per (state, frame below) pair, the ones still checked against the whole stack. */
+  residualTokens: number;
   threads: number;
 }
 

@@ -54,6 +54,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.bitsetMasks = ms.bitsetMasks;
   st.uncertainTokens = ms.uncertainTokens;
   st.statesWithUncertain = ms.statesWithUncertain;
+  st.residualTokens = ms.residualTokens;
   st.threads = threads;
   return g;
 }

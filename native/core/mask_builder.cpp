@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <unordered_map>
 
@@ -197,6 +198,53 @@ class Walker {
     return visited;
   }
 
+  // Classifies the tokens `ids` (sorted by bytes) from state `start` with one known frame below
+  // (returning to `ret`) and the unknown bottom under it: accepted when an exact configuration
+  // survives, residual when only inexact ones do. Common prefixes are stepped once.
+  void WalkTokens(const TokenizerInfo& tok, uint32_t start, uint32_t ret, const std::vector<uint32_t>& ids,
+                  std::vector<uint32_t>* accepted, std::vector<uint32_t>* residual) {
+    arena_.Clear();
+    buf_.clear();
+    Config c;
+    c.state = start;
+    c.frame = arena_.Push(ret, 0);
+    buf_.push_back(c);
+    levelEnd_[0] = 1;
+    uint32_t valid = 0;             // levels 1..valid hold the previous token's prefix
+    uint32_t dead = UINT32_MAX;     // the previous token's prefix of this length is dead
+    const uint8_t* prev = nullptr;
+    uint32_t prevLen = 0;
+    for (uint32_t id : ids) {
+      const uint8_t* p = tok.TokenBytes(id);
+      const uint32_t len = tok.TokenLength(id);
+      uint32_t lcp = 0;
+      const uint32_t limit = std::min(len, prevLen);
+      while (lcp < limit && p[lcp] == prev[lcp]) ++lcp;
+      prev = p;
+      prevLen = len;
+      if (dead != UINT32_MAX && lcp >= dead) {
+        valid = std::min(valid, lcp);
+        continue;  // shares a dead prefix
+      }
+      dead = UINT32_MAX;
+      uint32_t d = std::min(valid, lcp);
+      bool alive = true;
+      for (; d < len; ++d) {
+        if (!StepLevel(d, p[d])) {
+          dead = d + 1;
+          alive = false;
+          break;
+        }
+        levelEnd_[d + 1] = static_cast<uint32_t>(buf_.size());
+      }
+      valid = alive ? len : dead - 1;
+      if (!alive) continue;
+      bool exact = false;
+      for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) exact = exact || buf_[k].exact;
+      (exact ? accepted : residual)->push_back(id);
+    }
+  }
+
  private:
   // Tokens of node c's subtree, level 1 (the configurations after c's byte) being in buf_.
   uint64_t WalkSubtree(const TokenTrie& trie, const CutRule& cut, uint32_t c, bool exact, Ranges* accepted, Ranges* uncertain) {
@@ -296,6 +344,9 @@ struct MaskData {
   uint32_t accepted = 0;
   std::vector<uint32_t> data;  // ids or words
   std::vector<uint32_t> uncertain;
+  // Per return state of the state's rule (in returnStates order): the uncertain tokens accepted
+  // when that is the frame below, and those that still depend on the stack further down.
+  std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> pairs;
 };
 
 void AppendIds(const TokenTrie& trie, const Ranges& ranges, std::vector<uint32_t>* out) {
@@ -400,7 +451,7 @@ struct Worker {
   uint64_t visited = 0;
 };
 
-void ComputeState(const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, uint32_t listMax, Worker& w,
+void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, uint32_t listMax, Worker& w,
                   MaskData* out) {
   w.result.Clear();
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
@@ -409,6 +460,26 @@ void ComputeState(const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, u
     w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t]);
   }
   Materialize(tok, w.result, listMax, out);
+  out->pairs.clear();
+  if (out->uncertain.empty()) return;
+  // Resolve the uncertain tokens once per possible frame below (docs/engine.md). Each trie lists
+  // them in byte order; merging the two keeps that order for WalkTokens' prefix sharing.
+  std::vector<uint32_t> plain, impure, byBytes;
+  AppendIds(*tries[0], w.result.uncertain[0], &plain);
+  AppendIds(*tries[1], w.result.uncertain[1], &impure);
+  byBytes.resize(plain.size() + impure.size());
+  std::merge(plain.begin(), plain.end(), impure.begin(), impure.end(), byBytes.begin(), [&](uint32_t x, uint32_t y) {
+    const uint32_t lx = tok.TokenLength(x), ly = tok.TokenLength(y);
+    const int c = std::memcmp(tok.TokenBytes(x), tok.TokenBytes(y), std::min(lx, ly));
+    return c != 0 ? c < 0 : lx < ly;
+  });
+  for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
+    out->pairs.emplace_back();
+    auto& [acc, residual] = out->pairs.back();
+    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual);
+    std::sort(acc.begin(), acc.end());
+    std::sort(residual.begin(), residual.end());
+  }
 }
 
 }  // namespace
@@ -436,14 +507,14 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
         for (uint32_t s = 1 + static_cast<uint32_t>(c); s < count; s += static_cast<uint32_t>(chunks)) {
-          ComputeState(tok, cuts, s, listMax, w, &results[s]);
+          ComputeState(a, tok, cuts, s, listMax, w, &results[s]);
         }
       }
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
     Worker w(a, maxDepth);
-    for (uint32_t s = 1; s < count; ++s) ComputeState(tok, cuts, s, listMax, w, &results[s]);
+    for (uint32_t s = 1; s < count; ++s) ComputeState(a, tok, cuts, s, listMax, w, &results[s]);
     visited = w.visited;
   }
 
@@ -453,6 +524,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->ids.clear();
   store->words.clear();
   store->uncertain.clear();
+  store->pairs.clear();
   store->states.assign(count, StateMask{});
   std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
   MaskBuildStats st;
@@ -465,6 +537,18 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     store->uncertain.insert(store->uncertain.end(), d.uncertain.begin(), d.uncertain.end());
     st.uncertainTokens += sm.uncertainCount;
     if (sm.uncertainCount > 0) ++st.statesWithUncertain;
+    sm.pairBegin = static_cast<uint32_t>(store->pairs.size());
+    for (const auto& [acc, residual] : d.pairs) {
+      PairMask pm;
+      pm.acceptedOffset = static_cast<uint32_t>(store->uncertain.size());
+      pm.acceptedCount = static_cast<uint32_t>(acc.size());
+      store->uncertain.insert(store->uncertain.end(), acc.begin(), acc.end());
+      pm.residualOffset = static_cast<uint32_t>(store->uncertain.size());
+      pm.residualCount = static_cast<uint32_t>(residual.size());
+      store->uncertain.insert(store->uncertain.end(), residual.begin(), residual.end());
+      store->pairs.push_back(pm);
+      st.residualTokens += pm.residualCount;
+    }
     if (d.form == MaskForm::Empty) {
       sm.mask = 0;
       continue;

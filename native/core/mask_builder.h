@@ -15,6 +15,7 @@ struct MaskBuildStats {
   uint64_t trieNodesVisited = 0;
   uint32_t uncertainTokens = 0;   // summed over states
   uint32_t statesWithUncertain = 0;
+  uint32_t residualTokens = 0;     // summed over (state, return state) pairs
   uint32_t distinctMasks = 0;
   uint32_t listMasks = 0, complementMasks = 0, bitsetMasks = 0;
 };

@@ -332,9 +332,19 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
   } else {
     store.OrInto(sm.mask, eligible, row, scratchRow_.data());
   }
-  const uint32_t* unc = store.uncertain.data() + sm.uncertainOffset;
-  for (uint32_t i = 0; i < sm.uncertainCount; ++i) {
-    if (!TestBit(row, unc[i]) && CheckToken(stack, unc[i])) SetBit(row, unc[i]);
+  if (sm.uncertainCount == 0 || stack.frame == 0) return;  // at the bottom, leaving the rule ends the grammar
+  // The frame below decides most uncertain tokens (precomputed per return state); the residual
+  // ones are checked against the whole stack.
+  const std::vector<uint32_t>& returns = a.rules[a.ruleOf[stack.state]].returnStates;
+  const uint32_t ret = frames_[stack.frame].ret;
+  const auto it = std::lower_bound(returns.begin(), returns.end(), ret);
+  TAGMASK_CHECK(it != returns.end() && *it == ret, "a frame returns to a state that is not a return state of its rule");
+  const PairMask& pm = store.pairs[sm.pairBegin + static_cast<uint32_t>(it - returns.begin())];
+  const uint32_t* acc = store.uncertain.data() + pm.acceptedOffset;
+  for (uint32_t i = 0; i < pm.acceptedCount; ++i) SetBit(row, acc[i]);
+  const uint32_t* residual = store.uncertain.data() + pm.residualOffset;
+  for (uint32_t i = 0; i < pm.residualCount; ++i) {
+    if (!TestBit(row, residual[i]) && CheckToken(stack, residual[i])) SetBit(row, residual[i]);
   }
 }
 

@@ -33,6 +33,16 @@ struct StateMask {
   uint32_t mask = 0;  // index into MaskStore::masks
   uint32_t uncertainOffset = 0;
   uint32_t uncertainCount = 0;
+  /// With uncertain tokens: pairs[pairBegin + i] resolves them for the i-th return state of the
+  /// state's rule (AutomatonRule::returnStates order).
+  uint32_t pairBegin = 0;
+};
+
+/// The uncertain tokens of a state resolved for one return state below it: those then accepted,
+/// and the residual ones that depend on the stack further down (checked at fill time).
+struct PairMask {
+  uint32_t acceptedOffset = 0, acceptedCount = 0;  // into MaskStore::uncertain
+  uint32_t residualOffset = 0, residualCount = 0;
 };
 
 class MaskStore {
@@ -41,6 +51,7 @@ class MaskStore {
   std::vector<uint32_t> ids;
   std::vector<uint32_t> words;
   std::vector<uint32_t> uncertain;
+  std::vector<PairMask> pairs;
   std::vector<StateMask> states;  // one per automaton state (dead included)
   uint32_t wordCount = 0;         // words per row
 
@@ -50,7 +61,7 @@ class MaskStore {
   void OrInto(uint32_t m, const uint32_t* eligible, uint32_t* row, uint32_t* scratch) const;
   size_t MemoryBytes() const {
     return masks.capacity() * sizeof(StoredMask) + ids.capacity() * 4 + words.capacity() * 4 + uncertain.capacity() * 4 +
-           states.capacity() * sizeof(StateMask);
+           pairs.capacity() * sizeof(PairMask) + states.capacity() * sizeof(StateMask);
   }
 };
 
