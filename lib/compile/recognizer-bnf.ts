@@ -22,7 +22,7 @@ export const DONE = 0x7fffffff;
  * The productions. Symbols are integers: a nonterminal is its index (≥ 0), terminal `t` is
  * `-(t + 1)`. A production occupies `length + 1` consecutive positions (dot before each symbol,
  * then DONE). A repeat production has exactly one symbol, a nonterminal, and is walked with a
- * counter instead of a dot (see recognizer.ts).
+ * counter instead of a dot (see recognizer.ts): it matches between min and max items.
  */
 export interface Bnf {
   terminals: Terminal[];
@@ -40,7 +40,7 @@ export interface Bnf {
   start: number;
 }
 
-/** Above this many symbols the reference recognizer refuses the grammar (counted repeats unrolled). */
+/** Above this many symbols the reference recognizer refuses the grammar. */
 const MAX_SYMBOLS = 4_000_000;
 const SURROGATES: [number, number] = [0xd800, 0xdfff];
 
@@ -98,7 +98,7 @@ export function toBnf(grammar: IrGrammar): Bnf {
   const addProd = (lhs: number, rhs: number[], repeat: readonly [number, number | null] | null = null): void => {
     symbols += rhs.length + 1;
     if (symbols > MAX_SYMBOLS) {
-      throw new GrammarError(`the grammar is too large for the reference recognizer (over ${MAX_SYMBOLS} symbols once counted repeats are unrolled)`);
+      throw new GrammarError(`the grammar is too large for the reference recognizer (over ${MAX_SYMBOLS} symbols)`);
     }
     prods.push({ lhs, rhs, repeat });
   };
@@ -162,14 +162,16 @@ export function toBnf(grammar: IrGrammar): Bnf {
       }
       case "repeat": {
         if (e.max === 0) return;
-        const item = single(e.item);
-        for (let i = 0; i < e.min; i++) out.push(item);
-        if (e.max === e.min) return;
+        if (e.min === 1 && e.max === 1) {
+          emit(e.item, out);
+          return;
+        }
+        // Counted, not unrolled: large bounds cost nothing here.
         let nt = helpers.get(e);
         if (nt === undefined) {
           nt = newNt(`<repeat ${helpers.size}>`);
           helpers.set(e, nt);
-          addProd(nt, [item], [0, e.max === null ? null : e.max - e.min]);
+          addProd(nt, [single(e.item)], [e.min, e.max]);
         }
         out.push(nt);
         return;

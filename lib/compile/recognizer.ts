@@ -12,6 +12,10 @@
  * reached by different inputs that behave the same are the same object, and `step` is memoized
  * per (state, byte): walking a whole vocabulary from one state costs little more than a trie walk.
  *
+ * Cost: counted repeats and left recursion keep sets small; right recursion (`a ::= "x" a | "x"`)
+ * costs time linear in the nesting depth per byte (no Leo optimization), which is fine for the
+ * grammars lowered here, whose repetitions are counted repeats.
+ *
  * `maxTokens` of text nodes is not a property of bytes and is ignored here.
  */
 import { InvalidArgumentError } from "../errors.js";
@@ -182,6 +186,9 @@ export class Recognizer {
       keys.add(key);
       list.push(pos, origin, sub);
     };
+    // Completions wait in a queue rather than recursing, so long chains of rules ending at
+    // once (right recursion) cannot overflow the stack.
+    const pending: number[] = [];
     const complete = (nt: number, origin: number): void => {
       if (nt === start) accepting = true;
       // Completions of nullable symbols at this very position are handled when predicting.
@@ -189,12 +196,7 @@ export class Recognizer {
       const key = `${nt},${origin}`;
       if (completed.has(key)) return;
       completed.add(key);
-      const set = this.sets[origin]!;
-      const waiting = this.waitingOn(set, nt);
-      for (const w of waiting) {
-        const o = set.items[w + 1] === SELF ? origin : set.items[w + 1]!;
-        moveOn(set.items[w]!, o, set.items[w + 2]!);
-      }
+      pending.push(nt, origin);
     };
     // Moves an item past the symbol after its dot (for a repeat: counts one more item).
     const moveOn = (pos: number, origin: number, sub: number): void => {
@@ -202,6 +204,7 @@ export class Recognizer {
       const rep = prodRepeat[p];
       if (rep) {
         const [min, max] = rep;
+        // Past `min`, an unbounded repeat behaves the same whatever the count: saturate it.
         const count = max === null ? Math.min(sub + 1, min) : sub + 1;
         if (max === null || count < max) add(pos, origin, count);
         if (count >= min) complete(prodLhs[p]!, origin);
@@ -215,10 +218,22 @@ export class Recognizer {
       if (sub === -1) moveOn(pos, origin, 0);
       else add(pos, origin, sub);
     }
-    for (let i = 0; i < list.length; i += 3) {
+    let i = 0;
+    while (i < list.length || pending.length > 0) {
+      if (pending.length > 0) {
+        const origin = pending.pop()!;
+        const nt = pending.pop()!;
+        const set = this.sets[origin]!;
+        for (const w of this.waitingOn(set, nt)) {
+          const o = set.items[w + 1] === SELF ? origin : set.items[w + 1]!;
+          moveOn(set.items[w]!, o, set.items[w + 2]!);
+        }
+        continue;
+      }
       const pos = list[i]!;
       const origin = list[i + 1]!;
       const sub = list[i + 2]!;
+      i += 3;
       const sym = posSym[pos]!;
       if (sym >= 0) {
         if (!predicted.has(sym)) {

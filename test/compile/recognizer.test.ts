@@ -272,3 +272,20 @@ describe("recognizer agrees with RegExp on random expressions", () => {
     expect(matches).toBeGreaterThan(300);
   });
 });
+
+describe("recognizer: scale", () => {
+  it("handles long right-recursive chains without deep recursion", () => {
+    const g = grammar((b) => b.define("root", choice(seq(lit("a"), b.ruleRef("root")), lit("a"))));
+    const long = "a".repeat(1500);
+    expect(isMatch(g, long)).toBe(true);
+    expect(isMatch(g, long + "b")).toBe(false);
+  });
+  it("counts large repeat bounds without unrolling them", () => {
+    const g = one(seq(repeat(lit("x"), 2000, 100000), lit("!")));
+    expect(isMatch(g, "x".repeat(2000) + "!")).toBe(true);
+    expect(isMatch(g, "x".repeat(1999) + "!")).toBe(false);
+    expect(isViablePrefix(g, "x".repeat(5000))).toBe(true);
+    const exact = one(repeat(charClass([[0x61, 0x7a]]), 3, 3));
+    check(exact, [["abc", true, true], ["ab", false, true], ["abcd", false, false]]);
+  });
+});
