@@ -19,7 +19,7 @@
  * `maxTokens` of text nodes is not a property of bytes and is ignored here.
  */
 import { InvalidArgumentError } from "../errors.js";
-import type { IrGrammar } from "./ir.js";
+import { validateGrammar, type IrGrammar } from "./ir.js";
 import { DONE, rangesMeet, toBnf, utf8Length, utf8PrefixInterval, type Bnf, type Terminal } from "./recognizer-bnf.js";
 
 /** An item's origin meaning "the set this item is stored in". */
@@ -81,8 +81,9 @@ export class Recognizer {
   private readonly subSteps: Array<Map<number, number>>;
   private readonly canFinish: Array<Map<number, boolean>>;
 
-  /** Prepares the grammar (validated elsewhere; see ir.ts `validateGrammar`). */
+  /** Prepares the grammar; an invalid one throws a GrammarError naming the bad node. */
   constructor(grammar: IrGrammar) {
+    validateGrammar(grammar);
     this.bnf = toBnf(grammar);
     this.subSteps = this.bnf.terminals.map(() => new Map());
     this.canFinish = this.bnf.terminals.map(() => new Map());

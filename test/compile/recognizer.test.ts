@@ -3,7 +3,7 @@ import {
   GrammarBuilder, charClass, choice, empty, lit, never, optional, plus, repeat, seq, star, text, type IrExpr, type IrGrammar,
 } from "../../lib/compile/ir.js";
 import { Recognizer, isMatch, isViablePrefix, viablePrefixLength } from "../../lib/compile/recognizer.js";
-import { InvalidArgumentError } from "../../lib/errors.js";
+import { GrammarError, InvalidArgumentError } from "../../lib/errors.js";
 
 /** A grammar from named rules; `root` is the start. */
 function grammar(define: (b: GrammarBuilder) => void): IrGrammar {
@@ -192,6 +192,10 @@ describe("Recognizer states", () => {
     expect(() => r.step(other.step(other.initial(), 0x5b)!, 0x61)).toThrow(InvalidArgumentError);
     expect(() => r.step(r.initial(), 256)).toThrow(InvalidArgumentError);
     expect(() => r.step(r.initial(), -1)).toThrow(/byte must be an integer/);
+  });
+  it("refuses an invalid grammar with a GrammarError", () => {
+    expect(() => new Recognizer({ rules: [{ name: "root", body: { kind: "ref", rule: 3 } }], root: 0 })).toThrow(GrammarError);
+    expect(() => isMatch({ rules: [], root: 0 }, "")).toThrow(/at least one rule/);
   });
   it("reports where the input stops being viable", () => {
     expect(viablePrefixLength(g, "[abx]")).toBe(3);
