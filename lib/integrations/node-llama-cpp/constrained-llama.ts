@@ -21,7 +21,7 @@ import { TokenizerInfo } from "../../tokenizer/tokenizer-info.js";
 import { BatchMaskScheduler, type BatchFill, type BatchMaskStats } from "./batch-masks.js";
 import { limitFreeText } from "./free-text-limit.js";
 import { checkGenerateOptions, runGeneration, type GenerateOptions, type GenerationResult, type MaskSource } from "./generate.js";
-import { pickMaskRoute, type RouteCheck } from "./route-check.js";
+import { checkMaskRoute, pickMaskRoute, type RouteCheck } from "./route-check.js";
 import { MASK_ROUTES, type MaskRouteName } from "./routes.js";
 
 /** Options of {@link ConstrainedLlama.create}. */
@@ -123,16 +123,15 @@ export class ConstrainedLlama {
     const tokenizer = TokenizerInfo.fromLlamaModel(model, options.vocabulary);
     const compiler = options.compiler ?? new GrammarCompiler();
     if (requested === "gbnf") return new ConstrainedLlama(model, tokenizer, "gbnf", [], compiler);
-    const { checks } = await pickMaskRoute(model, tokenizer);
     if (requested === "auto") {
-      const ok = checks.find((c) => c.ok);
-      return new ConstrainedLlama(model, tokenizer, ok ? ok.route : "gbnf", checks, compiler);
+      const { route, checks } = await pickMaskRoute(model, tokenizer);
+      return new ConstrainedLlama(model, tokenizer, route ?? "gbnf", checks, compiler);
     }
-    const check = checks.find((c) => c.route === requested);
-    if (!check?.ok) {
-      throw new TagmaskError(`the ${requested} masking route does not work with this model: ${check?.reason ?? "a faster route was chosen first"}`, "TAGMASK_ROUTE_UNAVAILABLE");
+    const check = await checkMaskRoute(model, tokenizer, requested);
+    if (!check.ok) {
+      throw new TagmaskError(`the ${requested} masking route does not work with this model: ${check.reason}`, "TAGMASK_ROUTE_UNAVAILABLE");
     }
-    return new ConstrainedLlama(model, tokenizer, requested, checks, compiler);
+    return new ConstrainedLlama(model, tokenizer, requested, [check], compiler);
   }
 
   /** Compiles a structural tag, a format, or a grammar IR against the model's vocabulary. */

@@ -18,6 +18,8 @@ export interface GenerationMatcher {
   canTerminate(): boolean;
   isTerminated(): boolean;
   findJumpForwardString(): string;
+  fillNextTokenBitmask(out: Int32Array, row?: number): void;
+  rollback(steps?: number): void;
 }
 
 /** Where a step's mask comes from: fills the row for the matcher's current state. */
@@ -114,20 +116,27 @@ export function checkGenerateOptions(options: GenerateOptions): void {
 }
 
 /**
- * Tokens that spell `text` and that the matcher accepts, to be forced instead of sampled. The
- * last token is held back unless it is a special token, since the model might have continued it
- * into a longer token (`"` + `:` as `":`); forcing stops at the first token the matcher rejects.
+ * Tokens that spell `text` and that the matcher accepts, to be forced instead of sampled; they
+ * are accepted into the matcher here. Forcing stops at the first token the matcher rejects. The
+ * last token is given back (rolled back) when the model might have continued it into a longer
+ * token (`"` + `:` as `":`): unless it is a special token, or the grammar allows nothing but a
+ * stop token after it.
  */
-function forcedTokens(text: string, model: LlamaModel, tokenizer: TokenizerInfo, matcher: GenerationMatcher, limit: number): number[] {
+function forcedTokens(text: string, model: LlamaModel, tokenizer: TokenizerInfo, matcher: GenerationMatcher, limit: number, scratch: Int32Array, builder: BiasBuilder): number[] {
   const candidates = Array.from(model.tokenize(text, true) as Token[], Number);
-  if (candidates.length === 0) return [];
-  const last = candidates[candidates.length - 1]!;
-  if (tokenizer.kind(last) !== TokenKind.SpecialText) candidates.pop();
   const forced: number[] = [];
   for (const t of candidates) {
     if (forced.length >= limit || tokenizer.kind(t) === TokenKind.Control) break;
     if (!matcher.acceptToken(t)) break;
     forced.push(t);
+  }
+  const last = forced[forced.length - 1];
+  if (last !== undefined && tokenizer.kind(last) === TokenKind.Normal) {
+    matcher.fillNextTokenBitmask(scratch);
+    if (!onlyStopTokens(scratch, tokenizer.vocabSize, tokenizer.data.stopTokenIds, builder)) {
+      matcher.rollback(1);
+      forced.pop();
+    }
   }
   return forced;
 }
@@ -154,6 +163,7 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
   const stops = tokenizer.data.stopTokenIds;
   // Concurrent generations each need their own bias arrays (the sampler reads them later).
   const builder = new BiasBuilder(tokenizer.vocabSize);
+  const scratch = new Int32Array(Math.ceil(tokenizer.vocabSize / 32));
   const stats: GenerationStats = { sampledTokens: 0, forcedTokens: 0, maskMicros: [], routeMicros: [], totalMs: 0 };
   const tokens: number[] = [];
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -198,6 +208,19 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
   if ((matcher === null) !== (route === "none")) throw new InvalidArgumentError("a generation has a matcher exactly when it has a masking route");
   if (matcher?.isTerminated()) throw new MatcherStateError("the matcher has already accepted a stop token; reset it or create a new one");
   if (maxTokens === 0) return finish("max-tokens");
+  // What the grammar forces from the very start is appended to the input, unsampled.
+  let input = job.input.slice() as Token[];
+  if (jumpForward) {
+    const jump = matcher!.findJumpForwardString();
+    const forced = jump ? forcedTokens(jump, model, tokenizer, matcher!, maxTokens, scratch, builder) : [];
+    if (forced.length > 0) {
+      stats.forcedTokens += forced.length;
+      tokens.push(...forced);
+      emit(forced);
+      input = [...input, ...(forced as Token[])];
+      if (tokens.length >= maxTokens) return finish("max-tokens");
+    }
+  }
   if ((await prepareMask()) === "grammar-end") return finish("grammar-end");
 
   let restore = (): void => {};
@@ -206,7 +229,8 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
   else if (route === "bias-object") evaluateOptions.tokenBias = biasObjectOption(model.tokenizer, () => biases) as unknown as SequenceEvaluateOptions["tokenBias"];
   else if (route === "gbnf") evaluateOptions.grammarEvaluationState = job.grammarEvaluationState as SequenceEvaluateOptions["grammarEvaluationState"];
 
-  const gen = sequence.evaluate(job.input.slice() as Token[], evaluateOptions);
+  if (input.length === 0) throw new InvalidArgumentError("input: at least one token is needed to start generating (e.g. the prompt or a BOS token)");
+  const gen = sequence.evaluate(input, evaluateOptions);
   try {
     let res = await gen.next();
     for (;;) {
@@ -238,11 +262,12 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
       tokens.push(token);
       emit([token]);
       if (tokens.length >= maxTokens) return finish("max-tokens");
+      if (options.signal?.aborted) return finish("aborted");
       let next: Token[] | undefined;
       if (jumpForward) {
         const jump = matcher.findJumpForwardString();
         if (jump) {
-          const forced = forcedTokens(jump, model, tokenizer, matcher!, maxTokens - tokens.length);
+          const forced = forcedTokens(jump, model, tokenizer, matcher!, maxTokens - tokens.length, scratch, builder);
           if (forced.length > 0) {
             stats.forcedTokens += forced.length;
             tokens.push(...forced);
@@ -252,7 +277,6 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
           }
         }
       }
-      if (options.signal?.aborted) return finish("aborted");
       if ((await prepareMask()) === "grammar-end") return finish("grammar-end");
       res = await gen.next(next as Token[]);
     }
