@@ -13,7 +13,7 @@
  *
  * docs/ir.md ("How formats lower") is the summary of record.
  */
-import { GrammarError } from "../errors.js";
+import { GrammarError, SchemaError } from "../errors.js";
 import { parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TriggeredTagsFormat,
@@ -22,7 +22,7 @@ import { ebnfToIr } from "./ebnf/index.js";
 import {
   GrammarBuilder, choice, lit, repeat, seq, star, text, validateGrammar, type IrExpr, type IrGrammar,
 } from "./ir.js";
-import { jsonValueRule } from "./json-value.js";
+import { lowerJsonSchema } from "./json-schema/index.js";
 import { regexToIr } from "./regex/index.js";
 import { simplifyGrammar, type SimplifyOptions } from "./simplify.js";
 
@@ -55,15 +55,24 @@ function isStructuralTag(input: StructuralTag | Format): input is StructuralTag 
 }
 
 /**
- * The one place a `json_schema` format becomes IR. Until the JSON Schema compiler lands
- * (lib/compile/json-schema), any JSON value is allowed, with the format's whitespace limit.
+ * The one place a `json_schema` format becomes IR: the JSON Schema compiler
+ * (lib/compile/json-schema), strict, with the format's property order and whitespace limit. A
+ * schema it refuses is a SchemaError whose message starts with the format's JSON path.
  */
 export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string): IrExpr {
   const style = format.style ?? "json";
   if (style !== "json") {
     throw new GrammarError(`${path}.style: argument style "${style}" has no compiler; only "json" can be lowered`);
   }
-  return jsonValueRule(b, { maxWhitespace: format.max_whitespace_cnt ?? null });
+  try {
+    return lowerJsonSchema(format.json_schema, b, {
+      anyOrder: format.any_order ?? false,
+      ...(format.max_whitespace_cnt === undefined ? {} : { maxWhitespace: format.max_whitespace_cnt }),
+    });
+  } catch (err) {
+    if (err instanceof SchemaError) throw new SchemaError(err.schemaPath, `${path}.json_schema: ${err.message}`, err.keyword);
+    throw err;
+  }
 }
 
 /** Distinct, non-empty strings in order of first appearance. */
@@ -84,7 +93,7 @@ function nameFrom(begin: string): string {
 class Lowering {
   private readonly tags = new Map<string, IrExpr>();
   private readonly regexes = new Map<string, IrExpr>();
-  private grammarCount = 0;
+  private readonly grammars = new Map<string, IrExpr>();
 
   constructor(private readonly b: GrammarBuilder) {}
 
@@ -136,14 +145,18 @@ class Lowering {
   }
 
   private grammar(source: string, path: string): IrExpr {
+    const known = this.grammars.get(source);
+    if (known) return known;
     // Each grammar's rules get their own prefix so several grammars live in one IR.
-    this.grammarCount++;
-    const prefix = `grammar${this.grammarCount}_`;
+    const prefix = `grammar${this.grammars.size + 1}_`;
+    let e: IrExpr;
     try {
-      return ebnfToIr(source, this.b, { prefix });
+      e = ebnfToIr(source, this.b, { prefix });
     } catch (err) {
       throw located(err, `${path}.grammar`);
     }
+    this.grammars.set(source, e);
+    return e;
   }
 
   /** A tag as a rule of its own (shared by identical tags). */

@@ -256,3 +256,18 @@ export const lowerCases: LowerCase[] = [
     reject: ["<json></json>", "<json>1 </json>", "<json>{}</json>x"],
   },
 ];
+
+lowerCases.push({
+  name: "the same grammar twice shares its rules; different grammars get their own prefixes",
+  format: {
+    type: "sequence",
+    elements: [
+      { type: "grammar", grammar: 'root ::= [a-z]+ ":"' },
+      { type: "grammar", grammar: 'root ::= "=" val\nval ::= [0-9]+' },
+      { type: "grammar", grammar: 'root ::= [a-z]+ ":"' },
+    ],
+  },
+  match: ["ab:=12cd:", "x:=0y:"],
+  prefix: ["ab:", "ab:=1"],
+  reject: ["ab:=cd:", ":=1a:", "ab:=1cd"],
+});
