@@ -167,6 +167,33 @@ describe("recognizer: text", () => {
   });
 });
 
+describe("recognizer: text agrees with a direct check on random inputs", () => {
+  it("text(excludes) followed by an end string", () => {
+    let seed = 4242;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const pieces = ["a", "b", "<", "/", "é", "\u00e8"];
+    const word = (max: number): string => {
+      let w = "";
+      for (let i = 1 + rand(max); i > 0; i--) w += pieces[rand(pieces.length)]!;
+      return w;
+    };
+    for (let n = 0; n < 80; n++) {
+      const excludes = Array.from({ length: 1 + rand(3) }, () => word(3));
+      const end = word(2);
+      const g = one(seq(text(excludes), lit(end)));
+      for (let m = 0; m < 50; m++) {
+        const s = word(8) + (rand(3) ? end : "");
+        const body = s.endsWith(end) ? s.slice(0, s.length - end.length) : null;
+        const expected = body !== null && !excludes.some((x) => body.includes(x));
+        expect(isMatch(g, s), `${JSON.stringify(excludes)} then ${JSON.stringify(end)} on ${JSON.stringify(s)}`).toBe(expected);
+      }
+    }
+  });
+});
+
 describe("Recognizer states", () => {
   const g = one(seq(lit("["), star(choice(lit("a"), lit("bc"))), lit("]")));
   it("are canonical, immutable and reusable", () => {
