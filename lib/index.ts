@@ -40,6 +40,8 @@ export { toBFloat16Bits, fromBFloat16Bits, toFloat16Bits, fromFloat16Bits, toHal
 export { setThreadPoolSize, threadPoolSize } from "./engine/batch-pool.js";
 export { cuda, CudaStream, DeviceBitmask, DeviceLogits, PinnedBitmask } from "./mask/cuda.js";
 export type { CudaDeviceInfo, DeviceLogitsOptions, DeviceRowOptions, DeviceSampleOptions, StreamLike } from "./mask/cuda.js";
+export { BatchMatcher } from "./engine/batch.js";
+export type { BatchAcceptResult, BatchMatcherOptions, BatchRowError } from "./engine/batch.js";
 export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
   KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES,

@@ -48,6 +48,8 @@ export interface NativeAddon {
   PinnedBitmask: new (rows: number, vocabSize: number) => NativePinnedBitmask;
   DeviceBitmask: new (rows: number, vocabSize: number, options: object) => NativeDeviceBitmask;
   DeviceLogits: new (options: object) => NativeDeviceLogits;
+  /** Batch path (lib/engine/batch.ts). */
+  BatchMatcher: new (matchers: NativeGrammarMatcher[], options: { parallel?: boolean }) => NativeBatchMatcher;
   /** Engine (lib/engine): the native vocabulary handle built from VocabularyData. */
   createTokenizerInfo(data: VocabularyData): NativeTokenizerInfoHandle;
   /** Compiles a serialized grammar IR against a vocabulary on the calling thread. */
@@ -108,6 +110,20 @@ export interface NativeGrammarMatcher {
   readonly inError: boolean;
   readonly errorMessage: string;
   readonly memoryBytes: number;
+}
+
+/** Native batch of matchers (lib/engine/batch.ts wraps it). */
+export interface NativeBatchMatcher {
+  readonly size: number;
+  readonly maskWords: number;
+  readonly bitmask: Int32Array;
+  readonly busy: boolean;
+  fill(out?: Int32Array, rows?: Int32Array | readonly number[]): Array<{ row: number; error: TagmaskError }>;
+  fillAsync(rows?: Int32Array | readonly number[]): Promise<{ bitmask: Int32Array; errors: Array<{ row: number; error: TagmaskError }> }>;
+  accept(tokens: Int32Array | readonly number[]): { accepted: Uint8Array; errors: Array<{ row: number; error: TagmaskError }> };
+  acceptAsync(tokens: Int32Array | readonly number[]): Promise<{ accepted: Uint8Array; errors: Array<{ row: number; error: TagmaskError }> }>;
+  rollback(steps: number | Int32Array | readonly number[]): Array<{ row: number; error: TagmaskError }>;
+  rollbackAsync(steps: number | Int32Array | readonly number[]): Promise<Array<{ row: number; error: TagmaskError }>>;
 }
 
 /** Native CUDA stream (lib/mask/cuda.ts wraps it). */

@@ -6,6 +6,7 @@
 #include "thread_pool.h"
 #include "mask_cpu.h"
 #include "cuda_binding.h"
+#include "batch_matcher.h"
 #include "tokenizer_info.h"
 #include "compiled_grammar.h"
 #include "matcher.h"
@@ -28,6 +29,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitPinnedBitmask(env, exports);
   InitDeviceBitmask(env, exports);
   InitDeviceLogits(env, exports);
+  InitBatchMatcher(env, exports);
   TokenizerInfoWrap::Init(env, exports);
   CompiledGrammarWrap::Init(env, exports);
   MatcherWrap::Init(env, exports);
