@@ -12,8 +12,11 @@
 import { InvalidArgumentError } from "../../errors.js";
 import type { MaskSource } from "./generate.js";
 
-/** Fills rows of a `[n, words]` bitmask buffer for the given matcher indices; one entry per row: an error or null. */
-export type BatchFill = (indices: readonly number[], out: Int32Array) => (Error | null)[];
+/**
+ * Fills the masks of the sequences `indices` in one call of the batch path; resolves to one
+ * entry per index: the mask row, or the error of that row alone.
+ */
+export type BatchFill = (indices: readonly number[]) => Promise<(Int32Array | Error)[]>;
 
 /** Timings of the batched fills. */
 export interface BatchMaskStats {
@@ -21,27 +24,22 @@ export interface BatchMaskStats {
   fills: number;
   /** Rows filled in all calls. */
   rows: number;
-  /** Per call: microseconds of the fill. */
+  /** Per call: wall microseconds of the fill (it runs on the native pool; the event loop stays free). */
   fillMicros: number[];
 }
 
 /** Coalesces mask requests of concurrently generating sequences into batch fills. */
 export class BatchMaskScheduler {
-  readonly buffer: Int32Array;
   readonly stats: BatchMaskStats = { fills: 0, rows: 0, fillMicros: [] };
-  private readonly rows: Int32Array[];
   private pending = new Map<number, { resolve: (row: Int32Array) => void; reject: (err: Error) => void }>();
   private readonly active = new Set<number>();
   private scheduled = false;
 
   constructor(
     readonly size: number,
-    readonly words: number,
     private readonly fill: BatchFill,
   ) {
     if (!Number.isInteger(size) || size < 1) throw new InvalidArgumentError(`batch size must be a positive integer, got ${size}`);
-    this.buffer = new Int32Array(size * words);
-    this.rows = Array.from({ length: size }, (_, i) => this.buffer.subarray(i * words, (i + 1) * words));
     for (let i = 0; i < size; i++) this.active.add(i);
   }
 
@@ -78,25 +76,24 @@ export class BatchMaskScheduler {
   }
 
   private flush(): void {
-    this.scheduled = false;
     const batch = this.pending;
     this.pending = new Map();
     const indices = [...batch.keys()];
     const t0 = performance.now();
-    let errors: (Error | null)[];
-    try {
-      errors = this.fill(indices, this.buffer);
-    } catch (err) {
-      errors = indices.map(() => err as Error);
-    }
-    this.stats.fillMicros.push((performance.now() - t0) * 1000);
-    this.stats.fills++;
-    this.stats.rows += indices.length;
-    indices.forEach((index, k) => {
-      const waiter = batch.get(index)!;
-      const error = errors[k];
-      if (error) waiter.reject(error);
-      else waiter.resolve(this.rows[index]!);
-    });
+    const settle = (rows: (Int32Array | Error)[]): void => {
+      this.stats.fillMicros.push((performance.now() - t0) * 1000);
+      this.stats.fills++;
+      this.stats.rows += indices.length;
+      // Requests made while resolving belong to the next round.
+      this.scheduled = false;
+      indices.forEach((index, k) => {
+        const waiter = batch.get(index)!;
+        const row = rows[k];
+        if (row instanceof Int32Array) waiter.resolve(row);
+        else waiter.reject(row ?? new Error(`no mask for sequence ${index}`));
+      });
+      this.maybeFlush();
+    };
+    this.fill(indices).then(settle, (err: unknown) => settle(indices.map(() => err as Error)));
   }
 }

@@ -8,6 +8,7 @@
 import type { Llama, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import { GrammarCompiler } from "../../engine/grammar-compiler.js";
 import type { CompiledGrammar } from "../../engine/compiled-grammar.js";
+import { BatchMatcher } from "../../engine/batch.js";
 import { GrammarMatcher } from "../../engine/matcher.js";
 import { InvalidArgumentError, TagmaskError, type OutputParseError } from "../../errors.js";
 import type { Format, StructuralTag } from "../../format/types.js";
@@ -18,7 +19,7 @@ import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js
 import type { ParsedToolOutput, ToolCallingRequest } from "../../tools/types.js";
 import type { VocabularyOptions } from "../../tokenizer/build-vocabulary.js";
 import { TokenizerInfo } from "../../tokenizer/tokenizer-info.js";
-import { BatchMaskScheduler, type BatchFill, type BatchMaskStats } from "./batch-masks.js";
+import { BatchMaskScheduler, type BatchMaskStats } from "./batch-masks.js";
 import { limitFreeText } from "./free-text-limit.js";
 import { checkGenerateOptions, runGeneration, type GenerateOptions, type GenerationResult, type MaskSource } from "./generate.js";
 import { checkMaskRoute, pickMaskRoute, type RouteCheck } from "./route-check.js";
@@ -224,25 +225,35 @@ export class ConstrainedLlama {
   /**
    * Generates on several sequences of one context at once, each with its own grammar and
    * matcher; node-llama-cpp decodes them in shared batches and tagmask fills their masks
-   * together through the batch path.
+   * together through the batch path (a BatchMatcher, on the native thread pool).
    */
   async generateBatch(jobs: readonly BatchJob[]): Promise<BatchResult> {
     if (!Array.isArray(jobs) || jobs.length === 0) throw new InvalidArgumentError("jobs: expected a non-empty array of {sequence, input, grammar, options}");
     const sequences = new Set(jobs.map((j) => j.sequence));
     if (sequences.size !== jobs.length) throw new InvalidArgumentError("jobs: each job needs its own sequence");
-    const matchers: (GrammarMatcher | null)[] = [];
-    const scheduler = new BatchMaskScheduler(jobs.length, Math.ceil(this.tokenizer.vocabSize / 32), fillRows(matchers, Math.ceil(this.tokenizer.vocabSize / 32)));
+    const masked: GrammarMatcher[] = [];
+    const batchRow = new Map<number, number>();
+    let batch: BatchMatcher | undefined;
+    const words = Math.ceil(this.tokenizer.vocabSize / 32);
+    const scheduler = new BatchMaskScheduler(jobs.length, async (indices) => {
+      const rows = indices.map((i) => batchRow.get(i)!);
+      const { bitmask, errors } = await batch!.fillNextTokenBitmasksAsync(rows);
+      const failed = new Map(errors.map((e) => [e.row, e.error as Error]));
+      return rows.map((r) => failed.get(r) ?? bitmask.subarray(r * words, (r + 1) * words));
+    });
     const prepared = [];
-    // Unconstrained and gbnf jobs never ask for masks: they do not count as waiting.
     for (let i = 0; i < jobs.length; i++) {
       const j = jobs[i]!;
       const job = await this.jobFor(j.sequence, j.input, j.grammar, j.options ?? {}, (matcher) => {
-        matchers[i] = matcher;
+        batchRow.set(i, masked.length);
+        masked.push(matcher);
         return scheduler.source(i);
       });
+      // Unconstrained and gbnf jobs never ask for masks: nobody waits for them.
       if (job.masks === null) scheduler.finish(i);
       prepared.push(job);
     }
+    if (masked.length > 0) batch = new BatchMatcher(masked);
     const settled = await Promise.allSettled(prepared.map((job, i) => runGeneration(job).finally(() => scheduler.finish(i))));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;
@@ -252,19 +263,6 @@ export class ConstrainedLlama {
 
 function isIrGrammar(value: unknown): value is IrGrammar {
   return typeof value === "object" && value !== null && Array.isArray((value as IrGrammar).rules);
-}
-
-/** Fills the rows of the listed matchers; a matcher's failure is reported for its row only. */
-function fillRows(matchers: readonly (GrammarMatcher | null)[], words: number): BatchFill {
-  return (indices, out) =>
-    indices.map((i) => {
-      try {
-        matchers[i]!.fillNextTokenBitmask(out.subarray(i * words, (i + 1) * words));
-        return null;
-      } catch (err) {
-        return err as Error;
-      }
-    });
 }
 
 function parseOutput(request: ToolCallingRequest, text: string): { parsed?: ParsedToolOutput; parseError?: OutputParseError } {
