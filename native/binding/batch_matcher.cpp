@@ -154,6 +154,7 @@ class BatchMatcherWrap : public Napi::ObjectWrap<BatchMatcherWrap> {
   std::vector<uint8_t> sync_accepted_;
   std::vector<uint32_t> sync_rows_;
   std::vector<uint32_t> sync_counts_;
+  std::vector<int32_t> sync_tokens_;
 };
 
 BatchMatcherWrap::BatchMatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<BatchMatcherWrap>(info) {
@@ -189,6 +190,7 @@ BatchMatcherWrap::BatchMatcherWrap(const Napi::CallbackInfo& info) : Napi::Objec
     sync_accepted_.resize(batch_->size());
     sync_rows_.reserve(batch_->size());
     sync_counts_.resize(batch_->size());
+    sync_tokens_.resize(batch_->size());
   } catch (const Napi::Error&) {
     throw;
   } catch (const Error& e) {
@@ -338,9 +340,8 @@ Napi::Value BatchMatcherWrap::Accept(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "BatchMatcher.acceptTokens(tokens)";
     CheckIdle(what);
-    std::vector<int32_t> tokens;
-    ParseTokens(info[0], what, tokens);
-    batch_->Accept(tokens.data(), sync_accepted_.data(), Pool(), sync_errors_);
+    ParseTokens(info[0], what, sync_tokens_);
+    batch_->Accept(sync_tokens_.data(), sync_accepted_.data(), Pool(), sync_errors_);
     Napi::Uint8Array accepted = Napi::Uint8Array::New(env, batch_->size());
     std::memcpy(accepted.Data(), sync_accepted_.data(), batch_->size());
     Napi::Object out = Napi::Object::New(env);
