@@ -25,7 +25,7 @@ function packageRoot(): string {
   }
   return dir;
 }
-const seedsDir = join(packageRoot(), "..", "shared", "spec", "seeds");
+const seedsDir = join(packageRoot(), "test", "fixtures", "seeds");
 
 /** Outputs a model following the seed grammar could produce (both argument styles, 1–2 calls). */
 export const SEED_OUTPUTS = [

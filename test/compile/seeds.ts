@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import * as f from "../../lib/format/build.js";
 import type { Format, JsonSchema, StructuralTag, TagFormat } from "../../lib/format/types.js";
 
-/** ../shared/spec/seeds relative to the repository root. */
-export const seedDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "spec", "seeds");
+/** The seeds as copied into the test fixtures (tests never read ../shared for them). */
+export const seedDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "seeds");
 
 export const seedNames = ["auto", "named", "required"] as const;
 export type SeedName = (typeof seedNames)[number];
