@@ -31,7 +31,7 @@ export interface TinyModelShape {
   contextLength: number;
 }
 
-export const DEFAULT_TINY_MODEL_SHAPE: TinyModelShape = { layers: 2, embedding: 64, heads: 4, feedForward: 128, contextLength: 1024 };
+export const DEFAULT_TINY_MODEL_SHAPE: TinyModelShape = { layers: 2, embedding: 64, heads: 4, feedForward: 128, contextLength: 8192 };
 
 /** Options of {@link writeTinyModel} and {@link ensureTinyModel}. */
 export interface TinyModelOptions {
