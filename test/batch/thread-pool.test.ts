@@ -82,11 +82,13 @@ describe("thread pool size from JS", () => {
       `const a = require(${JSON.stringify(addon)}); a.setThreadPoolSize(2); require("worker_threads").parentPort.postMessage(a.threadPoolSize());`,
       { eval: true },
     );
+    // Listen for the exit before anything is awaited: it may follow the message immediately.
+    const exited = new Promise((res) => worker.once("exit", res));
     const seen = await new Promise<number>((res, rej) => {
       worker.once("message", res);
       worker.once("error", rej);
     });
-    await new Promise((res) => worker.once("exit", res));
+    await exited;
     expect(seen).toBe(2);
     // The main environment still uses the addon: the pool is alive and resizable.
     expect(threadPoolSize()).toBe(2);
