@@ -1,6 +1,7 @@
 /**
- * Seeded random walks that compare the engine with the brute-force oracle at every step (or at
- * sampled steps): the full mask, canTerminate, and acceptToken for chosen tokens.
+ * Walks that compare the engine with the brute-force oracle: along a given token sequence (a
+ * realistic output), or a seeded random walk that picks tokens from the engine's own mask (each
+ * pick checked viable by the oracle), comparing full masks at every step or at sampled steps.
  */
 import { expect } from "vitest";
 import type { IrGrammar } from "../../lib/compile/ir.js";
@@ -8,7 +9,7 @@ import type { RecognizerState } from "../../lib/compile/recognizer.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
-import { BruteForce, describeToken, maskDiff, maskHas, maskIds } from "./oracle.js";
+import { BruteForce, describeToken, maskDiff, maskHas } from "./oracle.js";
 
 /** A small deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {
@@ -30,6 +31,37 @@ export function expectSameMask(engine: Int32Array, oracle: Int32Array, vocab: Vo
   expect.fail(`${where}: engine allows but oracle rejects [${show(onlyA)}]; oracle allows but engine rejects [${show(onlyB)}]`);
 }
 
+/** One comparison point: full masks and canTerminate. */
+function compare(matcher: GrammarMatcher, oracle: BruteForce, state: RecognizerState, vocab: VocabularyData, mask: Int32Array, where: string): Int32Array {
+  const expected = oracle.mask(state);
+  matcher.fillNextTokenBitmask(mask);
+  expectSameMask(mask, expected, vocab, where);
+  expect(matcher.canTerminate(), `${where}: canTerminate`).toBe(oracle.recognizer.accepts(state));
+  return expected;
+}
+
+/** Walks `tokens` (each must be allowed), comparing at every `every`-th step and at the end. */
+export function walkTokens(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData, tokens: number[], every = 1): number {
+  const oracle = new BruteForce(grammar, vocab);
+  const matcher = new GrammarMatcher(compiled);
+  const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
+  let state: RecognizerState = oracle.initial();
+  let compared = 0;
+  for (let step = 0; step <= tokens.length; step++) {
+    if (step % every === 0 || step === tokens.length) {
+      compare(matcher, oracle, state, vocab, mask, `step ${step}`);
+      compared++;
+    }
+    if (step === tokens.length) break;
+    const id = tokens[step]!;
+    expect(matcher.acceptToken(id), `acceptToken(${describeToken(vocab, id)}) at step ${step}`).toBe(true);
+    const next = oracle.advance(state, id);
+    expect(next, `oracle: ${describeToken(vocab, id)} at step ${step}`).not.toBeNull();
+    state = next!;
+  }
+  return compared;
+}
+
 export interface WalkOptions {
   steps: number;
   seed: number;
@@ -37,8 +69,58 @@ export interface WalkOptions {
   every?: number;
   /** Also check acceptToken on every token of the vocabulary (small vocabularies only). */
   checkAllAccepts?: boolean;
-  /** Prefer tokens that are not stop tokens until this many steps were taken. */
-  bias?: (ids: number[], random: () => number) => number;
+  /**
+   * With this probability a step picks among "structural" allowed tokens (special text tokens and
+   * tokens holding any of `<"{}[],:`), so that walks get through the structure instead of
+   * wandering in free text.
+   */
+  structural?: number;
+}
+
+const STRUCTURAL_BYTES = new Set([0x3c, 0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a]);
+const structuralCache = new WeakMap<VocabularyData, Int32Array>();
+
+/** Tokens that are special text or hold any of `<"{}[],:`, as a mask. */
+function structuralMask(vocab: VocabularyData): Int32Array {
+  let m = structuralCache.get(vocab);
+  if (m) return m;
+  m = new Int32Array(Math.ceil(vocab.vocabSize / 32));
+  for (let id = 0; id < vocab.kinds.length; id++) {
+    let hit = vocab.kinds[id] === 1;
+    for (let k = vocab.offsets[id]!; !hit && k < vocab.offsets[id + 1]!; k++) hit = STRUCTURAL_BYTES.has(vocab.bytes[k]!);
+    if (hit) m[id >>> 5]! |= 1 << (id & 31);
+  }
+  structuralCache.set(vocab, m);
+  return m;
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+}
+
+/** A uniformly random set bit of `mask` (optionally ANDed with `filter`), or -1. */
+function pickBit(mask: Int32Array, random: () => number, filter?: Int32Array): number {
+  let total = 0;
+  for (let w = 0; w < mask.length; w++) total += popcount(filter ? mask[w]! & filter[w]! : mask[w]!);
+  if (total === 0) return -1;
+  let k = Math.floor(random() * total);
+  for (let w = 0; w < mask.length; w++) {
+    let x = (filter ? mask[w]! & filter[w]! : mask[w]!) >>> 0;
+    const n = popcount(x);
+    if (k >= n) {
+      k -= n;
+      continue;
+    }
+    for (;;) {
+      const low = x & -x;
+      if (k === 0) return w * 32 + (31 - Math.clz32(low));
+      x ^= low;
+      k--;
+    }
+  }
+  return -1;
 }
 
 /** Runs one seeded walk. Returns the number of steps taken and masks compared. */
@@ -48,31 +130,38 @@ export function randomWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab:
   const random = rng(options.seed);
   const every = options.every ?? 1;
   const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
+  const structural = structuralMask(vocab);
   let state: RecognizerState = oracle.initial();
   let compared = 0;
   let step = 0;
-  const stops = new Set(vocab.stopTokenIds);
   for (; step < options.steps; step++) {
-    const expected = oracle.mask(state);
-    const allowed = maskIds(expected, vocab.vocabSize);
-    if (step % every === 0 || allowed.length === 0) {
-      matcher.fillNextTokenBitmask(mask);
-      expectSameMask(mask, expected, vocab, `seed ${options.seed}, step ${step}`);
-      expect(matcher.canTerminate()).toBe(oracle.recognizer.accepts(state));
+    const where = `seed ${options.seed}, step ${step}`;
+    if (step % every === 0) {
+      compare(matcher, oracle, state, vocab, mask, where);
       compared++;
+    } else {
+      matcher.fillNextTokenBitmask(mask);
     }
     if (options.checkAllAccepts) {
       for (let id = 0; id < vocab.vocabSize; id++) {
         const fork = matcher.fork();
-        expect(fork.acceptToken(id), `acceptToken(${describeToken(vocab, id)}) at step ${step}`).toBe(maskHas(expected, id));
+        expect(fork.acceptToken(id), `acceptToken(${describeToken(vocab, id)}) at ${where}`).toBe(maskHas(mask, id));
       }
     }
-    const texts = allowed.filter((id) => !stops.has(id));
-    if (texts.length === 0) break;
-    const pick = options.bias ? options.bias(texts, random) : texts[Math.floor(random() * texts.length)]!;
-    expect(matcher.acceptToken(pick), `acceptToken(${describeToken(vocab, pick)}) at step ${step}`).toBe(true);
+    for (const id of vocab.stopTokenIds) mask[id >>> 5]! &= ~(1 << (id & 31));
+    let pick = -1;
+    if (options.structural !== undefined && random() < options.structural) pick = pickBit(mask, random, structural);
+    if (pick < 0) pick = pickBit(mask, random);
+    if (pick < 0) {
+      if (step % every !== 0) {
+        compare(matcher, oracle, state, vocab, mask, where);
+        compared++;
+      }
+      break;
+    }
     const next = oracle.advance(state, pick);
-    expect(next).not.toBeNull();
+    expect(next, `the engine allowed ${describeToken(vocab, pick)} at ${where}, the oracle rejects it`).not.toBeNull();
+    expect(matcher.acceptToken(pick), `acceptToken(${describeToken(vocab, pick)}) at ${where}`).toBe(true);
     state = next!;
   }
   return { steps: step, compared };
