@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { printGrammar } from "../../lib/compile/ir.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { isMatch, isViablePrefix } from "../../lib/compile/recognizer.js";
-import { FormatError, GrammarError } from "../../lib/errors.js";
+import { FormatError, GrammarError, SchemaError } from "../../lib/errors.js";
 import type { Format } from "../../lib/format/types.js";
 import { expectGolden } from "./golden.js";
 import { lowerCases } from "./lower-cases.js";
@@ -53,6 +53,7 @@ describe("lowerFormat: errors", () => {
     ["regex back-reference", { type: "regex", pattern: "(a)\\1" }, GrammarError, /^format\.pattern: .*back-reference/i, { position: 3 }],
     ["ebnf error", { type: "grammar", grammar: 'root ::= "a"\nx ::= [' }, GrammarError, /^format\.grammar: /, { line: 2 }],
     ["ebnf undefined rule", { type: "or", elements: [{ type: "grammar", grammar: "root ::= missing" }] }, GrammarError, /^format\.elements\[0\]\.grammar: .*missing/],
+    ["schema refused by the JSON Schema compiler", { type: "tag", begin: "<a>", content: { type: "json_schema", json_schema: { type: "string", format: "iri" } }, end: "</a>" }, SchemaError, /format\.content\.json_schema/],
     ["unsupported style", { type: "json_schema", json_schema: true, style: "qwen_xml" }, GrammarError, /^format\.style: .*"qwen_xml"/],
   ];
   for (const [name, format, type, message, location] of cases) {
