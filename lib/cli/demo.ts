@@ -158,6 +158,11 @@ export const command: CliCommand = {
       modelNote = ` (tiny random model, ${(info.bytes / 1e6).toFixed(1)} MB${info.created ? `, generated in ${((performance.now() - started) / 1000).toFixed(1)} s` : ""})`;
     }
     const { getLlama, LlamaLogLevel } = await loadNodeLlamaCpp();
+    if (!tiny) {
+      // A malformed GGUF aborts the process that loads it: load the user's file in a child first.
+      const { probeModelFile } = await import("../integrations/node-llama-cpp/tiny-model.js");
+      probeModelFile(modelPath!);
+    }
     const { ConstrainedLlama } = await import("../integrations/node-llama-cpp/constrained-llama.js");
     const llama = await getLlama({ gpu: args.flags.has("gpu") ? "auto" : false, build: "never", logLevel: LlamaLogLevel.error, ...(threads === undefined ? {} : { maxThreads: threads }) });
     let session: ConstrainedLlama | undefined;

@@ -375,7 +375,10 @@ export function probeModelFile(file: string, probeText = "Hello, world!"): numbe
   }
   if (res.status !== 0) {
     const why = res.signal ? `killed by ${res.signal}` : `exit code ${res.status}`;
-    throw new TagmaskError(`node-llama-cpp could not load ${file} (${why}): ${(res.stderr || res.error?.message || "").trim().slice(-600)}`, "TAGMASK_MODEL_LOAD");
+    // One line: the error's message, not its stack.
+    const lines = (res.stderr || res.error?.message || "").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("at ") && !l.startsWith("Node.js"));
+    const reason = lines.find((l) => /error/i.test(l)) ?? lines[lines.length - 1] ?? "no output";
+    throw new TagmaskError(`node-llama-cpp could not load ${file} (${why}): ${reason.slice(0, 300)}`, "TAGMASK_MODEL_LOAD");
   }
   const lines = res.stdout.trim().split("\n");
   return JSON.parse(lines[lines.length - 1]!) as number[];

@@ -1,0 +1,83 @@
+/**
+ * `tagmask demo`, run in process: the tiny model, the seed tools with tool_choice required, the
+ * outline, the raw output, the parsed calls and the per-step mask time; options and bad input.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../../lib/cli.js";
+
+async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let stdout = "";
+  let stderr = "";
+  out.on("data", (c: Buffer) => (stdout += c.toString()));
+  err.on("data", (c: Buffer) => (stderr += c.toString()));
+  const code = await main(argv, { stdout: out, stderr: err, stdin: new PassThrough() });
+  return { code, stdout, stderr };
+}
+
+const seedOutline = readFileSync(new URL("../fixtures/seeds/kimi-k3.required.final-output-only.outline", import.meta.url), "utf8");
+const toolsFile = fileURLToPath(new URL("./fixtures/tools.json", import.meta.url));
+
+interface DemoJson {
+  outline: string;
+  text: string;
+  stopReason: string;
+  toolCalls: { index: number; name: string; arguments: Record<string, unknown> }[] | null;
+  parseError: string | null;
+  route: string;
+  stats: { maskMicros: number[]; tokens: number; sampledTokens: number; forcedTokens: number };
+}
+
+describe("tagmask demo", () => {
+  it("prints the outline, the output, the tool calls and the mask time per step", async () => {
+    const res = await runCli(["demo"]);
+    expect(res.stderr).toBe("");
+    expect(res.code).toBe(0);
+    expect(res.stdout.startsWith(`== outline ==\n${seedOutline.trimEnd()}\n`)).toBe(true);
+    for (const section of ["== raw output (", "== tool calls ==", "== mask time per step ==", "fill (engine): median ", "per step, µs: ", "masking route: "]) {
+      expect(res.stdout).toContain(section);
+    }
+    expect(res.stdout).toMatch(/== tool calls ==\n\d+\. (get_weather|add) \{/);
+  });
+
+  it("reports JSON for the seed tools with tool_choice required", async () => {
+    const res = await runCli(["demo", "--json", "--seed", "7"]);
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout) as DemoJson;
+    expect(out.outline).toBe(seedOutline);
+    expect(out.parseError).toBeNull();
+    expect(out.toolCalls!.length).toBeGreaterThan(0);
+    expect(["grammar-end", "stop-token"]).toContain(out.stopReason);
+    expect(out.stats.maskMicros.length).toBeGreaterThan(0);
+    expect(out.stats.tokens).toBeGreaterThan(0);
+  });
+
+  it("takes a tools file, a named tool choice and --no-parallel", async () => {
+    const res = await runCli(["demo", "--json", "--tools", toolsFile, "--tool-choice", "set_alarm", "--no-parallel", "--seed", "2", "--route", "bias-object"]);
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout) as DemoJson;
+    expect(out.route).toBe("bias-object");
+    expect(out.toolCalls!.length).toBe(1);
+    expect(out.toolCalls![0]!.name).toBe("set_alarm");
+    expect(out.outline).toContain('tag `<|open|>call tool="set_alarm" index="`');
+  });
+
+  it.each([
+    [["--tool-choice", "nope"], "tool_choice"],
+    [["--route", "fastest"], "--route must be auto or one of"],
+    [["--max-tokens", "0"], "--max-tokens must be an integer ≥ 1"],
+    [["--temperature", "-1"], "--temperature must be a number ≥ 0"],
+    [["--tools", "/nonexistent/tools.json"], "--tools /nonexistent/tools.json: cannot read it"],
+    [["--model", "/nonexistent/model.gguf"], "node-llama-cpp could not load /nonexistent/model.gguf"],
+    [["extra"], "unexpected argument extra"],
+  ])("%j → exit 2 with a one-line reason", async (args, message) => {
+    const res = await runCli(["demo", ...args]);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(message);
+    expect(res.stderr.trim().split("\n")[0]).toContain(message);
+  });
+});
