@@ -65,3 +65,14 @@ export * as ir from "./compile/ir.js";
 export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher } from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
 // end engine (D)
+// node-llama-cpp integration (E)
+export {
+  ConstrainedGrammar, ConstrainedLlama, MASK_ROUTES, SAMPLER_ARRAYS_VERSION, checkMaskRoute, ensureTinyModel, limitFreeText,
+  nodeLlamaCppVersion, tinyModelCachePath, writeTinyModel,
+} from "./integrations/node-llama-cpp/index.js";
+export type {
+  BatchJob, BatchMaskStats, BatchResult, ConstrainedLlamaOptions, GenerateOptions, GenerationResult, GenerationStats, GrammarOptions,
+  MaskRouteName, RouteCheck, SamplingOptions, StopReason, TinyModelInfo, TinyModelOptions, ToolCallsResult,
+} from "./integrations/node-llama-cpp/index.js";
+export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
+// end node-llama-cpp integration (E)
