@@ -52,3 +52,17 @@ describe("grammar IR", () => {
     expect(() => b.build("root")).toThrow(/'missing' is referenced but not defined/);
   });
 });
+
+describe("grammar IR sharing", () => {
+  it("validates and serializes a heavily shared DAG in linear time", () => {
+    // Each level refers to the previous one twice: 2^60 paths as a tree, 60 nodes as a DAG.
+    let e = lit("x") as ReturnType<typeof seq> | ReturnType<typeof lit>;
+    for (let i = 0; i < 60; i++) e = choice(seq(e, lit("a")), seq(e, lit("b")));
+    const g: IrGrammar = { rules: [{ name: "root", body: e }], root: 0 };
+    validateGrammar(g);
+    const bin = serializeGrammar(g);
+    expect(bin.length).toBeLessThan(20_000);
+    const back = deserializeGrammar(bin);
+    expect(back.rules[0]!.body.kind).toBe("choice");
+  });
+});

@@ -233,10 +233,15 @@ export function validateGrammar(grammar: IrGrammar): void {
     fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
   }
   const seen = new Set<string>();
+  // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
+  // exponential time.
+  const checked = new Set<IrExpr>();
   grammar.rules.forEach((rule, r) => {
     if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
     seen.add(rule.name);
     const visit = (e: IrExpr, where: string): void => {
+      if (checked.has(e)) return;
+      checked.add(e);
       switch (e.kind) {
         case "empty":
         case "never":
