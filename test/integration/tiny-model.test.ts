@@ -1,12 +1,15 @@
+import type { Token } from "node-llama-cpp";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { TagmaskError } from "../../lib/errors.js";
 import { toHalf, writeGguf, type GgufValue } from "../../lib/integrations/node-llama-cpp/gguf-writer.js";
-import { probeModelFile } from "../../lib/integrations/node-llama-cpp/tiny-model.js";
+import { probeModelFile, writeTinyModel } from "../../lib/integrations/node-llama-cpp/tiny-model.js";
+import { ConstrainedLlama } from "../../lib/integrations/node-llama-cpp/constrained-llama.js";
 import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
-import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
+import { TokenKind } from "../../lib/tokenizer/vocabulary.js";
+import { encodeForTest, loadTestVocabulary, tokenizerJsonPath } from "../helpers/vocab.js";
 import { loadTinyModel } from "./tiny-llama.js";
 import { main } from "../../lib/cli.js";
 import { PassThrough } from "node:stream";
@@ -124,5 +127,73 @@ describe("the tiny model", () => {
     expect(Buffer.compare(Buffer.from(fromModel.data.kinds), Buffer.from(fromJson.data.kinds))).toBe(0);
     expect([...fromModel.stopTokenIds]).toEqual([...fromJson.stopTokenIds]);
     expect([...fromModel.stopTokenIds].map((id) => fromModel.tokenText(id))).toEqual(["<|end_of_text|>", "<|eot_id|>", "<|end_of_msg|>"]);
+  });
+});
+
+describe("a tiny model from another tokenizer.json", () => {
+  it("tokenizes like the npm Qwen3 tokenizer (pre-tokenizer qwen2 detected)", async () => {
+    const { llama } = await loadTinyModel();
+    const file = join(scratch, "qwen3.gguf");
+    const { tokens } = writeTinyModel(file, { tokenizer: tokenizerJsonPath("qwen3"), shape: { embedding: 16, heads: 2, feedForward: 32, contextLength: 256 } });
+    expect(tokens).toBe(151_673);
+    probeModelFile(file);
+    const model = await llama.loadModel({ modelPath: file });
+    try {
+      for (const text of ["Hello, world!", "  héllo 你好\n\n  x 12345 🤖", '<|open|>call tool="add"<|sep|>{"x": 1.5}<|close|>call<|sep|>']) {
+        expect(Array.from(model.tokenize(text, true)), text).toEqual(encodeForTest("qwen3", text));
+      }
+      expect(model.fileInfo.metadata.tokenizer.ggml.pre).toBe("qwen2");
+    } finally {
+      await model.dispose();
+    }
+  });
+});
+
+describe("a SentencePiece model", () => {
+  it("loads, tokenizes with ▁ and byte fallback, and reads back through fromLlamaModel", async () => {
+    const { llama } = await loadTinyModel();
+    // SentencePiece merges pairs of pieces: "▁cat" is reached as "▁c" + "at".
+    const pieces = ["\u2581", "\u2581t", "he", "\u2581the", "\u2581cat", "\u00e9", "s", "\u2581a", "a", "t", "c", "\u2581c", "h", "e", "at"];
+    const bytes = Array.from({ length: 256 }, (_, b) => `<0x${b.toString(16).toUpperCase().padStart(2, "0")}>`);
+    const tokens = ["<unk>", "<s>", "</s>", ...bytes, ...pieces, "<|open|>", "<|close|>"];
+    const types = [2, 3, 3, ...bytes.map(() => 6), ...pieces.map(() => 1), 3, 3];
+    const scores = tokens.map((t, i) => (i < 259 ? 0 : -(i - 258) / 10 - (t.length === 1 ? 5 : 0)));
+    const file = join(scratch, "spm.gguf");
+    writeTinyModel(file, { vocabulary: { model: "llama", tokens, types, scores, bosId: 1, eosId: 2, unknownId: 0 }, shape: { contextLength: 256 } });
+    probeModelFile(file);
+    const model = await llama.loadModel({ modelPath: file });
+    try {
+      const id = (t: string): number => tokens.indexOf(t);
+      expect(Array.from(model.tokenize("the cat"))).toEqual([id("\u2581the"), id("\u2581cat")]);
+      // "ü" is no piece: byte fallback, two byte tokens.
+      expect(Array.from(model.tokenize("\u00fc"))).toEqual([id("\u2581"), id("<0xC3>"), id("<0xBC>")]);
+      const info = TokenizerInfo.fromLlamaModel(model);
+      expect(info.vocabType).toBe("sentencepiece");
+      expect(info.tokenCount).toBe(tokens.length);
+      expect(info.tokenText(id("\u2581the"))).toBe(" the");
+      expect(Buffer.from(info.tokenBytes(id("<0xC3>"))).toString("hex")).toBe("c3");
+      expect(info.tokenText(id("<0x0A>"))).toBe("\n");
+      expect([...info.stopTokenIds]).toEqual([2]);
+      expect([0, 1, 2].map((t) => info.kind(t))).toEqual([TokenKind.Control, TokenKind.Control, TokenKind.Control]);
+      expect(info.kind(id("<|open|>"))).toBe(TokenKind.SpecialText);
+      expect(info.kind(id("<|close|>"))).toBe(TokenKind.SpecialText);
+      // The engine and the generation loop on a SentencePiece vocabulary.
+      const session = await ConstrainedLlama.create(model);
+      const grammar = await session.grammar({ type: "structural_tag", format: { type: "regex", pattern: "(the|a) cat( (the|a) cat){0,3}" } });
+      const context = await model.createContext({ contextSize: 128, sequences: 1 });
+      try {
+        const sequence = context.getSequence();
+        for (let seed = 1; seed <= 5; seed++) {
+          await sequence.clearHistory();
+          const result = await session.generate(sequence, [1 as Token], grammar, { seed, temperature: 1, maxTokens: 60 });
+          expect(result.text).toMatch(/^(the|a) cat( (the|a) cat){0,3}$/);
+          expect(["grammar-end", "stop-token"]).toContain(result.stopReason);
+        }
+      } finally {
+        await context.dispose();
+      }
+    } finally {
+      await model.dispose();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { TokenKind } from "../../lib/tokenizer/vocabulary.js";
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}.tokenizer.json`, import.meta.url));
 const hex = (s: string): string => Buffer.from(s, "latin1").toString("hex");
 const utf8 = (s: string): string => Buffer.from(s, "utf8").toString("hex");
-const { Normal: N, SpecialText: T, Control: C } = TokenKind;
+const { Normal: N, Control: C } = TokenKind;
 
 /** [id, expected bytes as hex, kind] rows per hand-made file. */
 const expectations: Record<string, { vocabType: string; count: number; stops: number[]; rows: [number, string, TokenKind][] }> = {

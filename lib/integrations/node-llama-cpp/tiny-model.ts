@@ -18,8 +18,9 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { InvalidArgumentError, TagmaskError, TokenizerError } from "../../errors.js";
-import { KIMI_K3_SPECIAL_TOKENS, KIMI_K3_STOP_TOKEN } from "../../tokenizer/special-tokens.js";
+import { InvalidArgumentError, TagmaskError } from "../../errors.js";
+import { KIMI_K3_SPECIAL_TOKENS } from "../../tokenizer/special-tokens.js";
+import { vocabularyEntries, vocabularyFromTokenizerJson, type GgufVocabulary } from "./gguf-vocabulary.js";
 import { writeGguf, type GgufTensor, type GgufValue } from "./gguf-writer.js";
 
 /** Shape of the random model. The defaults make a ~24 MB file with the Llama 3 vocabulary. */
@@ -48,6 +49,11 @@ export interface TinyModelOptions {
    * the channel and tag names.
    */
   favoredTokens?: readonly string[];
+  /**
+   * The vocabulary, given directly in GGUF form (instead of reading `tokenizer`); e.g. a small
+   * SentencePiece vocabulary.
+   */
+  vocabulary?: GgufVocabulary;
   /** How strongly the favored tokens are preferred (0: not at all; 1.2 lifts their logits by about 10). Default 1.2. */
   favor?: number;
   shape?: Partial<TinyModelShape>;
@@ -68,12 +74,6 @@ const require = createRequire(import.meta.url);
 /** Bumped whenever the generated file changes for the same options. */
 const FORMAT_REVISION = 2;
 
-/** Llama 3's pre-tokenizer split pattern and Qwen2's, which llama.cpp knows as "llama-bpe" and "qwen2". */
-const KNOWN_PRE_TOKENIZERS: [string, string][] = [
-  ["llama-bpe", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
-  ["qwen2", "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
-];
-
 /** The default tokenizer.json (Llama 3), or a TagmaskError saying how to get one. */
 export function defaultTinyModelTokenizer(): string {
   try {
@@ -84,100 +84,6 @@ export function defaultTinyModelTokenizer(): string {
       "TAGMASK_MISSING_DEPENDENCY",
     );
   }
-}
-
-interface TokenizerJsonForGguf {
-  model?: { type?: unknown; vocab?: unknown; merges?: unknown };
-  added_tokens?: unknown;
-  pre_tokenizer?: unknown;
-  decoder?: unknown;
-}
-
-function findSplitPattern(value: unknown): string | undefined {
-  if (Array.isArray(value)) {
-    for (const v of value) {
-      const found = findSplitPattern(v);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (value === null || typeof value !== "object") return undefined;
-  const obj = value as Record<string, unknown>;
-  if (obj.type === "Split") {
-    const regex = (obj.pattern as { Regex?: unknown } | undefined)?.Regex;
-    if (typeof regex === "string") return regex;
-  }
-  for (const v of Object.values(obj)) {
-    const found = findSplitPattern(v);
-    if (found !== undefined) return found;
-  }
-  return undefined;
-}
-
-/** The vocabulary metadata of a byte-level BPE tokenizer.json, in GGUF form. */
-function vocabularyMetadata(path: string, addedTokens: readonly string[]): { entries: [string, GgufValue][]; tokens: number; strings: readonly string[] } {
-  let json: TokenizerJsonForGguf;
-  try {
-    json = JSON.parse(readFileSync(path, "utf8")) as TokenizerJsonForGguf;
-  } catch (err) {
-    throw new TokenizerError(`${path}: cannot read the tokenizer: ${(err as Error).message}`);
-  }
-  const vocab = json.model?.vocab;
-  if (json.model?.type !== "BPE" || vocab === null || typeof vocab !== "object" || Array.isArray(vocab)) {
-    throw new TokenizerError(`${path}: model: the tiny model needs a byte-level BPE tokenizer.json (model.type "BPE" with a {token: id} vocab)`);
-  }
-  if (!JSON.stringify(json.decoder ?? json.pre_tokenizer ?? null).includes('"ByteLevel"')) {
-    throw new TokenizerError(`${path}: decoder: the tiny model needs a byte-level tokenizer (a ByteLevel decoder)`);
-  }
-  const tokens: string[] = [];
-  const types: number[] = [];
-  for (const [token, id] of Object.entries(vocab as Record<string, unknown>)) {
-    if (typeof id !== "number" || !Number.isInteger(id) || id < 0) throw new TokenizerError(`${path}: model.vocab[${JSON.stringify(token)}]: expected a token id`);
-    tokens[id] = token;
-    types[id] = 1;
-  }
-  const specials = new Set<string>();
-  const added = Array.isArray(json.added_tokens) ? (json.added_tokens as { id?: unknown; content?: unknown; special?: unknown }[]) : [];
-  added.forEach((t, i) => {
-    if (typeof t.id !== "number" || typeof t.content !== "string") throw new TokenizerError(`${path}: added_tokens[${i}]: expected id and content`);
-    tokens[t.id] = t.content;
-    // As llama.cpp's converter does: special added tokens are control tokens, others user-defined.
-    types[t.id] = t.special === true ? 3 : 4;
-    if (t.special === true) specials.add(t.content);
-  });
-  for (const content of addedTokens) {
-    if (specials.has(content)) continue;
-    tokens.push(content);
-    types.push(3);
-  }
-  for (let id = 0; id < tokens.length; id++) {
-    if (tokens[id] === undefined) {
-      tokens[id] = `[PAD${id}]`;
-      types[id] = 5;
-    }
-  }
-  const merges = (Array.isArray(json.model.merges) ? json.model.merges : []).map((m: unknown, i) => {
-    if (typeof m === "string") return m;
-    if (Array.isArray(m) && m.length === 2 && typeof m[0] === "string" && typeof m[1] === "string") return `${m[0]} ${m[1]}`;
-    throw new TokenizerError(`${path}: model.merges[${i}]: expected "a b" or ["a", "b"]`);
-  });
-  const split = findSplitPattern(json.pre_tokenizer);
-  const pre = KNOWN_PRE_TOKENIZERS.find(([, pattern]) => pattern === split)?.[0] ?? "default";
-  const idOf = (text: string): number => tokens.indexOf(text);
-  const entries: [string, GgufValue][] = [
-    ["tokenizer.ggml.model", { type: "string", value: "gpt2" }],
-    ["tokenizer.ggml.pre", { type: "string", value: pre }],
-    ["tokenizer.ggml.tokens", { type: "array", itemType: "string", value: tokens }],
-    ["tokenizer.ggml.token_type", { type: "array", itemType: "i32", value: types }],
-    ["tokenizer.ggml.merges", { type: "array", itemType: "string", value: merges }],
-  ];
-  const bos = idOf("<|begin_of_text|>");
-  if (bos >= 0) entries.push(["tokenizer.ggml.bos_token_id", { type: "u32", value: bos }]);
-  // The K3 end-of-message marker ends a message; without it, the tokenizer's own end of text.
-  const eos = [KIMI_K3_STOP_TOKEN, "<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].map(idOf).find((id) => id >= 0);
-  if (eos !== undefined) entries.push(["tokenizer.ggml.eos_token_id", { type: "u32", value: eos }]);
-  entries.push(["tokenizer.ggml.add_bos_token", { type: "bool", value: bos >= 0 }]);
-  return { entries, tokens: tokens.length, strings: tokens };
 }
 
 /** A small seeded generator (mulberry32) with Gaussian draws (Box–Muller). */
@@ -255,7 +161,8 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
   checkShape(shape);
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new InvalidArgumentError(`seed: expected an integer in [0, 2^32), found ${seed}`);
-  const vocab = vocabularyMetadata(options.tokenizer ?? defaultTinyModelTokenizer(), options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS);
+  const vocab = options.vocabulary ?? vocabularyFromTokenizerJson(options.tokenizer ?? defaultTinyModelTokenizer(), options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS);
+  const tokenCount = vocab.tokens.length;
   const { layers, embedding: e, heads, feedForward: ff, contextLength } = shape;
   const meta = new Map<string, GgufValue>([
     ["general.architecture", { type: "string", value: "llama" }],
@@ -270,8 +177,8 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
     ["llama.attention.layer_norm_rms_epsilon", { type: "f32", value: 1e-5 }],
     ["llama.rope.dimension_count", { type: "u32", value: e / heads }],
     ["llama.rope.freq_base", { type: "f32", value: 500000 }],
-    ["llama.vocab_size", { type: "u32", value: vocab.tokens }],
-    ...vocab.entries,
+    ["llama.vocab_size", { type: "u32", value: tokenCount }],
+    ...vocabularyEntries(vocab),
   ]);
   const normal = randomNormal(seed);
   const random = (count: number, std: number): Float32Array => {
@@ -282,7 +189,7 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
   const ones = (count: number): Float32Array => new Float32Array(count).fill(1);
   const tensors: GgufTensor[] = [
     // Tied output: the embedding doubles as the output projection (no output.weight).
-    { name: "token_embd.weight", dims: [e, vocab.tokens], type: "f16", data: embeddings(vocab.strings, e, normal, options) },
+    { name: "token_embd.weight", dims: [e, tokenCount], type: "f16", data: embeddings(vocab.tokens, e, normal, options) },
     { name: "output_norm.weight", dims: [e], type: "f32", data: ones(e) },
   ];
   for (let l = 0; l < layers; l++) {
@@ -300,7 +207,7 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
     );
   }
   const bytes = writeGguf(file, meta, tensors);
-  return { bytes, tokens: vocab.tokens };
+  return { bytes, tokens: tokenCount };
 }
 
 function packageRoot(): string {
