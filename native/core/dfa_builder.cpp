@@ -58,6 +58,10 @@ uint64_t HashSet(const uint32_t* p, size_t n) {
   return h;
 }
 
+// Bound on the NFA states all subsets of one rule hold together: nested unbounded repeats of
+// long items make subsets large, and the work grows with their total size.
+constexpr size_t kMaxSubsetWork = size_t{1} << 23;
+
 // The subset construction of one rule. Local state ids start at 0; transitions hold local id + 1
 // (0 = dead).
 class SubsetBuilder {
@@ -166,6 +170,10 @@ class SubsetBuilder {
       }
     }
     const uint32_t id = static_cast<uint32_t>(setBegin_.size());
+    if (pool_.size() + set.size() > kMaxSubsetWork) {
+      throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': its automaton is too large to determinize (its states hold more than " +
+                                                 std::to_string(kMaxSubsetWork) + " NFA states in all); simplify nested repeats");
+    }
     if (id >= stateLimit_) {
       throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': its automaton needs more than " +
                                                  std::to_string(stateLimit_) + " states (the grammar is too large)");

@@ -38,6 +38,8 @@ class RuleAnalysis {
   }
 
   bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
+  /// Estimated NFA states of a node (inlined references included); 1 for unvisited nodes.
+  uint64_t EstimatedSize(uint32_t node) const { return nodeSize_[node] == UINT64_MAX ? 1 : nodeSize_[node]; }
   bool Reachable(uint32_t rule) const { return reachable_[rule] != 0; }
   bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
 
@@ -390,6 +392,13 @@ class NfaBuilder {
 
   uint32_t BuildRepeat(const ir::Node& n, uint32_t from, uint32_t depth) {
     const uint32_t min = n.b, max = n.c;
+    // Refuse before unrolling: a bound like 2^31 must not first build millions of states.
+    const uint64_t copies = max == ir::kNone ? static_cast<uint64_t>(min) + 1 : max;
+    if (copies > 1 && SatMul(copies, analysis_.EstimatedSize(n.a)) > limits_.maxNfaStates) {
+      FailRule(g_.rules[current_].name, "a repeat {" + std::to_string(min) + "," + (max == ir::kNone ? std::string() : std::to_string(max)) +
+                                            "} unrolls to more than " + std::to_string(limits_.maxNfaStates) +
+                                            " automaton states; use a smaller bound");
+    }
     uint32_t cur = from;
     for (uint32_t i = 0; i < min; ++i) {
       const uint32_t before = program_.nfa.stateCount;

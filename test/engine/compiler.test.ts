@@ -1,0 +1,106 @@
+/**
+ * Compiling: sync and async give the same masks, bad input is a typed error (also through the
+ * Promise), compile statistics, and the GrammarCompiler cache (hits, byte bound, shared in-flight
+ * compilations).
+ */
+import { describe, expect, it } from "vitest";
+import { charClass, choice, GrammarBuilder, lit, plus, seq, serializeGrammar, text, type IrGrammar } from "../../lib/compile/ir.js";
+import { compileGrammar, compileGrammarAsync, CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
+import { GrammarCompiler } from "../../lib/engine/grammar-compiler.js";
+import { GrammarMatcher } from "../../lib/engine/matcher.js";
+import { GrammarError, InvalidArgumentError } from "../../lib/errors.js";
+import { tinyVocabulary } from "./tiny-vocab.js";
+
+const vocab = tinyVocabulary();
+
+function grammar(word: string): IrGrammar {
+  const g = new GrammarBuilder();
+  g.define("root", seq(lit(word), plus(charClass([[0x61, 0x7a]])), text(["x"])));
+  return g.build("root");
+}
+
+function leftRecursive(): IrGrammar {
+  const g = new GrammarBuilder();
+  g.define("root", g.ruleRef("list"));
+  g.define("list", choice(seq(g.ruleRef("list"), lit(","), lit("a")), lit("a")));
+  return g.build("root");
+}
+
+describe("compileGrammar", () => {
+  it("compiles IR objects and bytes alike, synchronously and asynchronously", async () => {
+    const ir = grammar("ab");
+    const a = compileGrammar(vocab, ir);
+    const b = compileGrammar(vocab, serializeGrammar(ir), { threads: 1 });
+    const c = await compileGrammarAsync(vocab, ir);
+    expect(c).toBeInstanceOf(CompiledGrammar);
+    const masks = [a, b, c].map((g) => new GrammarMatcher(g).nextTokenBitmask());
+    expect(masks[1]).toEqual(masks[0]);
+    expect(masks[2]).toEqual(masks[0]);
+    const stats = a.stats();
+    expect(stats.states).toBe(a.stateCount);
+    expect(stats.keptRules).toEqual(["root"]);
+    expect(a.memoryBytes).toBeGreaterThan(0);
+    expect(a.vocabSize).toBe(vocab.vocabSize);
+  });
+
+  it("refuses left recursion naming the rules, synchronously and through the Promise", async () => {
+    expect(() => compileGrammar(vocab, leftRecursive())).toThrow(GrammarError);
+    expect(() => compileGrammar(vocab, leftRecursive())).toThrow(/left recursion: rule 'list'/);
+    await expect(compileGrammarAsync(vocab, leftRecursive())).rejects.toThrow(/left recursion/);
+    await expect(compileGrammarAsync(vocab, Uint8Array.of(1, 2, 3))).rejects.toBeInstanceOf(GrammarError);
+  });
+
+  it("refuses grammars that match nothing and oversized repeats", () => {
+    const g = new GrammarBuilder();
+    g.define("root", seq(lit("a"), g.ruleRef("loop")));
+    g.define("loop", seq(lit("b"), g.ruleRef("loop")));
+    expect(() => compileGrammar(vocab, g.build("root"))).toThrow(/matches no string/);
+    const big = new GrammarBuilder();
+    big.define("root", { kind: "repeat", item: lit("ab"), min: 3_000_000, max: null });
+    expect(() => compileGrammar(vocab, big.build("root"))).toThrow(/rule 'root': a repeat \{3000000,\}/);
+  });
+
+  it("checks its arguments", () => {
+    expect(() => compileGrammar({} as never, grammar("a"))).toThrow(InvalidArgumentError);
+    expect(() => compileGrammar(vocab, "root ::= x" as never)).toThrow(InvalidArgumentError);
+    expect(() => compileGrammar(vocab, grammar("a"), { threads: -1 })).toThrow(/options.threads/);
+  });
+});
+
+describe("GrammarCompiler", () => {
+  it("returns the cached grammar for the same bytes and vocabulary", () => {
+    const compiler = new GrammarCompiler();
+    const a = compiler.compile(vocab, grammar("ab"));
+    const b = compiler.compile(vocab, serializeGrammar(grammar("ab")));
+    expect(b).toBe(a);
+    const other = compiler.compile(tinyVocabulary(), grammar("ab"));
+    expect(other).toBe(a); // an equal vocabulary has the same fingerprint
+    expect(compiler.cacheStats).toMatchObject({ entries: 1, hits: 2, misses: 1 });
+  });
+
+  it("keeps the cache within its byte bound, evicting the least recently used", () => {
+    const one = compileGrammar(vocab, grammar("a")).memoryBytes;
+    const compiler = new GrammarCompiler({ cacheBytes: Math.floor(one * 2.5) });
+    const a = compiler.compile(vocab, grammar("a"));
+    compiler.compile(vocab, grammar("b"));
+    expect(compiler.compile(vocab, grammar("a"))).toBe(a); // a is now the most recent
+    compiler.compile(vocab, grammar("xy"));
+    const stats = compiler.cacheStats;
+    expect(stats.bytes).toBeLessThanOrEqual(Math.floor(one * 2.5));
+    expect(stats.evictions).toBeGreaterThan(0);
+    expect(compiler.compile(vocab, grammar("a"))).toBe(a);
+    expect(compiler.cacheStats.misses).toBe(3); // "a" stayed
+    compiler.compile(vocab, grammar("b"));
+    expect(compiler.cacheStats.misses).toBe(4); // "b" was evicted
+  });
+
+  it("shares one compilation between concurrent async requests", async () => {
+    const compiler = new GrammarCompiler();
+    const [a, b] = await Promise.all([compiler.compileAsync(vocab, grammar("q")), compiler.compileAsync(vocab, grammar("q"))]);
+    expect(b).toBe(a);
+    expect(compiler.cacheStats.misses).toBe(1);
+    await expect(compiler.compileAsync(vocab, leftRecursive())).rejects.toBeInstanceOf(GrammarError);
+    compiler.clearCache();
+    expect(compiler.cacheStats.entries).toBe(0);
+  });
+});
