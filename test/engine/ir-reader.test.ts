@@ -110,7 +110,10 @@ describe("the native IR reader", () => {
         buf = buf.slice(0, Math.floor(random() * buf.length));
       } else {
         const flips = 1 + Math.floor(random() * 4);
-        for (let k = 0; k < flips; k++) buf[Math.floor(random() * buf.length)] ^= 1 << Math.floor(random() * 8);
+        for (let k = 0; k < flips; k++) {
+          const at = Math.floor(random() * buf.length);
+          buf[at] = buf[at]! ^ (1 << Math.floor(random() * 8));
+        }
       }
       try {
         compileGrammar(vocab, buf, { threads: 1 });
