@@ -16,6 +16,7 @@ const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   "make-tiny-model": () => import("./cli/make-tiny-model.js"),
   demo: () => import("./cli/demo.js"),
   match: () => import("./cli/match.js"),
+  compile: () => import("./cli/compile.js"),
 };
 
 function help(): string {

@@ -70,7 +70,10 @@ export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilde
       ...(format.max_whitespace_cnt === undefined ? {} : { maxWhitespace: format.max_whitespace_cnt }),
     });
   } catch (err) {
-    if (err instanceof SchemaError) throw new SchemaError(err.schemaPath, `${path}.json_schema: ${err.message}`, err.keyword);
+    if (err instanceof SchemaError) {
+      const detail = err.message.slice(err.schemaPath.length + 2);
+      throw new SchemaError(err.schemaPath, `${detail} (in ${path}.json_schema)`, err.keyword);
+    }
     throw err;
   }
 }

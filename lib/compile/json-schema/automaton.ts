@@ -354,6 +354,12 @@ export function minimize(dfa: Dfa): Dfa {
   return b.build(0);
 }
 
+/** A canonical text of a DFA's language (equal for equal languages): its minimal form, printed. */
+export function dfaKey(dfa: Dfa): string {
+  const m = minimize(dfa);
+  return m.edges.map((list, s) => `${m.accept[s] ? "!" : ""}${list.map(([lo, hi, to]) => `${lo}-${hi}>${to}`).join(",")}`).join(";");
+}
+
 /** Whether two DFAs accept the same language. */
 export function equivalent(a: Dfa, b: Dfa): boolean {
   return isEmpty(product(a, b, "diff")) && isEmpty(product(b, a, "diff"));

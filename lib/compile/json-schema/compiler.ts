@@ -6,12 +6,12 @@
 import { SchemaError } from "../../errors.js";
 import { choice, lit, never, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
-import { ALPHABET, AutomatonTooLarge, dfaMatches, starClass } from "./automaton.js";
+import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
 import { dfaToIr, plainRanges } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
 import { encodeRanges, JsonText, type TextOptions } from "./json-text.js";
-import { largeFormsDfa, numDfa, type NumSet } from "./numbers.js";
+import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
 import { formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { SchemaRegistry, type Schema, type SchemaLoc } from "./resolve.js";
@@ -64,6 +64,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private readonly conjRules = new Map<string, IrExpr>();
   private readonly queue: Array<{ name: string; conj: Conj }> = [];
   private readonly consts = new Map<string, SchemaLoc>();
+  private readonly dfaRules = new Map<string, IrExpr>();
   private emptyDepth = 0;
   private ruleCount = 0;
 
@@ -199,6 +200,18 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     return r;
   }
 
+  dfaIr(dfa: Dfa, hint: string, encoding: "string" | "plain"): IrExpr {
+    const key = `${encoding}:${dfaKey(dfa)}`;
+    let r = this.dfaRules.get(key);
+    if (!r) {
+      const name = this.ruleName(hint);
+      r = this.b.ruleRef(name);
+      this.dfaRules.set(key, r);
+      this.b.define(name, dfaToIr(dfa, this.b, name, encoding === "string" ? encodeRanges : plainRanges));
+    }
+    return r;
+  }
+
   ruleName(hint: string): string {
     if (++this.ruleCount > MAX_RULES) {
       throw new SchemaError("#", `the grammar for this schema would need more than ${MAX_RULES} rules`, "$ref");
@@ -230,7 +243,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     if (s.obj.length > 0) for (const o of s.obj) alts.push(emitObject(this, o, where));
     if (s.arr.length > 0) for (const a of s.arr) alts.push(emitArray(this, a, where));
     if (s.str.kind !== "none") alts.push(this.emitString(s.str, where));
-    if (s.num.kind !== "none") alts.push(this.emitNumber(s.num));
+    if (!numIsEmpty(s.num)) alts.push(this.emitNumber(s.num));
     if (s.bool & 2) alts.push(lit("true"));
     if (s.bool & 1) alts.push(lit("false"));
     if (s.nul) alts.push(lit("null"));
@@ -245,9 +258,9 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       case "all":
         return this.text.anyNumber();
       case "int":
-        return choice(this.text.plainInteger(), dfaToIr(largeFormsDfa(), this.b, this.ruleName("bigint"), plainRanges));
+        return this.text.rule("integer", () => choice(this.text.plainInteger(), this.dfaIr(largeFormsDfa(), "big_integer", "plain")));
       case "dfa":
-        return dfaToIr(numDfa(n), this.b, this.ruleName("number"), plainRanges);
+        return this.dfaIr(numDfa(n), "number", "plain");
     }
   }
 
@@ -267,7 +280,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       return seq(quote, repeat(encodeRanges(loop), s.min, s.max), quote);
     }
     try {
-      return seq(quote, dfaToIr(strDfa(s), this.b, this.ruleName("string"), encodeRanges), quote);
+      return seq(quote, this.dfaIr(strDfa(s), "string", "string"), quote);
     } catch (err) {
       if (!(err instanceof AutomatonTooLarge)) throw err;
       this.unsupported(where, "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");

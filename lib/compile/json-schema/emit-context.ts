@@ -3,6 +3,7 @@
  * and item schemas, emptiness checks, and the refusal hook.
  */
 import type { GrammarBuilder, IrExpr } from "../ir.js";
+import type { Dfa } from "./automaton.js";
 import type { JsonText } from "./json-text.js";
 import type { Conj, ObjAlt, PatternProp } from "./shape.js";
 
@@ -20,6 +21,8 @@ export interface EmitContext {
   patternMatches(p: PatternProp, name: string): boolean;
   /** Reports a constraint that cannot be enforced (throws when strict). */
   unsupported(path: string, keyword: string, message: string): void;
+  /** IR of a DFA's language, `string`-encoded (inside JSON quotes) or `plain`; memoized by language. */
+  dfaIr(dfa: Dfa, hint: string, encoding: "string" | "plain"): IrExpr;
   /** A fresh rule name derived from `hint`. */
   ruleName(hint: string): string;
 }

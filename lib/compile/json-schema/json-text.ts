@@ -43,28 +43,71 @@ const ESCAPED: Array<[number, number]> = [
   [0x5c, 0x5c],
 ];
 
+const encodeCache = new Map<string, IrExpr>();
+
+/**
+ * The escapes of the control characters in `cps` (sorted), grouped by their common prefix:
+ * `\u000` + last digit, `\u001` + last digit, and the short escapes.
+ */
+const escapeCache = new Map<string, IrExpr[]>();
+
+function escapesOf(cps: number[]): IrExpr[] {
+  const key = cps.join(",");
+  let known = escapeCache.get(key);
+  if (!known) {
+    const list = buildEscapes(cps);
+    // One shared node for a group of escapes, so every label using them points at the same IR.
+    known = list.length <= 1 ? list : [choice(...list)];
+    escapeCache.set(key, known);
+  }
+  return known;
+}
+
+function buildEscapes(cps: number[]): IrExpr[] {
+  const short: IrExpr[] = [];
+  const low: number[] = [];
+  const high: number[] = [];
+  for (const cp of cps) {
+    const s = SHORT_ESCAPES.get(cp);
+    if (s !== undefined) short.push(lit(s));
+    else if (cp < 0x10) low.push(cp);
+    else high.push(cp);
+  }
+  const hexClass = (list: number[]): IrExpr => charClass(list.map((cp) => (cp & 15).toString(16).charCodeAt(0)));
+  const out = short;
+  if (low.length > 0) out.push(seq(lit("\\u000"), hexClass(low)));
+  if (high.length > 0) out.push(seq(lit("\\u001"), hexClass(high)));
+  return out;
+}
+
 /**
  * IR for one code point in `ranges`, canonically encoded inside a JSON string: a class for the
- * literal ones and the escapes for the rest.
+ * literal ones and the escapes for the rest. Memoized, so equal labels share one IR node.
  */
 export function encodeRanges(ranges: ReadonlyArray<readonly [number, number]>): IrExpr {
   const clean = cleanRanges(ranges);
+  const key = clean.map(([lo, hi]) => `${lo}-${hi}`).join(",");
+  const known = encodeCache.get(key);
+  if (known) return known;
   const literal: Array<[number, number]> = [];
-  const escapes: IrExpr[] = [];
+  const escaped: number[] = [];
   for (const [lo, hi] of clean) {
     let start = lo;
     for (const [elo, ehi] of ESCAPED) {
       if (ehi < start || elo > hi) continue;
       if (elo > start) literal.push([start, elo - 1]);
-      for (let cp = Math.max(elo, start); cp <= Math.min(ehi, hi); cp++) escapes.push(lit(canonicalChar(cp)));
+      for (let cp = Math.max(elo, start); cp <= Math.min(ehi, hi); cp++) escaped.push(cp);
       start = ehi + 1;
     }
     if (start <= hi) literal.push([start, hi]);
   }
   const parts: IrExpr[] = [];
   if (literal.length > 0) parts.push(charClass(literal));
-  parts.push(...escapes);
-  return parts.length === 1 ? parts[0]! : choice(...parts);
+  parts.push(...escapesOf(escaped));
+  const out = parts.length === 1 ? parts[0]! : choice(...parts);
+  if (encodeCache.size > 10000) encodeCache.clear();
+  encodeCache.set(key, out);
+  return out;
 }
 
 /** The canonical JSON text of a string, quotes included. */

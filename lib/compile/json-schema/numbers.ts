@@ -1,71 +1,25 @@
 /**
- * Numbers as regular languages of their JSON text, exact by value.
+ * Number keywords as sets of numerals (see numerals.ts for the regions).
  *
- * A number keyword (`minimum`, `multipleOf`, `const`, `type: integer`, …) becomes an automaton
- * over numerals. Values are compared as JavaScript compares them after `JSON.parse`: a numeral
- * satisfies `maximum: C` when the double nearest to it is at most C (so `18446744073709552000`
- * satisfies `maximum: 18446744073709551615`, whose double is 2^64). The thresholds are exact
- * midpoints between adjacent doubles.
+ * A numeral is accepted only if it satisfies the keyword both by its exact decimal value and by
+ * the double JSON.parse makes of it, so the output is valid for JavaScript validators and for
+ * arbitrary-precision ones alike. Schema numbers are read as their shortest decimal (what the
+ * schema author wrote and JSON.stringify prints): `maximum: 0.1` admits "0.1", and
+ * `maximum: 18446744073709551615` (whose double is 2^64, printed 18446744073709552000) admits
+ * "18446744073709551600". Exclusive bounds use the midpoint to the neighbouring double, so
+ * "2.99999999999999999999" (which parses to 3) fails `exclusiveMaximum: 3`.
  *
- * Constrained numbers use a restricted numeral language N, covering everything JSON.stringify
- * writes: plain numerals `-?(0|[1-9]\d{0,20})(\.\d{1,22})?` (region "plain") and exponent forms
- * with a mantissa of at most 17 digits, for values from 1e21 up (regions "large+", "large-") and
- * below 1e-6 ("small+", "small-"). Each constraint is exact on the regions it can decide; a
- * region it cannot (a bound inside the exponent range, a divisor the exponent forms do not
- * settle) is dropped from its *domain*. Complements are taken within the domain, so every
- * operation stays sound: a numeral accepted always satisfies the schema.
+ * Every set is exact on its *domain* (region bits): there, satisfying by value and by double
+ * coincide and the set holds exactly the numerals that satisfy. Complements are taken within the
+ * domain, which keeps `not` and `oneOf` sound: wide numerals (over 15 significant digits, where
+ * "1.0000000000000001" is a decimal non-integer but parses to the integer 1) never enter a
+ * complement. `multipleOf` is by decimal value (JavaScript's float division is not exact).
  */
-import { DfaBuilder, dfaNone, intersect, minimize, difference, union, isEmpty, type Dfa } from "./automaton.js";
-import { regexToDfa } from "./regex.js";
-
-/** The most fraction digits of a plain numeral in N. */
-export const MAX_FRACTION_DIGITS = 22;
-/** The most integer digits of a plain numeral in N (values below 1e21). */
-export const MAX_INTEGER_DIGITS = 21;
-
-/** Region bits of N. */
-export const PLAIN = 1;
-export const LARGE_POS = 2;
-export const LARGE_NEG = 4;
-export const SMALL_POS = 8;
-export const SMALL_NEG = 16;
-export const ALL_REGIONS = 31;
-
-const EXP_LARGE = "e\\+(2[1-9]|[3-9][0-9]|[12][0-9][0-9]|30[0-7])";
-const EXP_SMALL = "e-([7-9]|[1-9][0-9]|[12][0-9][0-9]|30[0-7])";
-const MANTISSA = "[1-9](\\.[0-9]{1,16})?";
-
-let regionCache: Map<number, Dfa> | null = null;
-
-/** The numerals of one region (a single bit). */
-function regionDfa(bit: number): Dfa {
-  regionCache ??= new Map();
-  let d = regionCache.get(bit);
-  if (!d) {
-    const large = `(${MANTISSA}${EXP_LARGE}|1(\\.[0-6][0-9]{0,15})?e\\+308)`;
-    const small = `${MANTISSA}${EXP_SMALL}`;
-    const src =
-      bit === PLAIN
-        ? `-?(0|[1-9][0-9]{0,${MAX_INTEGER_DIGITS - 1}})(\\.[0-9]{1,${MAX_FRACTION_DIGITS}})?`
-        : bit === LARGE_POS
-          ? large
-          : bit === LARGE_NEG
-            ? `-${large}`
-            : bit === SMALL_POS
-              ? small
-              : `-${small}`;
-    d = regexToDfa(`^${src}$`, true);
-    regionCache.set(bit, d);
-  }
-  return d;
-}
-
-/** The numerals of the regions in `mask`. */
-export function regionsDfa(mask: number): Dfa {
-  let out = dfaNone();
-  for (const bit of [PLAIN, LARGE_POS, LARGE_NEG, SMALL_POS, SMALL_NEG]) if (mask & bit) out = union(out, regionDfa(bit));
-  return out;
-}
+import { dfaNone, intersect, isEmpty, minimize, difference, union, type Dfa } from "./automaton.js";
+import {
+  ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, REGION_RANGES, SMALL_NEG, SMALL_POS,
+  cmpRational, plainCompare, plainMultipleOf, regionsDfa, type Rational,
+} from "./numerals.js";
 
 /**
  * A set of numerals: `all` is every JSON number (emitted with the general number grammar), `int`
@@ -96,13 +50,16 @@ function asDfa(s: NumSet): { dfa: Dfa; domain: number } {
   }
 }
 
+/** An empty set stays a (domain-limited) automaton unless its domain is everything: its complement must stay within the domain. */
 function normalize(dfa: Dfa, domain: number): NumSet {
-  return isEmpty(dfa) ? NUM_NONE : { kind: "dfa", dfa, domain };
+  return domain === ALL_REGIONS && isEmpty(dfa) ? NUM_NONE : { kind: "dfa", dfa, domain };
 }
 
 /** Intersection. */
 export function numAnd(a: NumSet, b: NumSet): NumSet {
   if (a.kind === "none" || b.kind === "none") return NUM_NONE;
+  if (numIsEmpty(a)) return a;
+  if (numIsEmpty(b)) return b;
   if (a.kind === "all") return b;
   if (b.kind === "all") return a;
   if (a.kind === "int" && b.kind === "int") return a;
@@ -130,13 +87,7 @@ export function numNot(a: NumSet): NumSet {
   return normalize(difference(regionsDfa(x.domain), x.dfa), x.domain);
 }
 
-// ---- exact doubles ---------------------------------------------------------------------------
-
-/** A non-negative-denominator rational n / 2^k. */
-interface Dyadic {
-  n: bigint;
-  k: bigint;
-}
+// ---- doubles and their decimals -------------------------------------------------------------
 
 function bitsOf(x: number): bigint {
   const view = new DataView(new ArrayBuffer(8));
@@ -151,256 +102,99 @@ function fromBits(b: bigint): number {
 }
 
 /** The exact value of a finite double. */
-function exact(x: number): Dyadic {
+function exactValue(x: number): Rational {
   const bits = bitsOf(x);
   const sign = bits >> 63n ? -1n : 1n;
   const e = Number((bits >> 52n) & 0x7ffn);
   const frac = bits & ((1n << 52n) - 1n);
   const mant = e === 0 ? frac : frac | (1n << 52n);
-  const exp = (e === 0 ? 1 : e) - 1075; // value = mant * 2^exp
-  return exp >= 0 ? { n: sign * (mant << BigInt(exp)), k: 0n } : { n: sign * mant, k: BigInt(-exp) };
+  const exp = (e === 0 ? 1 : e) - 1075;
+  return exp >= 0 ? { n: sign * (mant << BigInt(exp)), d: 1n } : { n: sign * mant, d: 1n << BigInt(-exp) };
 }
 
-/** The next double up (toward +Infinity). */
 function nextUp(x: number): number {
   if (x === 0) return Number.MIN_VALUE;
   const b = bitsOf(x);
   return x > 0 ? fromBits(b + 1n) : fromBits(b - 1n);
 }
 
-/** The next double down. */
-function nextDown(x: number): number {
-  return -nextUp(-x);
+const nextDown = (x: number): number => -nextUp(-x);
+const isEven = (x: number): boolean => (bitsOf(x) & 1n) === 0n;
+
+function midpoint(a: number, b: number): Rational {
+  const x = exactValue(a);
+  const y = exactValue(b);
+  return { n: x.n * y.d + y.n * x.d, d: 2n * x.d * y.d };
 }
 
-function isEvenDouble(x: number): boolean {
-  return (bitsOf(x) & 1n) === 0n;
+/** The shortest decimal of a double (its JavaScript string), as a rational. */
+export function shortestDecimal(x: number): Rational {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x === 0 ? 0 : x));
+  if (!m) throw new RangeError(`not a finite number: ${x}`);
+  const digits = BigInt(`${m[2]}${m[3] ?? ""}`) * (m[1] ? -1n : 1n);
+  const scale = (m[3] ?? "").length - Number(m[4] ?? "0");
+  return scale >= 0 ? { n: digits, d: 10n ** BigInt(scale) } : { n: digits * 10n ** BigInt(-scale), d: 1n };
 }
 
-function midpoint(a: number, b: number): Dyadic {
-  const x = exact(a);
-  const y = exact(b);
-  const k = x.k > y.k ? x.k : y.k;
-  const n = (x.n << (k - x.k)) + (y.n << (k - y.k));
-  return { n, k: k + 1n };
-}
+const pow10 = (k: number): Rational => (k >= 0 ? { n: 10n ** BigInt(k), d: 1n } : { n: 1n, d: 10n ** BigInt(-k) });
+const neg = (r: Rational): Rational => ({ n: -r.n, d: r.d });
 
-/** floor / ceil of d * 10^MAX_FRACTION_DIGITS, and whether it is exact. */
-function scaled(d: Dyadic): { floor: bigint; ceil: bigint; exact: boolean } {
-  const num = d.n * 10n ** BigInt(MAX_FRACTION_DIGITS);
-  const den = 1n << d.k;
-  let q = num / den;
-  const r = num % den;
-  if (r !== 0n && num < 0n) q -= 1n; // floor toward -inf
-  return { floor: q, ceil: r === 0n ? q : q + 1n, exact: r === 0n };
-}
+/** The value ranges of the exponent regions, exactly. */
+const RANGES: Array<[number, Rational, Rational]> = REGION_RANGES.map(([bit, sign, lo, hi]) =>
+  sign > 0 ? [bit, pow10(lo), pow10(hi)] : [bit, neg(pow10(hi)), neg(pow10(lo))],
+);
 
-/** Whether a dyadic is ≥ / ≤ a plain number, compared exactly. */
-function cmpDyadic(d: Dyadic, x: number): number {
-  const e = exact(x);
-  const k = d.k > e.k ? d.k : e.k;
-  const l = d.n << (k - d.k);
-  const r = e.n << (k - e.k);
-  return l < r ? -1 : l > r ? 1 : 0;
-}
-
-// ---- plain-region automata -------------------------------------------------------------------
-
-const DIGITS: Array<[number, number]> = [[0x30, 0x39]];
-const D = (d: number): Array<[number, number]> => [[0x30 + d, 0x30 + d]];
-const DOT = 0x2e;
-const MINUS = 0x2d;
+// ---- atoms -----------------------------------------------------------------------------------
 
 /**
- * Magnitudes (unsigned plain numerals) whose value scaled by 10^MAX_FRACTION_DIGITS is ≥ K
- * (`ge`) or ≤ K; syntax is left to the region automaton it is intersected with.
+ * Numerals at least (`ge`) or at most (`le`) the threshold `t`, inclusive or not, decided on the
+ * exponent regions the threshold lies outside of.
  */
-function magnitudeCompare(K: bigint, ge: boolean): Dfa {
-  const F = MAX_FRACTION_DIGITS;
-  const s = K.toString().padStart(F + 1, "0");
-  const I = s.slice(0, s.length - F).replace(/^0+(?=.)/, "");
-  const Fd = s.slice(s.length - F);
-  const b = new DfaBuilder();
-  const ok = (rel: number): boolean => (ge ? rel >= 0 : rel <= 0);
-  // Fraction states once the integer part decided the comparison (rel = -1 or 1).
-  const fracDecided = new Map<number, number>();
-  const decided = (rel: number): number => {
-    let st = fracDecided.get(rel);
-    if (st === undefined) {
-      st = b.addState(ok(rel));
-      fracDecided.set(rel, st);
-      b.addEdge(st, DIGITS, st);
-    }
-    return st;
-  };
-  // Integer part: states keyed by (length, rel); lengths beyond |I| are "longer" (greater).
-  const intStates = new Map<string, number>();
-  const intState = (len: number, rel: number): number => {
-    const key = len > I.length ? "long" : `${len},${rel}`;
-    let st = intStates.get(key);
-    if (st === undefined) {
-      const intRel = len < I.length ? -1 : len > I.length ? 1 : rel;
-      // With no fraction the value is I.000…: equal only if K has no fraction digits.
-      st = b.addState(ok(intRel !== 0 ? intRel : tailZero(0) ? 0 : -1));
-      intStates.set(key, st);
-      pendingInt.push([st, len, rel]);
-    }
-    return st;
-  };
-  // Fraction states while equal so far: (position, rel).
-  const fracStates = new Map<string, number>();
-  const tailZero = (pos: number): boolean => /^0*$/.test(Fd.slice(pos));
-  const fracState = (pos: number, rel: number): number => {
-    const key = `${pos},${rel}`;
-    let st = fracStates.get(key);
-    if (st === undefined) {
-      const finalRel = rel !== 0 ? rel : tailZero(pos) ? 0 : -1;
-      st = b.addState(ok(finalRel) && pos > 0);
-      fracStates.set(key, st);
-      pendingFrac.push([st, pos, rel]);
-    }
-    return st;
-  };
-  const pendingInt: Array<[number, number, number]> = [];
-  const pendingFrac: Array<[number, number, number]> = [];
-  const start = b.addState(false);
-  // The integer part: digits, the first compared with I[0], and so on.
-  const firstDigitEdges = (from: number): void => {
-    for (let d = 0; d <= 9; d++) {
-      const rel = I.length === 0 ? 1 : Math.sign(d - Number(I[0]));
-      b.addEdge(from, D(d), intState(1, rel));
-    }
-  };
-  firstDigitEdges(start);
-  for (let i = 0; i < pendingInt.length; i++) {
-    const [st, len, rel] = pendingInt[i]!;
-    for (let d = 0; d <= 9; d++) {
-      const nlen = len + 1;
-      const nrel = rel !== 0 || nlen > I.length ? rel : Math.sign(d - Number(I[nlen - 1]));
-      b.addEdge(st, D(d), intState(nlen, nrel));
-    }
-    const finalRel = len < I.length ? -1 : len > I.length ? 1 : rel;
-    const afterDot = finalRel !== 0 ? decidedEntry(finalRel) : fracState(0, 0);
-    b.addEdge(st, [[DOT, DOT]], afterDot);
-  }
-  function decidedEntry(rel: number): number {
-    // The dot itself: not accepting (a fraction needs digits), then the decided digit loop.
-    const key = rel * 10;
-    let st = fracDecided.get(key);
-    if (st === undefined) {
-      st = b.addState(false);
-      fracDecided.set(key, st);
-      b.addEdge(st, DIGITS, decided(rel));
-    }
-    return st;
-  }
-  for (let i = 0; i < pendingFrac.length; i++) {
-    const [st, pos, rel] = pendingFrac[i]!;
-    for (let d = 0; d <= 9; d++) {
-      let nrel = rel;
-      if (rel === 0) nrel = pos < F ? Math.sign(d - Number(Fd[pos])) : d > 0 ? 1 : 0;
-      if (nrel !== 0) b.addEdge(st, D(d), decided(nrel));
-      else b.addEdge(st, D(d), fracState(Math.min(pos + 1, F), 0));
-    }
-  }
-  return minimize(b.build(start));
-}
-
-/** Plain numerals (signed) with value ≥ T or ≤ T, T given by its scaled floor/ceil. */
-function plainCompare(bound: { floor: bigint; ceil: bigint; exact: boolean }, ge: boolean, inclusive: boolean): Dfa {
-  // Integer threshold K on scaled values: t ≥ K (ge) or t ≤ K.
-  let K: bigint;
-  if (ge) K = inclusive || !bound.exact ? bound.ceil : bound.ceil + 1n;
-  else K = inclusive || !bound.exact ? bound.floor : bound.floor - 1n;
-  const plain = regionDfa(PLAIN);
-  // sign-prefixed magnitudes: build "-" + M for negatives.
-  const withMinus = (m: Dfa): Dfa => {
-    const out = new DfaBuilder();
-    const s0 = out.addState(false);
-    const offset = 1;
-    m.accept.forEach((acc) => out.addState(acc));
-    m.edges.forEach((list, s) => {
-      for (const [lo, hi, to] of list) out.edges[s + offset]!.push([lo, hi, to + offset]);
-    });
-    out.edges[s0]!.push([MINUS, MINUS, m.start + offset]);
-    return out.build(s0);
-  };
-  let dfa: Dfa;
-  if (ge) {
-    // t ≥ K: non-negatives with magnitude ≥ K (all when K ≤ 0), negatives with magnitude ≤ -K.
-    const pos = K <= 0n ? magnitudeCompare(0n, true) : magnitudeCompare(K, true);
-    dfa = K <= 0n ? union(pos, withMinus(magnitudeCompare(-K, false))) : pos;
-  } else {
-    // t ≤ K: non-negatives with magnitude ≤ K (none when K < 0), negatives with magnitude ≥ -K.
-    const neg = withMinus(magnitudeCompare(K >= 0n ? 0n : -K, true));
-    dfa = K >= 0n ? union(magnitudeCompare(K, false), neg) : neg;
-  }
-  return intersect(dfa, plain);
-}
-
-/** The value ranges of the exponent regions, for deciding bounds on them. */
-const REGION_RANGES: Array<[number, number, number]> = [
-  [LARGE_POS, 1e21, Number.MAX_VALUE],
-  [LARGE_NEG, -Number.MAX_VALUE, -1e21],
-  [SMALL_POS, 1e-307, 1e-6],
-  [SMALL_NEG, -1e-6, -1e-307],
-];
-
-/**
- * The numerals whose double compares with `c` as `op` says: `ge` (≥ c) or `le` (≤ c).
- */
-export function compareAtom(c: number, op: "ge" | "le"): NumSet {
-  const cc = c === 0 ? 0 : c; // -0 is 0
-  // The exact threshold between numerals that round to at least cc and those that do not.
-  const t = op === "ge" ? midpoint(nextDown(cc), cc) : midpoint(cc, nextUp(cc));
-  const inclusive = isEvenDouble(cc);
-  let dfa = plainCompare(scaled(t), op === "ge", inclusive);
+function compareSet(t: Rational, ge: boolean, inclusive: boolean): NumSet {
+  let dfa = plainCompare(t, ge, inclusive);
   let domain = PLAIN;
-  for (const [bit, lo, hi] of REGION_RANGES) {
-    // Whole region on one side of the threshold?
-    const allAbove = cmpDyadic(t, lo) < 0;
-    const allBelow = cmpDyadic(t, hi) > 0;
-    if (op === "ge" ? allAbove : allBelow) {
-      dfa = union(dfa, regionDfa(bit));
+  for (const [bit, lo, hi] of RANGES) {
+    const above = cmpRational(t, lo) < 0; // every value of the region is above t
+    const below = cmpRational(t, hi) > 0; // every value is below t
+    if (ge ? above : below) {
+      dfa = union(dfa, regionsDfa(bit));
       domain |= bit;
-    } else if (op === "ge" ? allBelow : allAbove) {
-      domain |= bit;
-    }
+    } else if (ge ? below : above) domain |= bit;
   }
-  return normalize(dfa, domain);
+  return normalize(minimize(dfa), domain);
 }
 
 /** `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum` as a NumSet. */
 export function boundAtom(value: number, keyword: "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum"): NumSet {
+  const c = value === 0 ? 0 : value;
   switch (keyword) {
     case "minimum":
-      return compareAtom(value, "ge");
-    case "exclusiveMinimum":
-      return compareAtom(nextUp(value), "ge");
+      return compareSet(shortestDecimal(c), true, true);
     case "maximum":
-      return compareAtom(value, "le");
-    case "exclusiveMaximum":
-      return compareAtom(nextDown(value), "le");
+      return compareSet(shortestDecimal(c), false, true);
+    case "exclusiveMinimum": {
+      // Parses above c ⟺ at least the midpoint to the next double (which wins a tie when even).
+      const up = nextUp(c);
+      return compareSet(midpoint(c, up), true, isEven(up));
+    }
+    case "exclusiveMaximum": {
+      const down = nextDown(c);
+      return compareSet(midpoint(down, c), false, isEven(down));
+    }
   }
 }
 
-/** Numerals whose double equals `value`. */
+/** Numerals equal to `value` (by its shortest decimal, hence also by double). */
 export function equalAtom(value: number): NumSet {
-  return numAnd(compareAtom(value, "ge"), compareAtom(value, "le"));
+  return numAnd(boundAtom(value, "minimum"), boundAtom(value, "maximum"));
 }
 
 /** A positive number as p / 10^s with integer p, from its shortest decimal text. */
 export function decimalParts(value: number): { p: bigint; s: number } {
-  const text = String(value);
-  const m = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(text);
-  if (!m) throw new RangeError(`not a positive finite number: ${text}`);
-  const digits = `${m[1]}${m[2] ?? ""}`;
-  let s = (m[2] ?? "").length - Number(m[3] ?? "0");
-  let p = BigInt(digits);
-  if (s < 0) {
-    p *= 10n ** BigInt(-s);
-    s = 0;
-  }
+  const r = shortestDecimal(value);
+  if (r.n <= 0n) throw new RangeError(`not a positive number: ${value}`);
+  let p = r.n;
+  let s = r.d.toString().length - 1;
   while (s > 0 && p % 10n === 0n) {
     p /= 10n;
     s--;
@@ -408,68 +202,25 @@ export function decimalParts(value: number): { p: bigint; s: number } {
   return { p, s };
 }
 
-/** The most states of a divisibility automaton. */
-const MAX_MOD_STATES = 20000;
-
 /** Thrown when `multipleOf` would need too large an automaton. */
 export class MultipleOfTooLarge extends Error {}
 
-/**
- * Numerals whose value is a multiple of p / 10^s (`multipleOf`; p = 1, s = 0 is "integer").
- */
+/** Numerals whose decimal value is a multiple of p / 10^s (p = 1, s = 0: the integers). */
 export function multipleOfAtom(p: bigint, s: number): { dfa: Dfa; domain: number } {
-  if ((Number(p) + 1) * (s + 3) > MAX_MOD_STATES || p > BigInt(MAX_MOD_STATES)) throw new MultipleOfTooLarge();
-  const P = Number(p);
-  const b = new DfaBuilder();
-  const start = b.addState(false);
-  // Integer phase: r = value mod P of the digits so far. Accept when r * 10^s ≡ 0.
-  const pow10mod = (k: number): number => {
-    let r = 1 % P;
-    for (let i = 0; i < k; i++) r = (r * 10) % P;
-    return r;
-  };
-  const intStates: number[] = [];
-  for (let r = 0; r < P; r++) intStates.push(b.addState((r * pow10mod(s)) % P === 0));
-  // Fraction phase: (r, k) with k digits read, k ≤ s; after s digits only zeros.
-  const dotStates: number[] = [];
-  const fracStates: number[][] = [];
-  for (let r = 0; r < P; r++) {
-    dotStates.push(b.addState(false));
-    const row: number[] = [];
-    for (let k = 1; k <= s; k++) row.push(b.addState((r * pow10mod(s - k)) % P === 0));
-    fracStates.push(row);
+  let dfa: Dfa;
+  try {
+    dfa = plainMultipleOf(p, s);
+  } catch (err) {
+    if (err instanceof RangeError) throw new MultipleOfTooLarge();
+    throw err;
   }
-  const zeroTail: number[] = [];
-  for (let r = 0; r < P; r++) zeroTail.push(b.addState(r === 0));
-  const signed = b.addState(false);
-  b.addEdge(start, [[MINUS, MINUS]], signed);
-  for (const from of [start, signed]) for (let d = 0; d <= 9; d++) b.addEdge(from, D(d), intStates[d % P]!);
-  for (let r = 0; r < P; r++) {
-    for (let d = 0; d <= 9; d++) b.addEdge(intStates[r]!, D(d), intStates[(r * 10 + d) % P]!);
-    b.addEdge(intStates[r]!, [[DOT, DOT]], dotStates[r]!);
-    for (let d = 0; d <= 9; d++) {
-      b.addEdge(dotStates[r]!, D(d), s >= 1 ? fracStates[(r * 10 + d) % P]![0]! : d === 0 ? zeroTail[r]! : -1);
-    }
-    for (let k = 1; k <= s; k++) {
-      const st = fracStates[r]![k - 1]!;
-      for (let d = 0; d <= 9; d++) {
-        const nr = (r * 10 + d) % P;
-        if (k < s) b.addEdge(st, D(d), fracStates[nr]![k]!);
-      }
-      if (k === s) b.addEdge(st, D(0), zeroTail[r]!);
-    }
-    b.addEdge(zeroTail[r]!, D(0), zeroTail[r]!);
-  }
-  // Drop the placeholder edges to -1 (d ≠ 0 with s = 0).
-  b.edges.forEach((list, i) => (b.edges[i] = list.filter((e) => e[2] >= 0)));
-  let dfa = intersect(b.build(start), regionDfa(PLAIN));
   let domain = PLAIN;
-  // Large forms are M * 10^(E-f) with E - f ≥ 5: all multiples when p divides 10^(5+s).
+  // Large forms are M·10^(E−f) with E − f ≥ 5: all multiples when p divides 10^(5+s).
   if ((10n ** BigInt(5 + s)) % p === 0n) {
-    dfa = union(dfa, union(regionDfa(LARGE_POS), regionDfa(LARGE_NEG)));
+    dfa = union(dfa, regionsDfa(LARGE_POS | LARGE_NEG));
     domain |= LARGE_POS | LARGE_NEG;
   }
-  // Small forms are below 1e-6: never a multiple of q ≥ 1e-6 (s ≤ 6).
+  // Small forms are below 1e-6: never a multiple of p/10^s ≥ 1e-6.
   if (s <= 6) domain |= SMALL_POS | SMALL_NEG;
   return { dfa: minimize(dfa), domain };
 }
@@ -483,7 +234,7 @@ export function multipleOfSet(value: number): NumSet {
 
 /** Whether the set contains no numeral. */
 export function numIsEmpty(s: NumSet): boolean {
-  return s.kind === "none";
+  return s.kind === "none" || (s.kind === "dfa" && isEmpty(s.dfa));
 }
 
 /** The DFA of a set (for emission), with the integer marker expanded. */

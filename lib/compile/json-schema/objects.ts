@@ -11,9 +11,8 @@
  */
 import { choice, lit, never, seq, type IrExpr } from "../ir.js";
 import { dfaAll, dfaMatches, dfaOfStrings, difference, intersect, isEmpty, isUniversal, AutomatonTooLarge, type Dfa } from "./automaton.js";
-import { dfaToIr } from "./dfa-ir.js";
 import { MAX_MACHINE_STATES, type EmitContext } from "./emit-context.js";
-import { canonicalString, encodeRanges } from "./json-text.js";
+import { canonicalString } from "./json-text.js";
 import { conjAnd, isTrue, type Conj, type ObjAlt } from "./shape.js";
 import { strDfa, strIsAll } from "./strings.js";
 
@@ -110,7 +109,7 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
         for (const r of parts) {
           const conj = layerConjFor(r.matched);
           if (conj.isFalse || ctx.conjEmpty(conj)) continue;
-          const key = isUniversal(r.dfa) && candidates.length === 0 ? text.anyString() : seq(lit('"'), dfaToIr(r.dfa, ctx.b, ctx.ruleName("key"), encodeRanges), lit('"'));
+          const key = isUniversal(r.dfa) && candidates.length === 0 ? text.anyString() : seq(lit('"'), ctx.dfaIr(r.dfa, "key", "string"), lit('"'));
           regions.push({ key, conj });
         }
       } catch (err) {

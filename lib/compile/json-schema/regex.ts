@@ -287,6 +287,9 @@ class Parser {
       default:
         if (/[1-9]/.test(c)) throw new RegexUnsupported(at, "back-references are not supported");
         if ("^$\\.*+?()[]{}|/".includes(c) || (inClass && c === "-")) return one(c.charCodeAt(0));
+        // Outside Unicode mode (Annex B) an escaped character that is not a letter or digit is
+        // itself; schemas written for other engines use these (\', \", \-, \ ), meaning the same.
+        if (/^[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e ]$/.test(c)) return one(c.charCodeAt(0));
         throw new RegexUnsupported(at, `unknown escape '\\${c}'`);
     }
   }

@@ -10,7 +10,7 @@
  * the caller refuses the keyword.
  */
 import type { Dfa } from "./automaton.js";
-import { NUM_ALL, NUM_NONE, numAnd, numNot, numOr, type NumSet } from "./numbers.js";
+import { NUM_ALL, NUM_NONE, numAnd, numIsEmpty, numNot, numOr, type NumSet } from "./numbers.js";
 import type { SchemaLoc } from "./resolve.js";
 import { STR_ALL, STR_NONE, strAnd, strIsAll, strIsEmpty, strNot, strOr, type StrSet } from "./strings.js";
 
@@ -348,7 +348,7 @@ export function shapeEmpty(s: Shape, oracle: EmptinessOracle): boolean {
   return (
     !s.nul &&
     s.bool === 0 &&
-    s.num.kind === "none" &&
+    numIsEmpty(s.num) &&
     strIsEmpty(s.str) &&
     s.arr.every((a) => arrAltEmpty(a, oracle)) &&
     s.obj.every((o) => objAltEmpty(o, oracle))
