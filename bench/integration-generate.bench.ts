@@ -14,7 +14,6 @@ import { DEMO_TOOLS } from "../lib/cli/demo.js";
 import { printRows, saveReport, type BenchRow } from "./harness.js";
 
 const ROUNDS = Number(process.env.TAGMASK_BENCH_ROUNDS ?? 8);
-const UNCONSTRAINED_TOKENS = 120;
 
 const llama = await getLlama({ gpu: false, build: "never", maxThreads: 1, logLevel: LlamaLogLevel.error });
 const model = await llama.loadModel({ modelPath: ensureTinyModel().path });
@@ -44,6 +43,10 @@ interface Measure {
 
 type Run = (round: number) => Promise<{ tokens: number; sampled: number }>;
 
+/** tagmask's own time per step (GenerationStats.loopMicros), and the engine's fill time, of the constrained runs. */
+const loopMicros: Record<string, number[]> = { one: [], four: [] };
+const fillMicros: Record<string, number[]> = { one: [], four: [] };
+
 /**
  * Runs every configuration once per round, interleaved, so that a busy machine slows them all
  * alike; round 0 warms up and is not counted.
@@ -65,14 +68,26 @@ async function measureAll(runs: Record<string, Run>): Promise<Record<string, Mea
   return out;
 }
 
+/**
+ * Sampled tokens of each constrained (jump-forward off) generation, by round and sequence: the
+ * unconstrained runs of the same round sample exactly as many, so that both do the same decode
+ * work (the same context lengths, the same tail when sequences of a batch finish early).
+ */
+const lengths = new Map<string, number>();
+
 const one = await measureAll({
-  unconstrained: async (round) => {
-    const n = await unconstrained(pool[0]!, round + 1, UNCONSTRAINED_TOKENS);
-    return { tokens: n, sampled: n };
-  },
   noJump: async (round) => {
     const r = await session.generate(pool[0]!, prompt, grammar, { seed: round + 1, temperature: 1, maxTokens: 600, jumpForward: false });
+    lengths.set(`one:${round}`, r.stats.sampledTokens);
+    if (round > 0) {
+      loopMicros.one!.push(...r.stats.loopMicros);
+      fillMicros.one!.push(...r.stats.maskMicros);
+    }
     return { tokens: r.tokens.length, sampled: r.stats.sampledTokens };
+  },
+  unconstrained: async (round) => {
+    const n = await unconstrained(pool[0]!, round + 1, lengths.get(`one:${round}`)!);
+    return { tokens: n, sampled: n };
   },
   jump: async (round) => {
     const r = await session.generate(pool[0]!, prompt, grammar, { seed: round + 1, temperature: 1, maxTokens: 600 });
@@ -81,14 +96,19 @@ const one = await measureAll({
 });
 
 const four = await measureAll({
+  noJump: async (round) => {
+    const { results, masks } = await session.generateBatch(pool.map((sequence, i) => ({ sequence, input: prompt, grammar, options: { seed: round * 4 + i + 1, temperature: 1, maxTokens: 600, jumpForward: false } })));
+    results.forEach((r, i) => lengths.set(`four:${round}:${i}`, r.stats.sampledTokens));
+    if (round > 0) {
+      for (const r of results) loopMicros.four!.push(...r.stats.loopMicros);
+      fillMicros.four!.push(...masks.fillMicros);
+    }
+    return { tokens: results.reduce((a, r) => a + r.tokens.length, 0), sampled: results.reduce((a, r) => a + r.stats.sampledTokens, 0) };
+  },
   unconstrained: async (round) => {
-    const counts = await Promise.all(pool.map((s, i) => unconstrained(s, round * 4 + i + 1, UNCONSTRAINED_TOKENS)));
+    const counts = await Promise.all(pool.map((s, i) => unconstrained(s, round * 4 + i + 1, lengths.get(`four:${round}:${i}`)!)));
     const n = counts.reduce((a, b) => a + b, 0);
     return { tokens: n, sampled: n };
-  },
-  noJump: async (round) => {
-    const { results } = await session.generateBatch(pool.map((sequence, i) => ({ sequence, input: prompt, grammar, options: { seed: round * 4 + i + 1, temperature: 1, maxTokens: 600, jumpForward: false } })));
-    return { tokens: results.reduce((a, r) => a + r.tokens.length, 0), sampled: results.reduce((a, r) => a + r.stats.sampledTokens, 0) };
   },
   jump: async (round) => {
     const { results } = await session.generateBatch(pool.map((sequence, i) => ({ sequence, input: prompt, grammar, options: { seed: round * 4 + i + 1, temperature: 1, maxTokens: 600 } })));
@@ -118,7 +138,14 @@ for (const [name, set] of [["1 sequence", one], ["4 sequences", four]] as const)
   const overhead = ((set.noJump!.ms / set.noJump!.sampled) / (set.unconstrained!.ms / set.unconstrained!.sampled) - 1) * 100;
   console.log(`${name}: masking overhead per sampled token ${overhead.toFixed(1)}% (target ≤ 10%)`);
 }
-console.log(saveReport("integration-generate", rows));
+const q = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.floor(p * (values.length - 1))] ?? Number.NaN;
+for (const [name, key] of [["1 sequence", "one"], ["4 sequences", "four"]] as const) {
+  const loop = loopMicros[key]!;
+  const fill = fillMicros[key]!;
+  console.log(`${name}: tagmask per step (accept + mask + route${key === "four" ? " + wait for the shared fill" : ""}) median ${q(loop, 0.5).toFixed(1)} µs, p99 ${q(loop, 0.99).toFixed(1)} µs; ` +
+    `${key === "four" ? "batch fill (4 rows)" : "engine fill"} median ${q(fill, 0.5).toFixed(1)} µs, p99 ${q(fill, 0.99).toFixed(1)} µs`);
+}
+console.log(saveReport("integration-generate", rows, { loopMicros, fillMicros }));
 await context.dispose();
 await model.dispose();
 await llama.dispose();

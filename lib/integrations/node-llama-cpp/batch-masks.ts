@@ -13,10 +13,10 @@ import { InvalidArgumentError } from "../../errors.js";
 import type { MaskSource } from "./generate.js";
 
 /**
- * Fills the masks of the sequences `indices` in one call of the batch path; resolves to one
- * entry per index: the mask row, or the error of that row alone.
+ * Fills the masks of the sequences `indices` in one call of the batch path: one entry per index,
+ * the mask row or the error of that row alone (directly, or as a promise for an asynchronous fill).
  */
-export type BatchFill = (indices: readonly number[]) => Promise<(Int32Array | Error)[]>;
+export type BatchFill = (indices: readonly number[]) => (Int32Array | Error)[] | Promise<(Int32Array | Error)[]>;
 
 /** Timings of the batched fills. */
 export interface BatchMaskStats {
@@ -24,7 +24,7 @@ export interface BatchMaskStats {
   fills: number;
   /** Rows filled in all calls. */
   rows: number;
-  /** Per call: wall microseconds of the fill (it runs on the native pool; the event loop stays free). */
+  /** Per call: wall microseconds of the fill. */
   fillMicros: number[];
 }
 
@@ -52,9 +52,9 @@ export class BatchMaskScheduler {
   private maybeFlush(): void {
     if (this.scheduled || this.pending.size === 0) return;
     for (const i of this.active) if (!this.pending.has(i)) return;
-    // Everyone still generating has asked: fill once the current callbacks have run.
+    // Everyone still generating has asked: fill now.
     this.scheduled = true;
-    setImmediate(() => this.flush());
+    this.flush();
   }
 
   /** The mask source of sequence `index` (one request at a time per index). */
@@ -94,6 +94,13 @@ export class BatchMaskScheduler {
       });
       this.maybeFlush();
     };
-    this.fill(indices).then(settle, (err: unknown) => settle(indices.map(() => err as Error)));
+    let result: (Int32Array | Error)[] | Promise<(Int32Array | Error)[]>;
+    try {
+      result = this.fill(indices);
+    } catch (err) {
+      result = indices.map(() => err as Error);
+    }
+    if (Array.isArray(result)) settle(result);
+    else result.then(settle, (err: unknown) => settle(indices.map(() => err as Error)));
   }
 }

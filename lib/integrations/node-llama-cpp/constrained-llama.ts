@@ -225,7 +225,7 @@ export class ConstrainedLlama {
   /**
    * Generates on several sequences of one context at once, each with its own grammar and
    * matcher; node-llama-cpp decodes them in shared batches and tagmask fills their masks
-   * together through the batch path (a BatchMatcher, on the native thread pool).
+   * together through the batch path (a BatchMatcher: the calling thread and the native pool).
    */
   async generateBatch(jobs: readonly BatchJob[]): Promise<BatchResult> {
     if (!Array.isArray(jobs) || jobs.length === 0) throw new InvalidArgumentError("jobs: expected a non-empty array of {sequence, input, grammar, options}");
@@ -235,9 +235,12 @@ export class ConstrainedLlama {
     const batchRow = new Map<number, number>();
     let batch: BatchMatcher | undefined;
     const words = Math.ceil(this.tokenizer.vocabSize / 32);
-    const scheduler = new BatchMaskScheduler(jobs.length, async (indices) => {
+    let bitmask = new Int32Array(0);
+    // Synchronous fills (the calling thread and the native pool together): a few rows take
+    // microseconds, less than handing an asynchronous fill back through the event loop.
+    const scheduler = new BatchMaskScheduler(jobs.length, (indices) => {
       const rows = indices.map((i) => batchRow.get(i)!);
-      const { bitmask, errors } = await batch!.fillNextTokenBitmasksAsync(rows);
+      const errors = batch!.fillNextTokenBitmasks(bitmask, rows);
       const failed = new Map(errors.map((e) => [e.row, e.error as Error]));
       return rows.map((r) => failed.get(r) ?? bitmask.subarray(r * words, (r + 1) * words));
     });
@@ -253,7 +256,10 @@ export class ConstrainedLlama {
       if (job.masks === null) scheduler.finish(i);
       prepared.push(job);
     }
-    if (masked.length > 0) batch = new BatchMatcher(masked);
+    if (masked.length > 0) {
+      batch = new BatchMatcher(masked);
+      bitmask = new Int32Array(masked.length * words);
+    }
     const settled = await Promise.allSettled(prepared.map((job, i) => runGeneration(job).finally(() => scheduler.finish(i))));
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
     if (failed) throw failed.reason;

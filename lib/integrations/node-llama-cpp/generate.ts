@@ -62,6 +62,12 @@ export interface GenerationStats {
   maskMicros: number[];
   /** Per step: microseconds the masking route took to turn the mask into sampler input. */
   routeMicros: number[];
+  /**
+   * Per step: microseconds from receiving a token to asking node-llama-cpp for the next one —
+   * all of tagmask's work on the step (accept, jump-forward, mask, route; in a batch also the
+   * wait for the shared fill).
+   */
+  loopMicros: number[];
   /** Wall time of the whole generation, milliseconds. */
   totalMs: number;
 }
@@ -133,7 +139,7 @@ function forcedTokens(text: string, model: LlamaModel, tokenizer: TokenizerInfo,
   const last = forced[forced.length - 1];
   if (last !== undefined && tokenizer.kind(last) === TokenKind.Normal) {
     matcher.fillNextTokenBitmask(scratch);
-    if (!onlyStopTokens(scratch, tokenizer.vocabSize, tokenizer.data.stopTokenIds, builder)) {
+    if (!onlyStopTokens(scratch, tokenizer.vocabSize, tokenizer.data.stopTokenIds, builder.countAllowed(scratch))) {
       matcher.rollback(1);
       forced.pop();
     }
@@ -141,11 +147,11 @@ function forcedTokens(text: string, model: LlamaModel, tokenizer: TokenizerInfo,
   return forced;
 }
 
-/** Counts allowed ids of `mask` among the first `n`, and whether they are all stop tokens. */
-function onlyStopTokens(mask: Int32Array, n: number, stops: Uint32Array, builder: BiasBuilder): boolean {
+/** Whether the tokens the mask allows (`allowed` of them) are all stop tokens. */
+function onlyStopTokens(mask: Int32Array, n: number, stops: Uint32Array, allowed: number): boolean {
   let stopsAllowed = 0;
   for (const s of stops) if (s < n && maskAllows(mask, s)) stopsAllowed++;
-  return stopsAllowed > 0 && builder.countAllowed(mask) === stopsAllowed;
+  return stopsAllowed > 0 && allowed === stopsAllowed;
 }
 
 /**
@@ -164,7 +170,7 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
   // Concurrent generations each need their own bias arrays (the sampler reads them later).
   const builder = new BiasBuilder(tokenizer.vocabSize);
   const scratch = new Int32Array(Math.ceil(tokenizer.vocabSize / 32));
-  const stats: GenerationStats = { sampledTokens: 0, forcedTokens: 0, maskMicros: [], routeMicros: [], totalMs: 0 };
+  const stats: GenerationStats = { sampledTokens: 0, forcedTokens: 0, maskMicros: [], routeMicros: [], loopMicros: [], totalMs: 0 };
   const tokens: number[] = [];
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   let text = "";
@@ -199,8 +205,9 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
       mask = await row;
     }
     const t1 = performance.now();
-    if (onlyStopTokens(mask, tokenizer.vocabSize, stops, builder)) return "grammar-end";
-    biases = builder.build(mask, { banOnly, temperature: options.temperature });
+    const allowed = builder.countAllowed(mask);
+    if (onlyStopTokens(mask, tokenizer.vocabSize, stops, allowed)) return "grammar-end";
+    biases = builder.build(mask, { banOnly, temperature: options.temperature, allowed });
     stats.routeMicros.push((performance.now() - t1) * 1000);
     return "continue";
   };
@@ -235,6 +242,7 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
     let res = await gen.next();
     for (;;) {
       if (res.done) return finish("ended");
+      const received = performance.now();
       const token = Number(res.value);
       stats.sampledTokens++;
       if (mask && !maskAllows(mask, token)) {
@@ -278,6 +286,7 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
         }
       }
       if ((await prepareMask()) === "grammar-end") return finish("grammar-end");
+      stats.loopMicros.push((performance.now() - received) * 1000);
       res = await gen.next(next as Token[]);
     }
   } finally {

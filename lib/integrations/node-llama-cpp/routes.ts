@@ -87,7 +87,8 @@ export class BiasBuilder {
   /**
    * Biases for the mask `words` (bit t of word t>>5 = token t allowed). `banOnly` forces the
    * -Infinity form (needed when repeat penalties follow in the sampler chain); `temperature`
-   * scales the lift so that it survives the division by the temperature.
+   * scales the lift so that it survives the division by the temperature; `allowed` is the
+   * mask's {@link countAllowed}, when the caller has it already.
    */
   /** Tokens of the model's vocabulary the mask allows. */
   countAllowed(words: Int32Array): number {
@@ -100,11 +101,11 @@ export class BiasBuilder {
     return allowed;
   }
 
-  build(words: Int32Array, options: { banOnly?: boolean; temperature?: number } = {}): StepBiases {
+  build(words: Int32Array, options: { banOnly?: boolean; temperature?: number; allowed?: number } = {}): StepBiases {
     const n = this.modelVocabSize;
     const fullWords = n >>> 5;
     const tail = n & 31;
-    const allowed = this.countAllowed(words);
+    const allowed = options.allowed ?? this.countAllowed(words);
     if (allowed === 0) throw new InternalError("the token mask allows no token of the model's vocabulary (the grammar has no continuation)");
     const liftAllowed = !options.banOnly && allowed * 2 <= n;
     let count = 0;
