@@ -62,6 +62,25 @@ describe.each(["sampler-arrays", "bias-object", "gbnf"] as const)("route %s", (r
   });
 });
 
+describe("route gbnf and free-text token limits", () => {
+  it("drops the limit the GBNF sampler cannot enforce, so that the matcher agrees with it", async () => {
+    const session = await loadConstrainedLlama("gbnf");
+    const grammar = await session.grammar({
+      type: "structural_tag",
+      format: { type: "tag", begin: "[", content: { type: "any_text", max_tokens: 1 }, end: "]" },
+    });
+    for (let seed = 1; seed <= 5; seed++) {
+      const sequence = await fresh();
+      try {
+        const result = await session.generate(sequence, "List:", grammar, { seed, temperature: 1, maxTokens: 200 });
+        expect(result.text).toMatch(/^\[[^\]]*\]$/s);
+      } finally {
+        sequence.dispose();
+      }
+    }
+  });
+});
+
 describe("generation", () => {
   let session: ConstrainedLlama;
   let grammar: ConstrainedGrammar;

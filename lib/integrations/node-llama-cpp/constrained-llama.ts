@@ -13,7 +13,7 @@ import { GrammarMatcher } from "../../engine/matcher.js";
 import { InvalidArgumentError, TagmaskError, type OutputParseError } from "../../errors.js";
 import type { Format, StructuralTag } from "../../format/types.js";
 import { irToGbnf } from "../../compile/gbnf.js";
-import type { IrGrammar } from "../../compile/ir.js";
+import type { IrExpr, IrGrammar } from "../../compile/ir.js";
 import { lowerFormat } from "../../compile/lower.js";
 import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js";
 import type { ParsedToolOutput, ToolCallingRequest } from "../../tools/types.js";
@@ -37,7 +37,10 @@ export interface ConstrainedLlamaOptions {
 
 /** Options of grammar compilation through {@link ConstrainedLlama}. */
 export interface GrammarOptions {
-  /** Limit every free-text part (`any_text`) to this many tokens (see free-text-limit.ts). */
+  /**
+   * Limit every free-text part (`any_text`) to this many tokens (see free-text-limit.ts). Not
+   * enforced on the gbnf route, which cannot count tokens.
+   */
   maxFreeTextTokens?: number;
 }
 
@@ -150,6 +153,9 @@ export class ConstrainedLlama {
       }
       ir = lowerFormat(origin);
     }
+    // The gbnf route cannot enforce free-text token limits: its matcher follows the grammar
+    // node-llama-cpp's sampler enforces, without them.
+    if (this.route === "gbnf") ir = withoutTokenLimits(ir);
     const compiled = await this.compiler.compileAsync(this.tokenizer, ir);
     return new ConstrainedGrammar(ir, compiled, origin);
   }
@@ -265,6 +271,27 @@ export class ConstrainedLlama {
     if (failed) throw failed.reason;
     return { results: settled.map((s) => (s as PromiseFulfilledResult<GenerationResult>).value), masks: scheduler.stats };
   }
+}
+
+/**
+ * The grammar without free-text token limits: what the gbnf route can enforce (GBNF cannot count
+ * tokens), so that the matcher following a gbnf generation agrees with llama.cpp's sampler.
+ */
+function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
+  const strip = (e: IrExpr): IrExpr => {
+    switch (e.kind) {
+      case "text":
+        return e.maxTokens === null ? e : { ...e, maxTokens: null };
+      case "seq":
+      case "choice":
+        return { ...e, items: e.items.map(strip) };
+      case "repeat":
+        return { ...e, item: strip(e.item) };
+      default:
+        return e;
+    }
+  };
+  return { ...grammar, rules: grammar.rules.map((r) => ({ ...r, body: strip(r.body) })) };
 }
 
 function isIrGrammar(value: unknown): value is IrGrammar {
