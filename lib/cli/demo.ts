@@ -176,7 +176,10 @@ export const command: CliCommand = {
       say(`masking route: ${session.route}${session.routeChecks.filter((c) => !c.ok).map((c) => ` (${c.route} not used: ${c.reason})`).join("")}`);
       const compileStart = performance.now();
       const grammar = await session.toolCallingGrammar(request, maxTextTokens === undefined ? {} : { maxFreeTextTokens: maxTextTokens });
-      if (grammar) say(`grammar: compiled in ${(performance.now() - compileStart).toFixed(1)} ms, ${grammar.compiled.stateCount} states${maxTextTokens === undefined ? "" : `, free text bounded to ${maxTextTokens} tokens`}`);
+      if (grammar) {
+        say(`grammar: built in ${(performance.now() - compileStart).toFixed(1)} ms (engine compile ${grammar.compiled.stats().totalMs.toFixed(1)} ms), ` +
+          `${grammar.compiled.stateCount} states${maxTextTokens === undefined ? "" : `, free text bounded to ${maxTextTokens} tokens`}`);
+      }
       const context = await model.createContext({ contextSize: Math.min(model.trainContextSize, 4096), sequences: 1 });
       try {
         const sequence = context.getSequence();
