@@ -213,6 +213,7 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
   };
 
   if ((matcher === null) !== (route === "none")) throw new InvalidArgumentError("a generation has a matcher exactly when it has a masking route");
+  if (job.input.length === 0) throw new InvalidArgumentError("input: at least one token is needed to start generating (e.g. the prompt or a BOS token)");
   if (matcher?.isTerminated()) throw new MatcherStateError("the matcher has already accepted a stop token; reset it or create a new one");
   if (maxTokens === 0) return finish("max-tokens");
   // What the grammar forces from the very start is appended to the input, unsampled.
@@ -236,7 +237,6 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
   else if (route === "bias-object") evaluateOptions.tokenBias = biasObjectOption(model.tokenizer, () => biases) as unknown as SequenceEvaluateOptions["tokenBias"];
   else if (route === "gbnf") evaluateOptions.grammarEvaluationState = job.grammarEvaluationState as SequenceEvaluateOptions["grammarEvaluationState"];
 
-  if (input.length === 0) throw new InvalidArgumentError("input: at least one token is needed to start generating (e.g. the prompt or a BOS token)");
   const gen = sequence.evaluate(input, evaluateOptions);
   try {
     let res = await gen.next();
@@ -275,7 +275,7 @@ export async function runGeneration(job: GenerationJob): Promise<GenerationResul
       if (jumpForward) {
         const jump = matcher.findJumpForwardString();
         if (jump) {
-          const forced = forcedTokens(jump, model, tokenizer, matcher!, maxTokens - tokens.length, scratch, builder);
+          const forced = forcedTokens(jump, model, tokenizer, matcher, maxTokens - tokens.length, scratch, builder);
           if (forced.length > 0) {
             stats.forcedTokens += forced.length;
             tokens.push(...forced);
