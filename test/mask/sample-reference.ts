@@ -11,7 +11,7 @@ const u32 = new Uint32Array(f32.buffer);
 const fr = Math.fround;
 
 export function orderedKey(x: number): number {
-  f32[0] = x;
+  f32[0] = x === 0 ? 0 : x; // -0 is the number 0
   const u = u32[0]!;
   if ((u & 0x7fffffff) > 0x7f800000) return 0;
   return u & 0x80000000 ? ~u >>> 0 : (u | 0x80000000) >>> 0;

@@ -53,6 +53,8 @@ describe("maskedArgmax edge cases", () => {
     ["all NaN: the first allowed", [Number.NaN, Number.NaN, Number.NaN, 1], [1, 2], 1],
     ["nothing allowed → -1", [1, 2, 3, 4], [], -1],
     ["+Infinity wins", [1, Infinity, 3, Infinity], [0, 1, 2, 3], 1],
+    ["-0 equals +0: the lower id", [-1, -0, 0, -2], [0, 1, 2, 3], 1],
+    ["+0 equals -0: the lower id", [-1, 0, -0, -2], [0, 1, 2, 3], 1],
   ];
   it.each(table)("%s", (_name, values, allowed, want) => {
     const bitmask = new Int32Array(1);
@@ -166,5 +168,30 @@ describe("maskedSample semantics", () => {
     const call = () => maskedSample(logits, bitmask, { vocabSize: 64, ...extra });
     expect(call).toThrow(InvalidArgumentError);
     expect(call).toThrow(message);
+  });
+});
+
+describe("16-bit logits decode exactly (subnormals, infinities, signed zeros)", () => {
+  // Every row holds two raw 16-bit patterns; the argmax must agree with the TypeScript decoding.
+  it.each(["float16", "bfloat16"] as const)("%s: 20000 random pairs, a third of them subnormal, NaNs and signed zeros", (dtype) => {
+    const next = rng(dtype === "float16" ? 16 : 17);
+    const rows = 20000;
+    const logits = new Uint16Array(rows * 2);
+    const exponentMask = dtype === "float16" ? 0x7c00 : 0x7f80;
+    for (let i = 0; i < logits.length; i++) {
+      let h = Math.floor(next() * 65536);
+      if (next() < 0.33) h &= ~exponentMask; // a subnormal (or a zero)
+      logits[i] = h;
+    }
+    // Some rows compare -0 with +0 (equal: the lower id wins) and NaN with numbers.
+    for (let r = 0; r < 200; r++) {
+      logits[2 * r] = r % 2 ? 0x8000 : 0x0000;
+      logits[2 * r + 1] = r % 2 ? 0x0000 : 0x8000;
+    }
+    logits[401] = exponentMask | 1; // NaN after a number
+    const bitmask = new Int32Array(rows).fill(3);
+    const got = maskedArgmax(logits, bitmask, { vocabSize: 2, dtype });
+    const expected = referenceArgmax(logits, dtype, bitmask, { vocab: 2, columns: 2, stride: 2, rows });
+    expect(Array.from(got)).toEqual(expected);
   });
 });

@@ -111,11 +111,12 @@ TAGMASK_HD void StoreNegInf(void* row, DType dtype, uint32_t i) {
   }
 }
 
-/// A key whose unsigned order is the numeric order of floats (-inf lowest number); NaN gets 0,
-/// below everything, so a NaN logit is never preferred to a number.
+/// A key whose unsigned order is the numeric order of floats (-inf lowest number; -0 and +0
+/// equal); NaN gets 0, below everything, so a NaN logit is never preferred to a number.
 TAGMASK_HD uint32_t OrderedKey(float x) {
-  const uint32_t u = FloatBits(x);
+  uint32_t u = FloatBits(x);
   if ((u & 0x7FFFFFFFu) > 0x7F800000u) return 0;  // NaN
+  if (u == 0x80000000u) u = 0;                     // -0 ranks as +0
   return (u & 0x80000000u) != 0 ? ~u : (u | 0x80000000u);
 }
 
