@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   GrammarBuilder, charClass, choice, deserializeGrammar, lit, optional, plus, printGrammar, repeat, seq,
-  serializeGrammar, text, validateGrammar, type IrGrammar,
+  serializeGrammar, text, validateGrammar, type IrExpr, type IrGrammar,
 } from "../lib/compile/ir.js";
 import { GrammarError } from "../lib/errors.js";
 
@@ -56,7 +56,7 @@ describe("grammar IR", () => {
 describe("grammar IR sharing", () => {
   it("validates and serializes a heavily shared DAG in linear time", () => {
     // Each level refers to the previous one twice: 2^60 paths as a tree, 60 nodes as a DAG.
-    let e = lit("x") as ReturnType<typeof seq> | ReturnType<typeof lit>;
+    let e: IrExpr = lit("x");
     for (let i = 0; i < 60; i++) e = choice(seq(e, lit("a")), seq(e, lit("b")));
     const g: IrGrammar = { rules: [{ name: "root", body: e }], root: 0 };
     validateGrammar(g);
