@@ -140,21 +140,23 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   // Co-reachability: states from which the rule can end, given which rules match something.
   std::vector<uint32_t> predBegin(total + 1, 0), preds;
   {
-    std::vector<std::pair<uint32_t, uint32_t>> edges;
-    for (uint32_t s = 1; s < total; ++s) {
-      uint32_t last = 0;
-      for (uint32_t k = 0; k < segCount; ++k) {
-        const uint32_t t = trans[static_cast<size_t>(s) * segCount + k];
-        if (t != 0 && t != last) edges.emplace_back(t, s);
-        last = t;
+    // Predecessors by byte transitions, as compressed rows (a counting pass, then a fill pass);
+    // a source appears once per distinct target.
+    const auto forEachEdge = [&](auto&& fn) {
+      for (uint32_t s = 1; s < total; ++s) {
+        uint32_t last = 0;
+        for (uint32_t k = 0; k < segCount; ++k) {
+          const uint32_t t = trans[static_cast<size_t>(s) * segCount + k];
+          if (t != 0 && t != last) fn(t, s);
+          last = t;
+        }
       }
-    }
-    std::sort(edges.begin(), edges.end());
-    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-    for (const auto& e : edges) ++predBegin[e.first + 1];
+    };
+    forEachEdge([&](uint32_t t, uint32_t) { ++predBegin[t + 1]; });
     for (uint32_t i = 0; i < total; ++i) predBegin[i + 1] += predBegin[i];
-    preds.resize(edges.size());
-    for (size_t i = 0; i < edges.size(); ++i) preds[i] = edges[i].second;
+    preds.resize(predBegin[total]);
+    std::vector<uint32_t> at(predBegin.begin(), predBegin.end() - 1);
+    forEachEdge([&](uint32_t t, uint32_t s) { preds[at[t]++] = s; });
   }
   std::vector<std::vector<std::pair<uint32_t, uint32_t>>> callPreds(total);  // return state -> (caller, callee)
   for (uint32_t s = 1; s < total; ++s) {

@@ -5,6 +5,7 @@
 #include "dfa_builder.h"
 #include "mask_builder.h"
 #include "nfa_builder.h"
+#include "rule_merge.h"
 #include "tagmask/error.h"
 #include "tagmask/ir.h"
 #include "tagmask/thread_pool.h"
@@ -25,7 +26,8 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   const auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<CompiledGrammar> g(new CompiledGrammar());
   g->tokenizer_ = std::move(tokenizer);
-  const ir::Grammar grammar = ir::ReadGrammar(irData, size);
+  ir::Grammar grammar = ir::ReadGrammar(irData, size);
+  MergeEqualRules(&grammar);
   g->stats_.readMs = MsSince(t0);
 
   const auto t1 = std::chrono::steady_clock::now();

@@ -72,6 +72,7 @@ class SubsetBuilder {
         mark_(nfaStates, 0), buckets_(segCount) {}
 
   RuleDfa Run(uint32_t start, uint32_t final) {
+    final_ = final;
     RuleDfa dfa;
     std::vector<uint32_t> set{start};
     Close(&set);
@@ -136,7 +137,9 @@ class SubsetBuilder {
   }
 
  private:
-  // Epsilon closure, sorted.
+  // Epsilon closure, sorted, keeping only the states that matter for the future: those with byte
+  // or call edges, and the rule's final state. States that only pass epsilons on would make
+  // equal futures look different (a choice's branches meeting again), and the subsets blow up.
   void Close(std::vector<uint32_t>* set) {
     ++epoch_;
     std::vector<uint32_t>& out = *set;
@@ -146,7 +149,9 @@ class SubsetBuilder {
     while (!stack_.empty()) {
       const uint32_t q = stack_.back();
       stack_.pop_back();
-      out.push_back(q);
+      if (q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1]) {
+        out.push_back(q);
+      }
       for (uint32_t e = index_.epsBegin[q]; e < index_.epsBegin[q + 1]; ++e) {
         const uint32_t t = index_.epsTo[e];
         if (mark_[t] != epoch_) {
@@ -193,6 +198,7 @@ class SubsetBuilder {
   const std::string& ruleName_;
   std::vector<uint32_t> mark_;
   uint32_t epoch_ = 0;
+  uint32_t final_ = 0;
   std::vector<uint32_t> stack_;
   std::vector<std::vector<uint32_t>> buckets_;
   std::vector<uint32_t> touched_;

@@ -108,94 +108,98 @@ class SubtreeMemo {
     uint32_t a, b;
     uint8_t uncertain;
   };
-  // Returns the stored spans of (node, state, exact), or null.
-  const std::vector<Span>* Find(uint32_t node, uint32_t state, uint8_t exact) const {
-    auto it = index_.find(Key(node, state, exact));
-    return it == index_.end() ? nullptr : &entries_[it->second];
+  // The stored spans of the subtree of root byte `byte` walked from `state`, or null.
+  const std::vector<Span>* Find(uint8_t byte, uint32_t state) const {
+    if (state >= byState_.size() || byState_[state].empty()) return nullptr;
+    const uint32_t e = byState_[state][byte];
+    return e == 0 ? nullptr : &entries_[e - 1];
   }
-  void Store(uint32_t node, uint32_t state, uint8_t exact, std::vector<Span> spans) {
-    index_.emplace(Key(node, state, exact), static_cast<uint32_t>(entries_.size()));
+  void Store(uint8_t byte, uint32_t state, std::vector<Span> spans) {
+    if (state >= byState_.size()) byState_.resize(state + 1);
+    if (byState_[state].empty()) byState_[state].assign(256, 0);
     entries_.push_back(std::move(spans));
+    byState_[state][byte] = static_cast<uint32_t>(entries_.size());
   }
 
  private:
-  static uint64_t Key(uint32_t node, uint32_t state, uint8_t exact) {
-    return (static_cast<uint64_t>(node) << 33) | (static_cast<uint64_t>(state) << 1) | exact;
-  }
-  std::unordered_map<uint64_t, uint32_t> index_;
+  std::vector<std::vector<uint32_t>> byState_;  // per state: per root byte, entry + 1 (0: none)
   std::vector<std::vector<Span>> entries_;
 };
 
-// Walks a trie from one state, keeping per depth the set of configurations the bytes so far lead
-// to. A token is accepted when some configuration reached without an inexact escape survives
-// it, uncertain when only inexact ones do, rejected when none does. For the common case of one
-// configuration that can only take byte transitions, a step is one table lookup.
+// Walks a trie from one state. Most of the time the bytes so far lead to a single configuration
+// that can only take byte transitions (no call, no return, no token counting); then a node costs
+// one table lookup (SimpleChildren). Elsewhere the walk keeps the set of configurations per depth
+// (GeneralChildren): a token is accepted when some configuration reached without an inexact
+// escape survives it, uncertain when only inexact ones do, rejected when none does.
 class Walker {
  public:
-  Walker(const Automaton& a, uint32_t maxDepth)
-      : a_(a), stepper_(a, arena_), levelEnd_(maxDepth + 3, 0), ends_(maxDepth + 3, 0) {}
+  Walker(const Automaton& a, uint32_t maxDepth) : a_(a), stepper_(a, arena_), states_(maxDepth + 3, 0), ends_(maxDepth + 3, 0) {
+    plain_.resize(a.StateCount());
+    for (uint32_t s = 0; s < a.StateCount(); ++s) {
+      const uint8_t f = a.flags[s];
+      plain_[s] = !(f & (kHasCalls | kLimitedText)) && (!(f & kFinal) || a.rules[a.ruleOf[s]].returnStates.empty());
+    }
+  }
 
   uint64_t Walk(const TokenTrie& trie, const CutRule& cut, uint32_t start, Ranges* accepted, Ranges* uncertain, SubtreeMemo* memo) {
+    trie_ = &trie;
+    cut_ = &cut;
+    accepted_ = accepted;
+    uncertain_ = uncertain;
+    visited_ = 0;
+    arena_.Clear();
+    buf_.clear();
     const uint32_t n = trie.NodeCount();
     const uint32_t* tb = trie.TokenBeginData();
-    arena_.Clear();
-    uint64_t visited = 0;
-    Config s0;
-    s0.state = start;
+    if (!plain_[start]) {
+      Config s0;
+      s0.state = start;
+      buf_.push_back(s0);
+      GeneralChildren(0, 1, 1, n, 1);
+      return visited_;
+    }
     // From a plain start only the bytes with a live transition matter; they are found once per
     // state and their subtrees reached through the root table.
-    const bool plainStart = PlainStep(s0);
-    if (plainStart && liveFor_ != start) {
+    if (liveFor_ != start) {
       liveFor_ = start;
       live_.clear();
       for (int b = 0; b < 256; ++b) {
         if (a_.Next(start, static_cast<uint8_t>(b)) != kDeadState) live_.push_back(static_cast<uint8_t>(b));
       }
     }
-    size_t nextLive = 0;
-    for (uint32_t c = 1; c < n; c = trie.SubtreeEnd(c)) {
-      if (plainStart) {
-        // Jump to the next root child whose byte is live.
-        while (nextLive < live_.size() && trie.RootChild(live_[nextLive]) < c) ++nextLive;
-        while (nextLive < live_.size() && trie.RootChild(live_[nextLive]) == 0) ++nextLive;
-        if (nextLive == live_.size()) break;
-        c = trie.RootChild(live_[nextLive++]);
-      }
-      ++visited;
+    for (uint8_t b : live_) {
+      const uint32_t c = trie.RootChild(b);
+      if (c == 0) continue;
+      ++visited_;
       const uint32_t end = trie.SubtreeEnd(c);
-      buf_.clear();
-      buf_.push_back(s0);
-      levelEnd_[0] = 1;
-      if (!StepLevel(0, trie.Label(c))) continue;
-      bool exact, canCut;
-      Classify(cut, c, 1, &exact, &canCut);
-      if (canCut) {
+      const uint32_t t = a_.Next(start, b);
+      if (cut.Cut(t, c, 1)) {
         accepted->Add(tb[c], tb[end]);
         continue;
       }
-      const Config& only = buf_[1];
-      const bool memoizable = memo != nullptr && buf_.size() == 2 && only.frame == 0 && only.count == 0 && only.consumed == 0;
-      if (memoizable) {
-        if (const auto* spans = memo->Find(c, only.state, only.exact)) {
-          for (const auto& sp : *spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
-          continue;
-        }
-        scratch_[0].Clear();
-        scratch_[1].Clear();
-        const uint64_t v = WalkSubtree(trie, cut, c, exact, &scratch_[0], &scratch_[1]);
-        visited += v;
-        std::vector<SubtreeMemo::Span> spans;
-        for (int k = 0; k < 2; ++k) {
-          for (const auto& [x, y] : scratch_[k].r) spans.push_back({x, y, static_cast<uint8_t>(k)});
-        }
-        std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
-        for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
-        if (v > 16) memo->Store(c, only.state, only.exact, std::move(spans));
+      if (const auto* spans = memo->Find(b, t)) {
+        for (const auto& sp : *spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
         continue;
       }
-      visited += WalkSubtree(trie, cut, c, exact, accepted, uncertain);
+      // Walk into scratch ranges and keep them for other states that reach (c, t).
+      scratch_[0].Clear();
+      scratch_[1].Clear();
+      accepted_ = &scratch_[0];
+      uncertain_ = &scratch_[1];
+      const uint64_t before = visited_;
+      accepted_->Add(tb[c], tb[c + 1]);
+      SimpleChildren(c, 1, t, true);
+      accepted_ = accepted;
+      uncertain_ = uncertain;
+      std::vector<SubtreeMemo::Span> spans;
+      for (int k = 0; k < 2; ++k) {
+        for (const auto& [x, y] : scratch_[k].r) spans.push_back({x, y, static_cast<uint8_t>(k)});
+      }
+      std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
+      for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
+      if (visited_ - before > 16) memo->Store(b, t, std::move(spans));
     }
-    return visited;
+    return visited_;
   }
 
   // Classifies the tokens `ids` (sorted by bytes) from state `start` with one known frame below
@@ -209,9 +213,10 @@ class Walker {
     c.state = start;
     c.frame = arena_.Push(ret, 0);
     buf_.push_back(c);
+    levelEnd_.assign(states_.size(), 0);
     levelEnd_[0] = 1;
-    uint32_t valid = 0;             // levels 1..valid hold the previous token's prefix
-    uint32_t dead = UINT32_MAX;     // the previous token's prefix of this length is dead
+    uint32_t valid = 0;          // levels 1..valid hold the previous token's prefix
+    uint32_t dead = UINT32_MAX;  // the previous token's prefix of this length is dead
     const uint8_t* prev = nullptr;
     uint32_t prevLen = 0;
     for (uint32_t id : ids) {
@@ -230,7 +235,9 @@ class Walker {
       uint32_t d = std::min(valid, lcp);
       bool alive = true;
       for (; d < len; ++d) {
-        if (!StepLevel(d, p[d])) {
+        const size_t from = d == 0 ? 0 : levelEnd_[d - 1];
+        buf_.resize(levelEnd_[d]);
+        if (!Step(from, levelEnd_[d], p[d])) {
           dead = d + 1;
           alive = false;
           break;
@@ -246,51 +253,113 @@ class Walker {
   }
 
  private:
-  // Tokens of node c's subtree, level 1 (the configurations after c's byte) being in buf_.
-  uint64_t WalkSubtree(const TokenTrie& trie, const CutRule& cut, uint32_t c, bool exact, Ranges* accepted, Ranges* uncertain) {
-    const uint32_t* tb = trie.TokenBeginData();
-    const uint32_t* le = trie.LabelEndData();
-    (exact ? accepted : uncertain)->Add(tb[c], tb[c + 1]);
-    levelEnd_[1] = static_cast<uint32_t>(buf_.size());
-    ends_[1] = trie.SubtreeEnd(c);
-    uint32_t depth = 1;
-    uint64_t visited = 0;
-    for (uint32_t i = c + 1; i < ends_[1];) {
+  bool Simple(const Config& c) const { return c.frame == 0 && c.count == 0 && c.consumed == 0 && plain_[c.state]; }
+
+  // The subtree below node c (its own tokens are done), the bytes up to c leading to the single
+  // plain configuration `state` (exact or not) at depth `depth`.
+  void SimpleChildren(uint32_t c, uint32_t depth, uint32_t state, bool exact) {
+    const uint32_t* le = trie_->LabelEndData();
+    const uint32_t* tb = trie_->TokenBeginData();
+    const uint32_t classes = a_.classCount;
+    const uint32_t* trans = a_.trans.data();
+    const uint8_t* byteClass = a_.byteClass.data();
+    Ranges* own = exact ? accepted_ : uncertain_;
+    const uint32_t base = depth;
+    states_[depth] = state;
+    ends_[depth] = le[c] & 0xFFFFFFu;
+    for (uint32_t i = c + 1; i < ends_[base];) {
       while (i >= ends_[depth]) --depth;
-      ++visited;
-      const uint32_t end = le[i] & 0xFFFFFFu;
-      if (!StepLevel(depth, static_cast<uint8_t>(le[i] >> 24))) {
+      const uint32_t p = states_[depth];
+      if (!plain_[p]) {
+        // The configuration here can call or return: walk this node's siblings (all children of
+        // the node at `depth`) with configuration sets.
+        const size_t lo = buf_.size();
+        Config cfg;
+        cfg.state = p;
+        cfg.exact = exact ? 1 : 0;
+        buf_.push_back(cfg);
+        GeneralChildren(lo, lo + 1, i, ends_[depth], depth + 1);
+        buf_.resize(lo);
+        i = ends_[depth];
+        continue;
+      }
+      ++visited_;
+      const uint32_t word = le[i];
+      const uint32_t end = word & 0xFFFFFFu;
+      const uint32_t t = trans[p * classes + byteClass[word >> 24]];
+      if (t == kDeadState) {
         i = end;
         continue;
       }
-      bool ex, canCut;
-      Classify(cut, i, depth + 1, &ex, &canCut);
-      if (canCut) {
-        accepted->Add(tb[i], tb[end]);
+      if (exact && cut_->Cut(t, i, depth + 1)) {
+        accepted_->Add(tb[i], tb[end]);
         i = end;
         continue;
       }
-      (ex ? accepted : uncertain)->Add(tb[i], tb[i + 1]);
+      own->Add(tb[i], tb[i + 1]);
       ++depth;
-      levelEnd_[depth] = static_cast<uint32_t>(buf_.size());
+      states_[depth] = t;
       ends_[depth] = end;
       ++i;
     }
-    return visited;
   }
 
-  // Replaces level depth+1 with the configurations level `depth` reaches by `byte`; false if none.
-  bool StepLevel(uint32_t depth, uint8_t byte) {
-    const size_t from = depth == 0 ? 0 : levelEnd_[depth - 1];
-    const size_t to = levelEnd_[depth];
-    buf_.resize(to);
-    if (to - from == 1 && PlainStep(buf_[from])) {
-      const uint32_t t = a_.Next(buf_[from].state, byte);
-      if (t == kDeadState) return false;
-      Config next = buf_[from];
-      next.state = t;
-      buf_.push_back(next);
-      return true;
+  // Nodes [first, end), siblings at depth `depth`, below a node the bytes lead to with the
+  // configurations buf_[lo, hi).
+  void GeneralChildren(size_t lo, size_t hi, uint32_t first, uint32_t end, uint32_t depth) {
+    const uint32_t* tb = trie_->TokenBeginData();
+    for (uint32_t c = first; c < end; c = trie_->SubtreeEnd(c)) {
+      ++visited_;
+      buf_.resize(hi);
+      if (!Step(lo, hi, trie_->Label(c))) continue;
+      const size_t top = buf_.size();
+      bool exact = false, canCut = false;
+      for (size_t k = hi; k < top; ++k) {
+        const Config& x = buf_[k];
+        if (!x.exact) continue;
+        exact = true;
+        if (cut_->Cut(x.state, c, depth) && (!(a_.flags[x.state] & kLimitedText) || x.count < a_.rules[a_.ruleOf[x.state]].maxTokens)) {
+          canCut = true;
+        }
+      }
+      if (canCut) {
+        accepted_->Add(tb[c], tb[trie_->SubtreeEnd(c)]);
+        continue;
+      }
+      (exact ? accepted_ : uncertain_)->Add(tb[c], tb[c + 1]);
+      if (top - hi == 1 && Simple(buf_[hi])) {
+        const Config only = buf_[hi];
+        SimpleChildren(c, depth, only.state, only.exact != 0);
+      } else {
+        GeneralChildren(hi, top, c + 1, trie_->SubtreeEnd(c), depth + 1);
+      }
+    }
+    buf_.resize(hi);
+  }
+
+  // Appends to buf_ the configurations buf_[from, to) reach by `byte`; false if none.
+  bool Step(size_t from, size_t to, uint8_t byte) {
+    bool allSimple = true;
+    for (size_t k = from; k < to && allSimple; ++k) allSimple = Simple(buf_[k]);
+    if (allSimple) {
+      // Only byte transitions: look them up, merging configurations that meet.
+      for (size_t k = from; k < to; ++k) {
+        const uint32_t t = a_.Next(buf_[k].state, byte);
+        if (t == kDeadState) continue;
+        bool merged = false;
+        for (size_t j = to; j < buf_.size(); ++j) {
+          if (buf_[j].state == t) {
+            buf_[j].exact |= buf_[k].exact;
+            merged = true;
+            break;
+          }
+        }
+        if (merged) continue;
+        Config next = buf_[k];
+        next.state = t;
+        buf_.push_back(next);
+      }
+      return buf_.size() > to;
     }
     stepper_.ClearVisited();
     for (size_t k = from; k < to; ++k) {
@@ -301,38 +370,17 @@ class Walker {
     return buf_.size() > to;
   }
 
-  // Over the newest level: whether some configuration is exact, and whether one allows cutting
-  // the walk at `node` (depth `depth`).
-  void Classify(const CutRule& cut, uint32_t node, uint32_t depth, bool* exact, bool* canCut) const {
-    *exact = false;
-    *canCut = false;
-    const size_t lo = levelEnd_[depth - 1];
-    for (size_t k = lo; k < buf_.size(); ++k) {
-      const Config& x = buf_[k];
-      if (!x.exact) continue;
-      *exact = true;
-      if (cut.Cut(x.state, node, depth) &&
-          (!(a_.flags[x.state] & kLimitedText) || x.count < a_.rules[a_.ruleOf[x.state]].maxTokens)) {
-        *canCut = true;
-      }
-    }
-  }
-
-  // Whether stepping a byte from `c` can only take the byte transition (no call, no return, no
-  // token counting).
-  bool PlainStep(const Config& c) const {
-    const uint8_t f = a_.flags[c.state];
-    if (f & (kHasCalls | kLimitedText)) return false;
-    if (!(f & kFinal)) return true;
-    return c.frame == 0 && a_.rules[a_.ruleOf[c.state]].returnStates.empty();
-  }
-
   const Automaton& a_;
   LocalArena arena_;
   PdaStepper<LocalArena> stepper_;
+  std::vector<uint8_t> plain_;
   std::vector<Config> buf_;
-  // Level d (d >= 1) occupies buf_[levelEnd_[d-1], levelEnd_[d]); level 0 is buf_[0].
-  std::vector<uint32_t> levelEnd_, ends_;
+  std::vector<uint32_t> states_, ends_, levelEnd_;
+  const TokenTrie* trie_ = nullptr;
+  const CutRule* cut_ = nullptr;
+  Ranges* accepted_ = nullptr;
+  Ranges* uncertain_ = nullptr;
+  uint64_t visited_ = 0;
   Ranges scratch_[2];
   uint32_t liveFor_ = kDeadState;
   std::vector<uint8_t> live_;
@@ -340,9 +388,11 @@ class Walker {
 
 // One state's mask in its chosen form, before deduplication.
 struct MaskData {
-  MaskForm form = MaskForm::Empty;
+  // The accepted tokens as merged ranges of trie positions, per trie: a canonical form of the
+  // set (the tries are fixed), so equal masks are found by comparing ranges, and only distinct
+  // masks are turned into ids or bitsets.
+  std::vector<std::pair<uint32_t, uint32_t>> acc[2];
   uint32_t accepted = 0;
-  std::vector<uint32_t> data;  // ids or words
   std::vector<uint32_t> uncertain;
   // Per return state of the state's rule (in returnStates order): the uncertain tokens accepted
   // when that is the frame below, and those that still depend on the stack further down.
@@ -369,35 +419,35 @@ Ranges Complement(const Ranges& x, const Ranges& y, uint32_t total) {
   return out;
 }
 
-void Materialize(const TokenizerInfo& tok, const WalkResult& w, uint32_t listMax, MaskData* out) {
+// The stored form of an accepted set: the smallest of an id list, a complement list and a bitset.
+void Materialize(const TokenizerInfo& tok, const MaskData& d, uint32_t listMax, MaskForm* form, std::vector<uint32_t>* data) {
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
-  out->uncertain.clear();
-  out->data.clear();
-  for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.uncertain[t], &out->uncertain);
-  std::sort(out->uncertain.begin(), out->uncertain.end());
-  const uint32_t accepted = w.accepted[0].count + w.accepted[1].count;
+  Ranges acc[2];
+  for (int t = 0; t < 2; ++t) {
+    acc[t].r = d.acc[t];
+    for (const auto& [a, b] : d.acc[t]) acc[t].count += b - a;
+  }
+  const uint32_t accepted = d.accepted;
   const uint32_t notAccepted = tok.EligibleCount() - accepted;
-  out->accepted = accepted;
+  data->clear();
   if (accepted == 0) {
-    out->form = MaskForm::Empty;
+    *form = MaskForm::Empty;
   } else if (accepted <= listMax) {
-    out->form = MaskForm::List;
-    for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.accepted[t], &out->data);
-    std::sort(out->data.begin(), out->data.end());
+    *form = MaskForm::List;
+    for (int t = 0; t < 2; ++t) AppendIds(*tries[t], acc[t], data);
+    std::sort(data->begin(), data->end());
   } else if (notAccepted <= listMax) {
-    out->form = MaskForm::Complement;
-    for (int t = 0; t < 2; ++t) {
-      AppendIds(*tries[t], Complement(w.accepted[t], Ranges(), tries[t]->TokenCount()), &out->data);
-    }
-    std::sort(out->data.begin(), out->data.end());
+    *form = MaskForm::Complement;
+    for (int t = 0; t < 2; ++t) AppendIds(*tries[t], Complement(acc[t], Ranges(), tries[t]->TokenCount()), data);
+    std::sort(data->begin(), data->end());
   } else {
-    out->form = MaskForm::Bitset;
-    out->data.assign(tok.MaskWordCount(), 0);
-    uint32_t* row = out->data.data();
+    *form = MaskForm::Bitset;
+    data->assign(tok.MaskWordCount(), 0);
+    uint32_t* row = data->data();
     if (accepted <= notAccepted) {
       for (int t = 0; t < 2; ++t) {
         const uint32_t* ids = tries[t]->TokenIds();
-        for (const auto& [a, b] : w.accepted[t].r) {
+        for (const auto& [a, b] : acc[t].r) {
           for (uint32_t k = a; k < b; ++k) SetBit(row, ids[k]);
         }
       }
@@ -405,7 +455,7 @@ void Materialize(const TokenizerInfo& tok, const WalkResult& w, uint32_t listMax
       std::copy(tok.EligibleMask(), tok.EligibleMask() + tok.MaskWordCount(), row);
       for (int t = 0; t < 2; ++t) {
         const uint32_t* ids = tries[t]->TokenIds();
-        for (const auto& [a, b] : Complement(w.accepted[t], Ranges(), tries[t]->TokenCount()).r) {
+        for (const auto& [a, b] : Complement(acc[t], Ranges(), tries[t]->TokenCount()).r) {
           for (uint32_t k = a; k < b; ++k) ClearBit(row, ids[k]);
         }
       }
@@ -413,14 +463,15 @@ void Materialize(const TokenizerInfo& tok, const WalkResult& w, uint32_t listMax
   }
 }
 
-uint64_t HashWords(MaskForm form, const std::vector<uint32_t>& v) {
-  uint64_t h = 0xCBF29CE484222325ull ^ static_cast<uint64_t>(form);
-  for (uint32_t x : v) {
-    h ^= x;
-    h *= 0x100000001B3ull;
+uint64_t HashRanges(const MaskData& d) {
+  uint64_t h = 0xCBF29CE484222325ull;
+  for (int t = 0; t < 2; ++t) {
+    h = (h ^ (d.acc[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
+    for (const auto& [a, b] : d.acc[t]) h = (h ^ ((static_cast<uint64_t>(a) << 32) | b)) * 0x100000001B3ull;
   }
   return h;
 }
+
 
 // Groups the absorbing states by the ASCII bytes that loop on them, and gets for each group the
 // impure-trie node maxima of CutRule (cached by the tokenizer).
@@ -451,7 +502,7 @@ struct Worker {
   uint64_t visited = 0;
 };
 
-void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, uint32_t listMax, Worker& w,
+void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, Worker& w,
                   MaskData* out) {
   w.result.Clear();
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
@@ -459,7 +510,11 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
     if (tries[t]->NodeCount() <= 1) continue;
     w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t]);
   }
-  Materialize(tok, w.result, listMax, out);
+  for (int t = 0; t < 2; ++t) out->acc[t] = w.result.accepted[t].r;
+  out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
+  out->uncertain.clear();
+  for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.result.uncertain[t], &out->uncertain);
+  std::sort(out->uncertain.begin(), out->uncertain.end());
   out->pairs.clear();
   if (out->uncertain.empty()) return;
   // Resolve the uncertain tokens once per possible frame below (docs/engine.md). Each trie lists
@@ -507,14 +562,14 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
         for (uint32_t s = 1 + static_cast<uint32_t>(c); s < count; s += static_cast<uint32_t>(chunks)) {
-          ComputeState(a, tok, cuts, s, listMax, w, &results[s]);
+          ComputeState(a, tok, cuts, s, w, &results[s]);
         }
       }
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
     Worker w(a, maxDepth);
-    for (uint32_t s = 1; s < count; ++s) ComputeState(a, tok, cuts, s, listMax, w, &results[s]);
+    for (uint32_t s = 1; s < count; ++s) ComputeState(a, tok, cuts, s, w, &results[s]);
     visited = w.visited;
   }
 
@@ -527,6 +582,8 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->pairs.clear();
   store->states.assign(count, StateMask{});
   std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
+  std::vector<uint32_t> sourceOf(1, 0);  // per stored mask: the state it came from
+  std::vector<uint32_t> data;
   MaskBuildStats st;
   st.trieNodesVisited = visited;
   for (uint32_t s = 1; s < count; ++s) {
@@ -549,44 +606,41 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       store->pairs.push_back(pm);
       st.residualTokens += pm.residualCount;
     }
-    if (d.form == MaskForm::Empty) {
+    if (d.accepted == 0) {
       sm.mask = 0;
       continue;
     }
-    const uint64_t h = HashWords(d.form, d.data);
+    const uint64_t h = HashRanges(d);
     auto& candidates = byHash[h];
     uint32_t found = UINT32_MAX;
     for (uint32_t m : candidates) {
-      const StoredMask& sm2 = store->masks[m];
-      if (sm2.form != d.form) continue;
-      const std::vector<uint32_t>& pool = d.form == MaskForm::Bitset ? store->words : store->ids;
-      const uint32_t len = d.form == MaskForm::Bitset ? store->wordCount : sm2.size;
-      if (len == d.data.size() && std::equal(d.data.begin(), d.data.end(), pool.begin() + sm2.offset)) {
+      const MaskData& other = results[sourceOf[m]];
+      if (other.acc[0] == d.acc[0] && other.acc[1] == d.acc[1]) {
         found = m;
         break;
       }
     }
     if (found == UINT32_MAX) {
       StoredMask m;
-      m.form = d.form;
+      Materialize(tok, d, listMax, &m.form, &data);
       m.accepted = d.accepted;
-      if (d.form == MaskForm::Bitset) {
+      if (m.form == MaskForm::Bitset) {
         m.offset = static_cast<uint32_t>(store->words.size());
         m.size = d.accepted;
-        store->words.insert(store->words.end(), d.data.begin(), d.data.end());
+        store->words.insert(store->words.end(), data.begin(), data.end());
         ++st.bitsetMasks;
       } else {
         m.offset = static_cast<uint32_t>(store->ids.size());
-        m.size = static_cast<uint32_t>(d.data.size());
-        store->ids.insert(store->ids.end(), d.data.begin(), d.data.end());
-        ++(d.form == MaskForm::List ? st.listMasks : st.complementMasks);
+        m.size = static_cast<uint32_t>(data.size());
+        store->ids.insert(store->ids.end(), data.begin(), data.end());
+        ++(m.form == MaskForm::List ? st.listMasks : st.complementMasks);
       }
       found = static_cast<uint32_t>(store->masks.size());
       store->masks.push_back(m);
+      sourceOf.push_back(s);
       candidates.push_back(found);
     }
     sm.mask = found;
-    std::vector<uint32_t>().swap(d.data);
   }
   st.distinctMasks = static_cast<uint32_t>(store->masks.size()) - 1;
   if (stats != nullptr) *stats = st;

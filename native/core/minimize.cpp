@@ -11,13 +11,17 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto takesPart = [&](uint32_t s) { return s == 0 || keep[s] != 0; };
   const auto target = [&](uint32_t t) { return (t != 0 && keep[t]) ? t : 0u; };
 
-  // Inverse transitions, by target: (symbol, source). Symbols k.. are callees.
+  // Inverse transitions, by target: (symbol, source). Symbols k.. are callees. Transitions into
+  // the dead state are left out: the initial partition already separates states whose sets of
+  // live symbols differ, so no block ever splits on where a symbol is dead.
   std::vector<uint32_t> invBegin(n + 1, 0);
   const auto forEachEdge = [&](auto&& fn) {
-    for (uint32_t s = 0; s < n; ++s) {
+    for (uint32_t s = 1; s < n; ++s) {
       if (!takesPart(s)) continue;
-      for (uint32_t c = 0; c < k; ++c) fn(s == 0 ? 0u : target(trans[static_cast<size_t>(s) * k + c]), c, s);
-      if (s == 0) continue;
+      for (uint32_t c = 0; c < k; ++c) {
+        const uint32_t t = target(trans[static_cast<size_t>(s) * k + c]);
+        if (t != 0) fn(t, c, s);
+      }
       for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
         const CallEdge& call = (*in.calls)[e];
         if (in.liveCall(call)) fn(target(call.returnState), k + call.rule, s);
@@ -32,8 +36,8 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     forEachEdge([&](uint32_t t, uint32_t sym, uint32_t s) { inv[at[t]++] = {sym, s}; });
   }
 
-  // Initial partition: rule, finality and the set of callees (so that a missing call edge never
-  // has to be represented).
+  // Initial partition: rule, finality, the set of symbols with a live transition, and the set of
+  // callees (so that missing edges never have to be represented).
   std::vector<uint32_t> order;
   std::vector<uint64_t> key(n, 0);
   for (uint32_t s = 0; s < n; ++s) {
@@ -41,6 +45,9 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     order.push_back(s);
     if (s == 0) continue;
     uint64_t h = (static_cast<uint64_t>((*in.ruleOf)[s]) << 33) | (static_cast<uint64_t>((*in.final)[s]) << 32) | 1u;
+    for (uint32_t c = 0; c < k; ++c) {
+      if (target(trans[static_cast<size_t>(s) * k + c]) != 0) h = (h ^ (c + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    }
     uint64_t calls = 0;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
       if (in.liveCall((*in.calls)[e])) calls = (calls ^ ((*in.calls)[e].rule + 0x9E3779B9ull)) * 0x100000001B3ull;
@@ -57,6 +64,14 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     std::sort(out->begin(), out->end());
     out->erase(std::unique(out->begin(), out->end()), out->end());
   };
+  const auto SameLive = [&](uint32_t x, uint32_t y) {
+    if (x == 0 || y == 0) return x == y;
+    if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
+    for (uint32_t c = 0; c < k; ++c) {
+      if ((target(trans[static_cast<size_t>(x) * k + c]) != 0) != (target(trans[static_cast<size_t>(y) * k + c]) != 0)) return false;
+    }
+    return true;
+  };
   std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] < key[y]; });
 
   const uint32_t m = static_cast<uint32_t>(order.size());
@@ -71,7 +86,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
       if (!fresh) {
         callees(elems[i], &a);
         callees(elems[i - 1], &b);
-        fresh = a != b;
+        fresh = a != b || !SameLive(elems[i], elems[i - 1]);
       }
       if (fresh) {
         if (!first.empty()) end.push_back(i);

@@ -38,33 +38,45 @@ class RuleAnalysis {
   }
 
   bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
+  /// Whether the rule refers to itself in tail position (a loop, not a call).
+  bool TailSelf(uint32_t rule) const { return tailSelf_[rule] != 0; }
   /// Estimated NFA states of a node (inlined references included); 1 for unvisited nodes.
   uint64_t EstimatedSize(uint32_t node) const { return nodeSize_[node] == UINT64_MAX ? 1 : nodeSize_[node]; }
   bool Reachable(uint32_t rule) const { return reachable_[rule] != 0; }
   bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
 
  private:
+  // References per rule. A reference of a rule to itself in tail position (the last thing its
+  // body matches) is not a call: the NFA builder turns it into a jump back to the body's start,
+  // so such a rule needs no frame for it (e.g. `members ::= "}" | "," member members`).
   void CollectCallees() {
-    std::vector<uint32_t> seenAt(g_.nodes.size(), UINT32_MAX);
-    std::vector<uint32_t> stack;
+    std::vector<uint32_t> seenAt(2 * g_.nodes.size(), UINT32_MAX);  // per (node, tail)
+    std::vector<std::pair<uint32_t, bool>> stack;
+    tailSelf_.assign(g_.rules.size(), 0);
     for (uint32_t r = 0; r < g_.rules.size(); ++r) {
       std::vector<uint32_t>& out = callees_[r];
-      stack.assign(1, g_.rules[r].body);
+      stack.assign(1, {g_.rules[r].body, true});
       while (!stack.empty()) {
-        const uint32_t id = stack.back();
+        const auto [id, tail] = stack.back();
         stack.pop_back();
-        if (seenAt[id] == r) continue;
-        seenAt[id] = r;
+        if (seenAt[2 * id + (tail ? 1 : 0)] == r) continue;
+        seenAt[2 * id + (tail ? 1 : 0)] = r;
         const ir::Node& n = g_.nodes[id];
         switch (n.kind) {
           case Kind::Seq:
+            for (uint32_t i = 0; i < n.b; ++i) stack.push_back({g_.Children(n)[i], tail && i + 1 == n.b});
+            break;
           case Kind::Choice:
-            for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+            for (uint32_t i = 0; i < n.b; ++i) stack.push_back({g_.Children(n)[i], tail});
             break;
           case Kind::Repeat:
-            stack.push_back(n.a);
+            stack.push_back({n.a, false});
             break;
           case Kind::Ref:
+            if (tail && n.a == r) {
+              tailSelf_[r] = 1;
+              break;
+            }
             out.push_back(n.a);
             ++refCount_[n.a];
             break;
@@ -224,6 +236,7 @@ class RuleAnalysis {
   void ApplyInlineBudget() {
     nodeSize_.assign(g_.nodes.size(), UINT64_MAX);
     ruleSize_.assign(g_.rules.size(), UINT64_MAX);
+    sizing_.assign(g_.rules.size(), 0);
     for (uint32_t r = 0; r < g_.rules.size(); ++r) {
       if (reachable_[r]) RuleSize(r, 0);
     }
@@ -231,7 +244,10 @@ class RuleAnalysis {
 
   uint64_t RuleSize(uint32_t r, uint32_t depth) {
     if (ruleSize_[r] != UINT64_MAX) return ruleSize_[r];
+    if (sizing_[r]) return 1;  // its own tail reference: a jump, not a copy
+    sizing_[r] = 1;
     const uint64_t size = NodeSize(g_.rules[r].body, depth + 1, r);
+    sizing_[r] = 0;
     if (!kept_[r] && refCount_[r] >= 2 && size > 64 && SatMul(size, refCount_[r] - 1) > limits_.inlineBudget) kept_[r] = 1;
     ruleSize_[r] = size;
     return size;
@@ -286,7 +302,7 @@ class RuleAnalysis {
   const CompileLimits& limits_;
   std::vector<std::vector<uint32_t>> callees_;
   std::vector<uint32_t> refCount_;
-  std::vector<uint8_t> ruleNullable_, reachable_, kept_;
+  std::vector<uint8_t> ruleNullable_, reachable_, kept_, tailSelf_, sizing_;
   std::vector<uint64_t> nodeSize_, ruleSize_;
 };
 
@@ -308,7 +324,8 @@ class NfaBuilder {
       const uint32_t index = ruleIndex_[irRule];
       current_ = irRule;
       const uint32_t start = program_.rules[index].start;
-      const uint32_t end = Build(g_.rules[irRule].body, start, 0);
+      frames_.assign(1, {irRule, start});
+      const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
       AddEps(end, program_.rules[index].final);
     }
     return std::move(program_);
@@ -340,7 +357,8 @@ class NfaBuilder {
   }
   void AddRange(uint32_t from, uint8_t lo, uint8_t hi, uint32_t to) { program_.nfa.ranges.push_back({from, lo, hi, to}); }
 
-  uint32_t Build(uint32_t id, uint32_t from, uint32_t depth) {
+  // `tailFrom`: the rule bodies (frames_[tailFrom..]) this node ends, or kNotTail.
+  uint32_t Build(uint32_t id, uint32_t from, uint32_t depth, uint32_t tailFrom) {
     if (depth > limits_.maxNestingDepth) {
       FailRule(g_.rules[current_].name, "the grammar is nested more than " + std::to_string(limits_.maxNestingDepth) + " levels deep");
     }
@@ -364,18 +382,43 @@ class NfaBuilder {
         return BuildClass(id, n, from);
       case Kind::Seq: {
         uint32_t cur = from;
-        for (uint32_t i = 0; i < n.b; ++i) cur = Build(g_.Children(n)[i], cur, depth + 1);
+        for (uint32_t i = 0; i < n.b; ++i) cur = Build(g_.Children(n)[i], cur, depth + 1, i + 1 == n.b ? tailFrom : kNotTail);
         return cur;
       }
       case Kind::Choice: {
         const uint32_t to = NewState();
-        for (uint32_t i = 0; i < n.b; ++i) AddEps(Build(g_.Children(n)[i], from, depth + 1), to);
+        for (uint32_t i = 0; i < n.b; ++i) AddEps(Build(g_.Children(n)[i], from, depth + 1, tailFrom), to);
         return to;
       }
       case Kind::Repeat:
         return BuildRepeat(n, from, depth);
       case Kind::Ref: {
-        if (!analysis_.Kept(n.a)) return Build(g_.rules[n.a].body, from, depth + 1);
+        if (tailFrom != kNotTail) {
+          // A tail reference to a body being built: jump back to its start. Nothing follows
+          // the jump here; the body's own end is where it comes out.
+          for (size_t f = frames_.size(); f-- > tailFrom;) {
+            if (frames_[f].rule == n.a && frames_[f].entry != kNotTail) {
+              AddEps(from, frames_[f].entry);
+              return NewState();
+            }
+          }
+        }
+        if (!analysis_.Kept(n.a)) {
+          // Inline. A rule that loops through a tail reference gets its own entry state, so
+          // that the jump back cannot reach what else starts at `from`.
+          uint32_t entry = kNotTail;
+          uint32_t start = from;
+          if (analysis_.TailSelf(n.a)) {
+            entry = NewState();
+            AddEps(from, entry);
+            start = entry;
+          }
+          frames_.push_back({n.a, entry});
+          const uint32_t bodyTail = tailFrom != kNotTail ? tailFrom : static_cast<uint32_t>(frames_.size()) - 1;
+          const uint32_t end = Build(g_.rules[n.a].body, start, depth + 1, bodyTail);
+          frames_.pop_back();
+          return end;
+        }
         const uint32_t callee = RuleIndexOf(n.a);
         const uint32_t to = NewState();
         program_.nfa.calls.push_back({from, callee, to});
@@ -402,13 +445,13 @@ class NfaBuilder {
     uint32_t cur = from;
     for (uint32_t i = 0; i < min; ++i) {
       const uint32_t before = program_.nfa.stateCount;
-      cur = Build(n.a, cur, depth + 1);
+      cur = Build(n.a, cur, depth + 1, kNotTail);
       if (program_.nfa.stateCount == before) break;  // the item adds no state: it is empty
     }
     if (max == ir::kNone) {
       const uint32_t loop = NewState();
       AddEps(cur, loop);
-      AddEps(Build(n.a, loop, depth + 1), loop);
+      AddEps(Build(n.a, loop, depth + 1, kNotTail), loop);
       return loop;
     }
     if (max == min) return cur;
@@ -416,7 +459,7 @@ class NfaBuilder {
     for (uint32_t i = min; i < max; ++i) {
       AddEps(cur, exit);
       const uint32_t before = program_.nfa.stateCount;
-      cur = Build(n.a, cur, depth + 1);
+      cur = Build(n.a, cur, depth + 1, kNotTail);
       if (program_.nfa.stateCount == before) break;
     }
     AddEps(cur, exit);
@@ -538,6 +581,14 @@ class NfaBuilder {
   std::vector<uint32_t> pending_;
   uint32_t current_ = 0;
   uint32_t textRules_ = 0;
+  static constexpr uint32_t kNotTail = UINT32_MAX;
+  // Rule bodies being built, outermost first, with the state a tail reference jumps to
+  // (kNotTail: none).
+  struct Frame {
+    uint32_t rule;
+    uint32_t entry;
+  };
+  std::vector<Frame> frames_;
   std::unordered_map<uint32_t, std::vector<Utf8Sequence>> classCache_;
   std::unordered_map<uint32_t, TextDfa> textCache_;
 };
