@@ -17,6 +17,7 @@ const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   demo: () => import("./cli/demo.js"),
   match: () => import("./cli/match.js"),
   compile: () => import("./cli/compile.js"),
+  masks: () => import("./cli/masks.js"),
 };
 
 function help(): string {

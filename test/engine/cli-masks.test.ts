@@ -1,0 +1,79 @@
+/**
+ * `tagmask masks` in process through the dispatcher: a walk that passes, one that is rejected
+ * (exit 1, the allowed tokens shown), a JSON Schema source, and bad arguments (exit 2).
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { main } from "../../lib/cli.js";
+import { tokenizerJsonPath } from "../helpers/vocab.js";
+import { SEED_OUTPUTS, seedTools } from "./grammars.js";
+
+async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = "";
+  let err = "";
+  stdout.on("data", (d: Buffer) => (out += d.toString()));
+  stderr.on("data", (d: Buffer) => (err += d.toString()));
+  const code = await main(["masks", ...args], { stdout, stderr, stdin: new PassThrough() });
+  return { code, stdout: out, stderr: err };
+}
+
+const scratch = mkdtempSync(join(tmpdir(), "tagmask-masks-"));
+function file(name: string, content: string): string {
+  const path = join(scratch, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const tokenizer = tokenizerJsonPath("llama3");
+const tools = file("tools.json", JSON.stringify(seedTools()));
+
+describe("tagmask masks", () => {
+  it("walks a seed output: every step allowed, the grammar can end", async () => {
+    const input = file("required.txt", SEED_OUTPUTS.required);
+    const r = await run(["--family", "kimi-k3", "--tools", tools, "--tool-choice", "required", "--tokenizer", tokenizer, "--input", input]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const steps = r.stdout.split("\n").filter((l) => /^\s+\d+\s/.test(l));
+    expect(steps.length).toBeGreaterThan(40);
+    expect(steps[0]).toMatch(/^\s+0\s+"<\|open\|>"\s+ok\s+\d+ allowed\s+[\d.]+ µs$/);
+    expect(steps.every((l) => / ok /.test(l))).toBe(true);
+    expect(r.stdout).toMatch(new RegExp(`${steps.length} of ${steps.length} tokens allowed; the grammar can end here`));
+    expect(r.stdout).toMatch(/fill: median [\d.]+ µs, max [\d.]+ µs/);
+  });
+
+  it("stops at a rejected token and shows what was allowed (exit 1)", async () => {
+    const input = file("bad.txt", '<|open|>response<|sep|>Hi<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="get_time"');
+    const r = await run(["--family", "kimi-k3", "--tools", tools, "--tool-choice", "required", "--tokenizer", tokenizer, "--input", input, "--quiet"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/"_time"\s+REJECTED\s+4 allowed/);
+    expect(r.stdout).toMatch(/the grammar allowed here: "_", "_w", "_we", "_weather"/);
+    expect(r.stdout).toMatch(/token \d+ was rejected/);
+  });
+
+  it("walks a JSON document against a JSON Schema", async () => {
+    const schema = file("schema.json", JSON.stringify({ type: "object", properties: { a: { type: "integer" } }, required: ["a"], additionalProperties: false }));
+    const r = await run(["--schema", schema, "--tokenizer", tokenizer, "--input", file("doc.json", '{"a": 12}')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/6 of 6 tokens allowed; the grammar can end here/);
+  });
+
+  it.each([
+    [["--tokenizer", tokenizer, "--input", "x"], /give one of --format, --schema or --family/],
+    [["--schema", "a.json", "--family", "kimi-k3", "--tokenizer", tokenizer, "--input", "x"], /give only one of/],
+    [["--schema", "a.json", "--input", "x"], /--tokenizer FILE .* is required/],
+    [["--schema", "a.json", "--tokenizer", tokenizer], /--input FILE .* is required/],
+    [["--family", "kimi-k3", "--tokenizer", tokenizer, "--input", "x"], /--tools FILE .* is required/],
+    [["--schema", join(scratch, "missing.json"), "--tokenizer", tokenizer, "--input", "x"], /--schema .*missing.json: cannot read the file \(no such file\)/],
+    [["--schema", "a.json", "--tokenizer", tokenizer, "--input", "x", "--vocab-size", "-3"], /--vocab-size must be a positive integer/],
+  ])("refuses bad arguments: %j", async (args, message) => {
+    const r = await run(args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
