@@ -80,7 +80,8 @@ class SubsetBuilder {
     std::vector<std::pair<uint32_t, uint32_t>> callTargets;  // (callee, nfa target)
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
       // Copy: interning below may grow the pool.
-      const std::vector<uint32_t> members(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
+      members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
+      const std::vector<uint32_t>& members = members_;
       dfa.final.push_back(std::binary_search(members.begin(), members.end(), final) ? 1 : 0);
       dfa.trans.resize(static_cast<size_t>(s + 1) * segCount_, 0);
       // Byte transitions, segment by segment.
@@ -104,9 +105,9 @@ class SubsetBuilder {
         if (previousSeg != UINT32_MAX && buckets_[previousSeg] == b) {
           target = previousTarget;
         } else {
-          std::vector<uint32_t> closed = b;
-          Close(&closed);
-          target = Intern(closed) + 1;
+          closed_.assign(b.begin(), b.end());
+          Close(&closed_);
+          target = Intern(closed_) + 1;
         }
         dfa.trans[static_cast<size_t>(s) * segCount_ + k] = target;
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
@@ -125,10 +126,10 @@ class SubsetBuilder {
       dfa.callBegin.push_back(static_cast<uint32_t>(dfa.calls.size()));
       for (size_t i = 0; i < callTargets.size();) {
         size_t j = i;
-        std::vector<uint32_t> targets;
-        while (j < callTargets.size() && callTargets[j].first == callTargets[i].first) targets.push_back(callTargets[j++].second);
-        Close(&targets);
-        dfa.calls.push_back({callTargets[i].first, Intern(targets)});
+        closed_.clear();
+        while (j < callTargets.size() && callTargets[j].first == callTargets[i].first) closed_.push_back(callTargets[j++].second);
+        Close(&closed_);
+        dfa.calls.push_back({callTargets[i].first, Intern(closed_)});
         i = j;
       }
     }
@@ -202,6 +203,7 @@ class SubsetBuilder {
   std::vector<uint32_t> stack_;
   std::vector<std::vector<uint32_t>> buckets_;
   std::vector<uint32_t> touched_;
+  std::vector<uint32_t> members_, closed_;  // scratch, reused
   std::vector<uint32_t> pool_, setBegin_, setEnd_, sameHash_;
   std::unordered_map<uint64_t, uint32_t> byHash_;
 };
