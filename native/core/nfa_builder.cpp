@@ -40,6 +40,8 @@ class RuleAnalysis {
   bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
   /// Whether the rule refers to itself in tail position (a loop, not a call).
   bool TailSelf(uint32_t rule) const { return tailSelf_[rule] != 0; }
+  /// Whether the rule refers to no other rule.
+  bool Leaf(uint32_t rule) const { return callees_[rule].empty(); }
   /// Estimated NFA states of a node (inlined references included); 1 for unvisited nodes.
   uint64_t EstimatedSize(uint32_t node) const { return nodeSize_[node] == UINT64_MAX ? 1 : nodeSize_[node]; }
   bool Reachable(uint32_t rule) const { return reachable_[rule] != 0; }
@@ -324,7 +326,7 @@ class NfaBuilder {
       const uint32_t index = ruleIndex_[irRule];
       current_ = irRule;
       const uint32_t start = program_.rules[index].start;
-      frames_.assign(1, {irRule, start});
+      frames_.assign(1, {irRule, start, nextUid_++});
       const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
       AddEps(end, program_.rules[index].final);
     }
@@ -406,17 +408,32 @@ class NfaBuilder {
         if (!analysis_.Kept(n.a)) {
           // Inline. A rule that loops through a tail reference gets its own entry state, so
           // that the jump back cannot reach what else starts at `from`.
+          //
+          // A rule that refers to no other rule, referenced in tail position of the same body
+          // more than once, is built once: every such reference continues where that body ends,
+          // so the copies would be equal (G's "any key but the declared ones" automaton refers to
+          // its key-rest rule at every level).
+          const bool shareable = tailFrom != kNotTail && analysis_.Leaf(n.a);
+          const uint64_t key = (static_cast<uint64_t>(frames_[tailFrom == kNotTail ? 0 : tailFrom].uid) << 32) | n.a;
+          if (shareable) {
+            const auto it = sharedTails_.find(key);
+            if (it != sharedTails_.end()) {
+              AddEps(from, it->second.first);
+              return it->second.second;
+            }
+          }
           uint32_t entry = kNotTail;
           uint32_t start = from;
-          if (analysis_.TailSelf(n.a)) {
-            entry = NewState();
-            AddEps(from, entry);
-            start = entry;
+          if (shareable || analysis_.TailSelf(n.a)) {
+            start = NewState();
+            AddEps(from, start);
+            if (analysis_.TailSelf(n.a)) entry = start;
           }
-          frames_.push_back({n.a, entry});
+          frames_.push_back({n.a, entry, nextUid_++});
           const uint32_t bodyTail = tailFrom != kNotTail ? tailFrom : static_cast<uint32_t>(frames_.size()) - 1;
           const uint32_t end = Build(g_.rules[n.a].body, start, depth + 1, bodyTail);
           frames_.pop_back();
+          if (shareable) sharedTails_.emplace(key, std::make_pair(start, end));
           return end;
         }
         const uint32_t callee = RuleIndexOf(n.a);
@@ -587,8 +604,12 @@ class NfaBuilder {
   struct Frame {
     uint32_t rule;
     uint32_t entry;
+    uint32_t uid;  // tells frames apart across time (shared tails are per frame)
   };
   std::vector<Frame> frames_;
+  uint32_t nextUid_ = 0;
+  // (frame uid, rule) -> (entry, end) of a leaf rule built once in tail position of that frame.
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> sharedTails_;
   std::unordered_map<uint32_t, std::vector<Utf8Sequence>> classCache_;
   std::unordered_map<uint32_t, TextDfa> textCache_;
 };
