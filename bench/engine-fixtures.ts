@@ -71,15 +71,20 @@ export function seedTools(): FunctionTool[] {
   return JSON.parse(readFileSync(join(repoRoot, "..", "shared", "spec", "seeds", "tools.json"), "utf8")) as FunctionTool[];
 }
 
-/** The Kimi K3 structural tag of the seed tools for a tool_choice. */
-export function seedTag(choice: ToolChoice): StructuralTag {
-  const tag = buildToolCallingFormat({ family: "kimi-k3", tools: seedTools(), tool_choice: choice });
+/**
+ * The Kimi K3 structural tag of the seed tools for a tool_choice. `strict` adds
+ * `additionalProperties: false` to the tools' parameters (what xgrammar's strict mode assumes).
+ */
+export function seedTag(choice: ToolChoice, strict = false): StructuralTag {
+  const tools = seedTools();
+  if (strict) for (const t of tools) Object.assign(t.function.parameters ?? {}, { additionalProperties: false });
+  const tag = buildToolCallingFormat({ family: "kimi-k3", tools, tool_choice: choice });
   if (!tag) throw new Error("no format");
   return tag;
 }
 
-export function seedGrammar(choice: ToolChoice): IrGrammar {
-  return lowerFormat(seedTag(choice));
+export function seedGrammar(choice: ToolChoice, strict = false): IrGrammar {
+  return lowerFormat(seedTag(choice, strict));
 }
 
 /** A realistic output of the seed grammar with tool_choice "required". */
