@@ -296,7 +296,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   a.flags.assign(count, 0);
   a.ruleOf.assign(count, 0);
   a.callBegin.assign(count + 1, 0);
-  a.singleByte.assign(count, -1);
+  a.singleByte.assign(count, -1);  // the dead state has no live byte
   a.rootRule = program.root;
   for (uint32_t r = 0; r < ruleCount; ++r) {
     for (uint32_t s = offset[r]; s < offset[r + 1]; ++s) {
@@ -336,11 +336,11 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         byte = b;
       }
     }
-    if (live == 1) a.singleByte[s] = static_cast<int16_t>(byte);
+    a.singleByte[s] = static_cast<int16_t>(live == 1 ? byte : live == 0 ? -1 : -2);
     if (IsAbsorbing(a, s, firstClasses, contClasses)) a.flags[s] |= kAbsorbing;
   }
 
-  // Return states, escapes, simple rules.
+  // Return states and escapes.
   for (uint32_t s = 1; s < count; ++s) {
     for (uint32_t e = a.callBegin[s]; e < a.callBegin[s + 1]; ++e) a.rules[a.calls[e].rule].returnStates.push_back(a.calls[e].returnState);
   }
@@ -349,9 +349,6 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     std::sort(ar.returnStates.begin(), ar.returnStates.end());
     ar.returnStates.erase(std::unique(ar.returnStates.begin(), ar.returnStates.end()), ar.returnStates.end());
     ar.exactEscape = !ar.isRoot && ar.returnStates.size() == 1;
-    bool hasCalls = false;
-    for (uint32_t s = ar.firstState; s < ar.endState; ++s) hasCalls = hasCalls || a.Is(s, kHasCalls);
-    ar.simple = !hasCalls && ar.returnStates.empty();
   }
   CheckLeftRecursion(a);
   return a;

@@ -387,8 +387,13 @@ std::string Matcher::FindJumpForwardString() const {
       const uint8_t f = a.flags[c.state];
       const bool mayConsume = !(f & kLimitedText) || c.count < a.rules[a.ruleOf[c.state]].maxTokens;
       if (mayConsume) {
-        for (int b = 0; b < 256; ++b) {
-          if (a.Next(c.state, static_cast<uint8_t>(b)) != kDeadState) bytes[b >> 3] |= static_cast<uint8_t>(1u << (b & 7));
+        const int single = a.singleByte[c.state];
+        if (single >= 0) {
+          bytes[single >> 3] |= static_cast<uint8_t>(1u << (single & 7));
+        } else if (single == -2) {
+          for (int b = 0; b < 256; ++b) {
+            if (a.Next(c.state, static_cast<uint8_t>(b)) != kDeadState) bytes[b >> 3] |= static_cast<uint8_t>(1u << (b & 7));
+          }
         }
       }
       const auto add = [&](const Config& n) {

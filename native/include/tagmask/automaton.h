@@ -37,8 +37,6 @@ struct AutomatonRule {
   uint32_t endState = 0;
   bool isRoot = false;
   bool nullable = false;
-  /// No call edges in it and nobody calls it: a token walk from its states is a plain DFA walk.
-  bool simple = false;
   /// maxTokens of a `text` rule, or 0xFFFFFFFF.
   uint32_t maxTokens = 0xFFFFFFFFu;
   /// Distinct states callers return to after this rule ends.
@@ -58,7 +56,7 @@ struct Automaton {
   /// Call edges of state s: calls[callBegin[s] .. callBegin[s + 1]).
   std::vector<uint32_t> callBegin;
   std::vector<CallEdge> calls;
-  /// The only byte that leads out of a state to a live state, or -1 (none or several).
+  /// The only byte that leads out of a state to a live state; -1 when none does, -2 when several.
   std::vector<int16_t> singleByte;
   std::vector<AutomatonRule> rules;
   uint32_t rootRule = 0;
