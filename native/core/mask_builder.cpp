@@ -555,14 +555,17 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   if (threads > 1 && count > 8) {
     std::shared_ptr<ThreadPool> pool = SharedThreadPool();
     std::vector<std::unique_ptr<Worker>> workers;
-    const size_t chunks = std::min<size_t>(count - 1, pool->Size() * 8);
+    // One worker (scratch and subtree memo) per thread. States go out in blocks, round robin:
+    // neighbouring states (one excluded-string automaton, one literal) share memo entries, and
+    // the round robin spreads the costly regions over the threads.
+    const size_t chunks = std::max<size_t>(1, std::min<size_t>(threads, pool->Size()));
+    constexpr uint32_t kBlock = 16;
     for (size_t i = 0; i < chunks; ++i) workers.push_back(std::make_unique<Worker>(a, maxDepth));
-    // One worker per chunk, so chunks never share scratch.
     pool->ParallelFor(chunks, 1, [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
-        for (uint32_t s = 1 + static_cast<uint32_t>(c); s < count; s += static_cast<uint32_t>(chunks)) {
-          ComputeState(a, tok, cuts, s, w, &results[s]);
+        for (uint32_t block = 1 + static_cast<uint32_t>(c) * kBlock; block < count; block += static_cast<uint32_t>(chunks) * kBlock) {
+          for (uint32_t s = block; s < std::min(count, block + kBlock); ++s) ComputeState(a, tok, cuts, s, w, &results[s]);
         }
       }
     });
