@@ -1,0 +1,64 @@
+// Rule analysis for the NFA builder: the call graph, nullability, tail self-references, and the
+// choice of the rules kept as real calls (the root, and enough rules of each recursive component
+// to break every cycle; rules too large to copy everywhere). Every other reference is inlined.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nfa_builder.h"
+#include "tagmask/ir.h"
+
+namespace tagmask {
+
+class RuleAnalysis {
+ public:
+  RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits);
+
+  bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
+  /// Whether the rule refers to itself in tail position (a loop, not a call).
+  bool TailSelf(uint32_t rule) const { return tailSelf_[rule] != 0; }
+  /// Whether the rule refers to no other rule.
+  bool Leaf(uint32_t rule) const { return callees_[rule].empty(); }
+  /// Estimated NFA states of a node (inlined references included); 1 for unvisited nodes.
+  uint64_t EstimatedSize(uint32_t node) const { return nodeSize_[node] == UINT64_MAX ? 1 : nodeSize_[node]; }
+  bool Reachable(uint32_t rule) const { return reachable_[rule] != 0; }
+  bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
+
+ private:
+  // References per rule. A reference of a rule to itself in tail position (the last thing its
+  // body matches) is not a call: the NFA builder turns it into a jump back to the body's start,
+  // so such a rule needs no frame for it (e.g. `members ::= "}" | "," member members`).
+  void CollectCallees();
+  void ComputeNullable();
+  void ComputeReachable();
+
+  // Strongly connected components (Tarjan, iterative) of the reachable rules that are not kept,
+  // with edges only between such rules. Returns the components that contain a cycle.
+  std::vector<std::vector<uint32_t>> CyclicComponents() const;
+
+  // Keeps rules until no cycle runs through inlined rules only: in each cyclic component, the
+  // rule with the most references in and out of the component (a greedy feedback vertex set).
+  void BreakCycles();
+
+  // Rules copied into many places with big bodies are kept as calls instead of inlined.
+  void ApplyInlineBudget();
+  uint64_t RuleSize(uint32_t r, uint32_t depth);
+  uint64_t NodeSize(uint32_t id, uint32_t depth, uint32_t rule);
+
+  const ir::Grammar& g_;
+  const CompileLimits& limits_;
+  std::vector<std::vector<uint32_t>> callees_;
+  std::vector<uint32_t> refCount_;
+  std::vector<uint8_t> ruleNullable_, reachable_, kept_, tailSelf_, sizing_;
+  std::vector<uint64_t> nodeSize_, ruleSize_;
+};
+
+/// Throws InvalidGrammar naming the rule.
+[[noreturn]] void FailRule(const std::string& rule, const std::string& what);
+
+/// a * b, saturating at 2^40 (sizes estimated here never need more).
+uint64_t SatMul(uint64_t a, uint64_t b);
+
+}  // namespace tagmask
