@@ -2,7 +2,7 @@
 // laid out in flat arrays in depth-first (pre-)order. docs/token-trie.md explains the layout and
 // why it is walked the way it is.
 //
-// The trie knows nothing of grammars. Walkers (mask_builder.cpp) go through it node by node in
+// The trie knows nothing of grammars. Walkers (trie_walker.h) go through it node by node in
 // index order, keeping their own per-depth state, and skip a whole subtree by jumping to its end.
 #pragma once
 
