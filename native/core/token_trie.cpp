@@ -16,8 +16,7 @@ uint32_t BucketOf(const uint8_t* p, uint32_t len) { return p[0] * 257u + (len > 
 
 }  // namespace
 
-void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets,
-                      const std::vector<uint16_t>& impureEnd) {
+void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets) {
   const size_t n = ids.size();
   // Sort by bytes: counting sort on the first two bytes, then a comparison sort of each bucket
   // from the third byte on. Buckets are small, so this is a few times faster than one std::sort.
@@ -50,15 +49,11 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   // Build nodes in pre-order. `path[d]` is the node at depth d of the previous token's path.
   labelEnd_.clear();
   tokenBegin_.clear();
-  impureEnd_.clear();
   rootChild_.fill(0);
-  const bool withImpure = !impureEnd.empty();
   labelEnd_.reserve(n * 2 + 1);
   tokenBegin_.reserve(n * 2 + 2);
-  if (withImpure) impureEnd_.reserve(n * 2 + 1);
   labelEnd_.push_back(0);
   tokenBegin_.push_back(0);
-  if (withImpure) impureEnd_.push_back(0);
   std::vector<uint32_t> path{0};
   const auto close = [&](uint32_t node) {
     const uint32_t end = static_cast<uint32_t>(labelEnd_.size());
@@ -69,7 +64,6 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
       const uint32_t node = path.back();
       close(node);
       path.pop_back();
-      if (withImpure) impureEnd_[path.back()] = std::max(impureEnd_[path.back()], impureEnd_[node]);
     }
   };
   const uint8_t* prev = nullptr;
@@ -90,11 +84,9 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
       }
       labelEnd_.push_back(static_cast<uint32_t>(p[d]) << 24);
       tokenBegin_.push_back(k);
-      if (withImpure) impureEnd_.push_back(0);
-      if (d == 0) rootChild_[p[0]] = node;
+          if (d == 0) rootChild_[p[0]] = node;
       path.push_back(node);
     }
-    if (withImpure) impureEnd_[path.back()] = std::max(impureEnd_[path.back()], impureEnd[id]);
     prev = p;
     prevLen = len;
   }
@@ -103,7 +95,6 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   tokenBegin_.push_back(static_cast<uint32_t>(n));
   labelEnd_.shrink_to_fit();
   tokenBegin_.shrink_to_fit();
-  impureEnd_.shrink_to_fit();
 }
 
 }  // namespace tagmask

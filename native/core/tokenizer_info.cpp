@@ -81,7 +81,7 @@ uint16_t TokenizerInfo::ImpureEndWith(const uint8_t* p, uint32_t len, const bool
       ++i;
     }
   }
-  return end >= TokenTrie::kImpureUnknown ? TokenTrie::kImpureUnknown : static_cast<uint16_t>(end);
+  return end >= kImpureUnknown ? kImpureUnknown : static_cast<uint16_t>(end);
 }
 
 std::shared_ptr<const TokenizerInfo> TokenizerInfo::Create(const VocabularyView& v) {
@@ -143,7 +143,6 @@ std::shared_ptr<const TokenizerInfo> TokenizerInfo::Create(const VocabularyView&
 
   t.eligibleMask_.assign(t.maskWords_, 0);
   std::vector<uint32_t> plain, impure;
-  std::vector<uint16_t> impureEnd(count, 0);
   plain.reserve(count);
   for (uint32_t id = 0; id < count; ++id) {
     const uint32_t len = t.offsets_[id + 1] - t.offsets_[id];
@@ -152,11 +151,10 @@ std::shared_ptr<const TokenizerInfo> TokenizerInfo::Create(const VocabularyView&
     SetBit(t.eligibleMask_.data(), id);
     ++t.eligibleCount_;
     t.maxTokenLength_ = std::max(t.maxTokenLength_, len);
-    impureEnd[id] = ImpureEnd(t.bytes_.data() + t.offsets_[id], len);
-    (impureEnd[id] == 0 ? plain : impure).push_back(id);
+    (ImpureEnd(t.bytes_.data() + t.offsets_[id], len) == 0 ? plain : impure).push_back(id);
   }
-  t.plainTrie_.Build(plain, t.bytes_.data(), t.offsets_.data(), {});
-  t.impureTrie_.Build(impure, t.bytes_.data(), t.offsets_.data(), impureEnd);
+  t.plainTrie_.Build(plain, t.bytes_.data(), t.offsets_.data());
+  t.impureTrie_.Build(impure, t.bytes_.data(), t.offsets_.data());
 
   Hasher h;
   h.Add(&t.vocabSize_, sizeof(t.vocabSize_));

@@ -17,17 +17,12 @@ class TokenTrie {
  public:
   /// The largest number of nodes a trie can hold (subtree ends are stored in 24 bits).
   static constexpr uint32_t kMaxNodes = (1u << 24) - 1;
-  /// "Never cut": stored in ImpureEnd when a token's impure end does not fit 16 bits.
-  static constexpr uint16_t kImpureUnknown = 0xFFFF;
 
   TokenTrie() = default;
 
   /// Builds the trie of the tokens `ids`, token t being bytes[offsets[t], offsets[t+1]).
-  /// `impureEnd[t]` (optional, may be empty) is per token the length of the shortest prefix
-  /// after which the rest of the token is plain; the trie keeps its maximum per subtree.
   /// Tokens must be non-empty. Equal byte strings may repeat (they share a node).
-  void Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets,
-             const std::vector<uint16_t>& impureEnd);
+  void Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets);
 
   /// Number of nodes, the root (node 0, the empty prefix) included.
   uint32_t NodeCount() const { return static_cast<uint32_t>(tokenBegin_.size()) - 1; }
@@ -45,24 +40,19 @@ class TokenTrie {
   const uint32_t* TokenIds() const { return ids_.data(); }
   /// The node of the one-byte prefix `b`, or 0 when no token starts with b.
   uint32_t RootChild(uint8_t b) const { return rootChild_[b]; }
-  /// Max over i's subtree of the tokens' impure end (0 for a trie of plain tokens).
-  uint16_t ImpureEnd(uint32_t i) const { return impureEnd_.empty() ? 0 : impureEnd_[i]; }
-  bool HasImpureEnds() const { return !impureEnd_.empty(); }
 
   /// Raw arrays for walkers.
   const uint32_t* LabelEndData() const { return labelEnd_.data(); }
   const uint32_t* TokenBeginData() const { return tokenBegin_.data(); }
-  const uint16_t* ImpureEndData() const { return impureEnd_.empty() ? nullptr : impureEnd_.data(); }
 
   size_t MemoryBytes() const {
-    return labelEnd_.capacity() * 4 + tokenBegin_.capacity() * 4 + ids_.capacity() * 4 + impureEnd_.capacity() * 2 +
+    return labelEnd_.capacity() * 4 + tokenBegin_.capacity() * 4 + ids_.capacity() * 4 +
            sizeof(rootChild_);
   }
 
  private:
   std::vector<uint32_t> labelEnd_;    // per node: label << 24 | subtree end
   std::vector<uint32_t> tokenBegin_;  // per node, plus one sentinel entry = token count
-  std::vector<uint16_t> impureEnd_;   // per node (empty for a plain trie)
   std::vector<uint32_t> ids_;         // token ids in trie order
   std::array<uint32_t, 256> rootChild_{};
 };

@@ -41,6 +41,9 @@ struct VocabularyView {
 
 class TokenizerInfo {
  public:
+  /// ImpureEnd of tokens longer than 65534 bytes.
+  static constexpr uint16_t kImpureUnknown = 0xFFFF;
+
   /// Validates and copies the vocabulary and builds its tries. Throws Error(InvalidTokenizer)
   /// naming the inconsistent field.
   static std::shared_ptr<const TokenizerInfo> Create(const VocabularyView& view);
@@ -77,7 +80,7 @@ class TokenizerInfo {
   size_t MemoryBytes() const;
 
   /// Length of the shortest prefix of `p[0, len)` after which the rest is plain characters
-  /// (0 for a plain token), saturated at TokenTrie::kImpureUnknown.
+  /// (0 for a plain token), saturated at kImpureUnknown (which never permits a cut).
   static uint16_t ImpureEnd(const uint8_t* p, uint32_t len);
   /// The same with another set of plain ASCII bytes (`plainAscii[b]` for b < 0x80).
   static uint16_t ImpureEndWith(const uint8_t* p, uint32_t len, const bool* plainAscii);
