@@ -32,6 +32,15 @@ describe("regexToDfa agrees with RegExp (u flag, search)", () => {
       for (const s of samples) expect([s, dfaMatches(dfa, s)]).toEqual([s, re.test(s)]);
     });
   }
+  it.each([
+    [".*\\{\\{.+}}.*", ["{{a}}", "x{{ab}}y", "{a}"]],
+    ["^a{b$", ["a{b", "ab"]],
+    ["^[\\w\\-.]+\\'$", ["a-b.'", "a'"]],
+  ])("Annex B literals outside Unicode mode: %s", (pattern, samples) => {
+    const dfa = regexToDfa(pattern);
+    const re = new RegExp(pattern);
+    for (const x of samples) expect([x, dfaMatches(dfa, x)]).toEqual([x, re.test(x)]);
+  });
   it.each([["(?=a)"], ["\\1"], ["\\bfoo"], ["\\p{Nope}"], ["(a"], ["a)"]])("refuses %s", (p) => {
     expect(() => regexToDfa(p)).toThrow(RegexUnsupported);
   });

@@ -29,6 +29,14 @@ const cases: Case[] = [
   ["compact whitespace", { type: "array", items: { type: "integer" } }, ["[1,2]"], ["[1, 2]", "[ 1]"], { whitespace: "compact" }],
   ["bounded whitespace", { type: "array", items: { type: "integer" } }, ["[1, 2]", "[ 1]"], ["[1,  2]"], { maxWhitespace: 1 }],
   ["dependentRequired", { dependentRequired: { a: ["b"] } }, ['{"b":1}', '{"a":1,"b":2}', "1"], ['{"a":1}']],
+  ["not additionalProperties false (some other key)", { not: { properties: { a: {} }, additionalProperties: false } }, ['{"b":1}', '{"a":1,"b":2}'], ["{}", '{"a":1}', "1"]],
+  ["not patternProperties (some matching key breaks it)", { not: { patternProperties: { "^x": { type: "integer" } } } }, ['{"x":"s"}', '{"y":1,"xa":null}'], ['{"x":1}', "{}", '{"y":"s"}', '"str"'], { anyOrder: true }],
+  ["not propertyNames (some long key)", { not: { propertyNames: { maxLength: 1 } } }, ['{"ab":1}', '{"a":1,"bc":2}'], ['{"a":1}', "{}"], { anyOrder: true }],
+  ["double negation of additionalProperties", { type: "object", not: { not: { additionalProperties: { type: "string" } } } }, ['{"a":"x"}', "{}"], ['{"a":1}', "1"]],
+  ["oneOf closed objects", { oneOf: [{ properties: { a: { const: 1 } }, additionalProperties: false }, { properties: { b: {} }, additionalProperties: false }] }, ['{"a":1}', '{"b":true}', "3"].slice(0, 2), ["{}", '{"a":1,"b":1}', '{"a":2}', "3"], { anyOrder: true }],
+  ["format with a length bound it always meets", { type: "string", format: "date", maxLength: 20 }, ['"2020-02-29"'], ['"2021-02-29"', '"x"']],
+  ["pattern x maxLength", { type: "string", pattern: "^[a-z]+(-[a-z]+)*@[a-z]+\\.[a-z]{2,}$", maxLength: 12 }, ['"ab@cd.ef"', '"a-b@c.de"'], ['"ab@cd"', '""', '"a-@b.cd"', '"abcdef@fgh.ij"']],
+  ["format x maxLength", { type: "string", format: "email", maxLength: 20 }, ['"a@b.c"', '"joe.bloggs@exampl.cc"'], ['"a@"', '"@b"', '"joe.bloggs@example.com"']],
   ["minLength code points", { type: "string", minLength: 2, maxLength: 2 }, ['"😀😀"', '"ab"', '"\\n\\t"'], ['"😀"', '"abc"']],
 ];
 
@@ -48,6 +56,7 @@ describe("refusals", () => {
     [{ properties: { a: { $dynamicRef: "#x" } } }, "$dynamicRef", "#/properties/a/$dynamicRef"],
     [{ $ref: "http://example.com/x.json" }, "$ref", "#/$ref"],
     [{ pattern: "(?=a)" }, "pattern", "#/pattern"],
+    [{ properties: { u: { type: "string", format: "uri", maxLength: 2048 } } }, "maxLength", "#/properties/u"],
   ];
   it.each(refused)("%j", (schema, keyword, path) => {
     try {

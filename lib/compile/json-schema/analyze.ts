@@ -96,9 +96,10 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
   if (typeof s.$ref === "string" && reg.refOverridesSiblings) return ctx.shapeOf(reg.resolveRef(s.$ref, loc));
 
   let shape: Shape = ANY;
-  const apply = (keyword: string, make: () => Shape): void => {
+  /** Replaces the shape with `make(current)` (which must already include `current`). */
+  const update = (keyword: string, make: (current: Shape) => Shape): void => {
     try {
-      shape = shapeAnd(shape, make(), ctx);
+      shape = make(shape);
     } catch (err) {
       if (err instanceof Unsupported) ctx.unsupported(`${path}/${keyword}`, err.keyword, err.message);
       else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (over ${err.states} states)`);
@@ -106,6 +107,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       else throw err;
     }
   };
+  const apply = (keyword: string, make: () => Shape): void => update(keyword, (current) => shapeAnd(current, make(), ctx));
 
   for (const key of Object.keys(s)) {
     const reason = REFUSED[key];
@@ -114,11 +116,6 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     });
   }
 
-  if (s.$ref !== undefined) {
-    if (typeof s.$ref !== "string") fail(path, "$ref", "expected a string");
-    const target = reg.resolveRef(s.$ref, loc);
-    apply("$ref", () => ctx.shapeOf(target));
-  }
   if (s.$dynamicRef !== undefined) {
     if (typeof s.$dynamicRef !== "string") fail(path, "$dynamicRef", "expected a string");
     const target = reg.resolveDynamicRef(s.$dynamicRef, loc);
@@ -147,14 +144,26 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     apply("enum", () => values.reduce<Shape>((acc, v, i) => shapeOr(acc, valueShape(ctx, v, loc, `${path}/enum/${i}`)), NONE));
   }
 
+  unevaluatedKeywords(ctx, s, loc, child, apply);
+  numberKeywords(s, path, apply);
+  stringKeywords(s, path, apply, ctx.assertFormats);
+  arrayKeywords(ctx, s, loc, child, apply);
+  objectKeywords(ctx, s, loc, child, apply);
+
+  // Applicators last: the constraints above prune their combinations early.
+  if (s.$ref !== undefined) {
+    if (typeof s.$ref !== "string") fail(path, "$ref", "expected a string");
+    const target = reg.resolveRef(s.$ref, loc);
+    apply("$ref", () => ctx.shapeOf(target));
+  }
   for (const kw of ["allOf", "anyOf", "oneOf"] as const) {
     if (s[kw] === undefined) continue;
     const list = s[kw];
     if (!Array.isArray(list) || list.length === 0) fail(path, kw, "expected a non-empty array of schemas");
     const locs = (list as unknown[]).map((x, i) => child(x, kw, String(i)));
-    if (kw === "allOf") apply(kw, () => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l), ctx), ANY));
+    if (kw === "allOf") update(kw, (current) => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l), ctx), current));
     else if (kw === "anyOf") apply(kw, () => locs.reduce<Shape>((acc, l) => shapeOr(acc, ctx.shapeOf(l)), NONE));
-    else apply(kw, () => oneOfShape(ctx, locs.map((l) => ctx.shapeOf(l))));
+    else update(kw, (current) => oneOfShape(ctx, locs.map((l) => ctx.shapeOf(l)), current));
   }
   if (s.not !== undefined) {
     const n = child(s.not, "not");
@@ -165,22 +174,17 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     const then = s.then === undefined ? null : child(s.then, "then");
     const els = s.else === undefined ? null : child(s.else, "else");
     if (then !== null || els !== null) {
-      apply("if", () => {
+      update("if", (current) => {
         const I = ctx.shapeOf(cond);
         const E = els ? ctx.shapeOf(els) : ANY;
         // Without `then`: I ∨ E, no complement needed.
-        if (then === null) return shapeOr(I, E);
+        if (then === null) return shapeAnd(current, shapeOr(I, E), ctx);
         const T = ctx.shapeOf(then);
-        return shapeOr(shapeAnd(I, T, ctx), shapeAnd(shapeNot(I, ctx), E, ctx));
+        const withI = shapeAnd(current, I, ctx);
+        return shapeOr(shapeAnd(withI, T, ctx), shapeAnd(shapeAnd(current, shapeNot(I, ctx), ctx), E, ctx));
       });
     }
   }
-
-  unevaluatedKeywords(ctx, s, loc, child, apply);
-  numberKeywords(s, path, apply);
-  stringKeywords(s, path, apply, ctx.assertFormats);
-  arrayKeywords(ctx, s, loc, child, apply);
-  objectKeywords(ctx, s, loc, child, apply);
 
   // Unknown keywords and annotations carry no assertion: ignored, as validators do.
   return shape;
@@ -248,14 +252,16 @@ function valueShape(ctx: AnalyzeContext, v: unknown, at: SchemaLoc, where: strin
   throw new SchemaError(where, "not a JSON value", "const");
 }
 
-function oneOfShape(ctx: AnalyzeContext, shapes: Shape[]): Shape {
+/** `oneOf` within the constraints already known (`context`): each branch, minus the overlapping others. */
+function oneOfShape(ctx: AnalyzeContext, shapes: Shape[], context: Shape): Shape {
   let out = NONE;
   shapes.forEach((si, i) => {
-    let part = si;
+    let part = shapeAnd(context, si, ctx);
+    if (shapeEmpty(part, ctx)) return;
     shapes.forEach((sj, j) => {
       if (i === j) return;
       // Only overlapping branches need their complement.
-      if (shapeEmpty(shapeAnd(si, sj, ctx), ctx)) return;
+      if (shapeEmpty(shapeAnd(part, sj, ctx), ctx)) return;
       part = shapeAnd(part, shapeNot(sj, ctx), ctx);
     });
     out = shapeOr(out, part);

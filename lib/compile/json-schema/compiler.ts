@@ -6,13 +6,13 @@
 import { SchemaError } from "../../errors.js";
 import { choice, lit, never, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
-import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, starClass, type Dfa } from "./automaton.js";
+import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, lengthRange, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
 import { dfaToIr, plainRanges } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
 import { encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
-import { formatIr } from "./formats.js";
+import { formatDfa, formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { SchemaRegistry, type Schema, type SchemaLoc } from "./resolve.js";
 import {
@@ -48,11 +48,14 @@ export interface CompilerOptions extends TextOptions {
   formats: "assert" | "ignore";
 }
 
+/** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
+class CycleSignal extends Error {}
+
 /** How deep emptiness checks look into member schemas. */
 const EMPTY_DEPTH = 3;
 
 /** The most rules one schema may add to the grammar. */
-export const MAX_RULES = 50000;
+export const MAX_RULES = 5000;
 
 export class SchemaCompiler implements AnalyzeContext, EmitContext {
   readonly registry: SchemaRegistry;
@@ -65,6 +68,9 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private readonly queue: Array<{ name: string; conj: Conj }> = [];
   private readonly consts = new Map<string, SchemaLoc>();
   private readonly dfaRules = new Map<string, IrExpr>();
+  private readonly emptyMemo = new Map<string, boolean>();
+  private readonly conjInProgress = new Set<string>();
+  private readonly conjFailures = new Map<string, unknown>();
   private emptyDepth = 0;
   private ruleCount = 0;
 
@@ -105,6 +111,8 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     const known = this.shapes.get(loc.id);
     if (known) return known;
     if (this.inProgress.has(loc.id)) {
+      // Inside an emptiness check this is only a question we cannot answer yet.
+      if (this.emptyDepth > 0) throw new CycleSignal();
       throw new SchemaError(loc.path, "this schema refers to itself without any value in between (a $ref cycle through allOf/anyOf/oneOf/not/if or a bare $ref)", "$ref");
     }
     this.inProgress.add(loc.id);
@@ -137,15 +145,24 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   conjEmpty(c: Conj): boolean {
     if (c.isFalse) return true;
     if (isTrue(c) || this.emptyDepth >= EMPTY_DEPTH) return false;
+    const known = this.emptyMemo.get(c.key);
+    if (known !== undefined) return known;
+    // A conjunction whose shape is being computed cannot be proven empty from inside itself.
+    if (this.conjInProgress.has(c.key)) return false;
     this.emptyDepth++;
+    let empty = false;
+    let cycle = false;
     try {
-      return shapeEmpty(this.shapeOfConj(c), this);
+      empty = shapeEmpty(this.shapeOfConj(c), this);
     } catch (err) {
-      if (err instanceof SchemaError || err instanceof Unsupported) return false;
-      throw err;
+      if (err instanceof CycleSignal) cycle = true;
+      else if (!(err instanceof SchemaError || err instanceof Unsupported || err instanceof AutomatonTooLarge)) throw err;
     } finally {
       this.emptyDepth--;
     }
+    // "Not proven empty" depends on the depth left and on what is being computed; "empty" does not.
+    if (empty || (this.emptyDepth === 0 && !cycle)) this.emptyMemo.set(c.key, empty);
+    return empty;
   }
 
   nameConj(alt: ObjAlt, name: string): Conj {
@@ -162,8 +179,26 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   shapeOfConj(c: Conj): Shape {
     const known = this.conjShapes.get(c.key);
     if (known) return known;
+    // A refusal is remembered: emptiness checks may ask again and again.
+    const failed = this.conjFailures.get(c.key);
+    if (failed !== undefined) throw failed;
     let shape: Shape = ANY;
     if (c.isFalse) shape = { ...ANY, nul: false, bool: 0, num: { kind: "none" }, str: { kind: "none" }, arr: [], obj: [] };
+    this.conjInProgress.add(c.key);
+    try {
+      shape = this.conjParts(c, shape);
+    } catch (err) {
+      if (!(err instanceof CycleSignal)) this.conjFailures.set(c.key, err);
+      throw err;
+    } finally {
+      this.conjInProgress.delete(c.key);
+    }
+    this.conjShapes.set(c.key, shape);
+    return shape;
+  }
+
+  private conjParts(c: Conj, start: Shape): Shape {
+    let shape = start;
     for (const part of c.parts) {
       let s: Shape;
       if (part.kind === "loc") {
@@ -173,8 +208,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
           try {
             s = shapeNot(base, this);
           } catch (err) {
-            if (!(err instanceof Unsupported)) throw err;
-            this.unsupported(part.loc.path, err.keyword, `${err.message} (needed to negate this schema)`);
+            if (err instanceof AutomatonTooLarge) {
+              this.unsupported(part.loc.path, "not", `negating this schema needs too large an automaton (over ${err.states} states)`);
+            } else if (err instanceof Unsupported) {
+              this.unsupported(part.loc.path, err.keyword, `${err.message} (needed to negate this schema)`);
+            } else throw err;
             s = ANY;
           }
         }
@@ -183,7 +221,6 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       }
       shape = shapeAnd(shape, s, this);
     }
-    this.conjShapes.set(c.key, shape);
     return shape;
   }
 
@@ -227,10 +264,10 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       try {
         shape = this.shapeOfConj(conj);
       } catch (err) {
-        if (err instanceof Unsupported) {
-          this.unsupported(where, err.keyword, err.message);
-          shape = ANY;
-        } else throw err;
+        if (err instanceof Unsupported) this.unsupported(where, err.keyword, err.message);
+        else if (err instanceof AutomatonTooLarge) this.unsupported(where, "allOf", `combining these schemas needs too large an automaton (over ${err.states} states)`);
+        else throw err;
+        shape = ANY;
       }
       this.b.define(name, this.emitShape(shape, where));
     }
@@ -267,8 +304,12 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private emitString(s: StrSet, where: string): IrExpr {
     if (s.kind === "none") return never();
     const quote = lit('"');
-    if (s.fmt !== null && s.dfa === null && s.min === 0 && s.max === null) {
-      return seq(quote, formatIr(s.fmt, this.b, (n, body) => this.text.rule(n, body), encodeRanges, (h) => this.ruleName(h)), quote);
+    if (s.fmt !== null && s.dfa === null) {
+      // Length bounds every string of the format already meets need no product.
+      const range = s.min === 0 && s.max === null ? null : formatLengths(s.fmt);
+      if (range === null || (range.min >= s.min && range.max !== null && (s.max === null || range.max <= s.max))) {
+        return seq(quote, formatIr(s.fmt, this.b, (n, body) => this.text.rule(n, body), encodeRanges, (h) => this.ruleName(h)), quote);
+      }
     }
     if (s.dfa === null && s.fmt === null) {
       if (s.min === 0 && s.max === null) return this.text.anyString();
@@ -280,14 +321,40 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       return seq(quote, repeat(encodeRanges(loop), s.min, s.max), quote);
     }
     try {
-      return seq(quote, this.dfaIr(strDfa(s), "string", "string"), quote);
+      let set = s;
+      if (s.min > 0 || s.max !== null) {
+        // A pattern or format crossed with a length counter: bounds every string already meets
+        // are dropped; a product over the state budget is refused.
+        const base = strDfa({ ...s, min: 0, max: null });
+        const range = lengthRange(base);
+        if (range.min >= s.min && range.max !== null && (s.max === null || range.max <= s.max)) set = { ...s, min: 0, max: null };
+        else if (base.accept.length * ((s.max ?? s.min) + 1) > 8 * PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
+      }
+      const dfa = strDfa(set);
+      if (dfa.accept.length > PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
+      return seq(quote, this.dfaIr(dfa, "string", "string"), quote);
     } catch (err) {
       if (!(err instanceof AutomatonTooLarge)) throw err;
-      this.unsupported(where, "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");
+      this.unsupported(where, s.min > 0 ? "minLength" : "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");
       if (s.min !== 0 || s.max !== null) return this.emitString({ ...s, min: 0, max: null }, where);
       return this.text.anyString();
     }
   }
+}
+
+/** The most states of a pattern or format crossed with a length counter. */
+const PRODUCT_BUDGET = 6000;
+
+const formatLengthCache = new Map<string, { min: number; max: number | null }>();
+
+/** The lengths strings of an enforced format can have. */
+function formatLengths(fmt: string): { min: number; max: number | null } {
+  let r = formatLengthCache.get(fmt);
+  if (!r) {
+    r = lengthRange(formatDfa(fmt));
+    formatLengthCache.set(fmt, r);
+  }
+  return r;
 }
 
 function whereOf(conj: Conj): string {

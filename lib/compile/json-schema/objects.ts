@@ -1,6 +1,7 @@
 /**
  * Objects: named members (declared, required or mentioned by a dependency) each at most once,
- * other keys split into regions by `patternProperties` and `propertyNames`, and member counts.
+ * other keys split into regions by `patternProperties`, `propertyNames` and witness key sets,
+ * member counts, and witnesses (members that must exist, from complements).
  *
  * Declared order (the default) walks the names in order, each present or skipped, then any
  * additional members. `anyOrder` tracks the set of names used so far, so each name still occurs
@@ -10,30 +11,52 @@
  * name can never pass as an additional key.
  */
 import { choice, lit, never, seq, type IrExpr } from "../ir.js";
-import { dfaAll, dfaMatches, dfaOfStrings, difference, intersect, isEmpty, isUniversal, AutomatonTooLarge, type Dfa } from "./automaton.js";
+import { AutomatonTooLarge, dfaAll, dfaMatches, dfaOfStrings, difference, intersect, isEmpty, isUniversal, type Dfa } from "./automaton.js";
 import { MAX_MACHINE_STATES, type EmitContext } from "./emit-context.js";
 import { canonicalString } from "./json-text.js";
-import { conjAnd, isTrue, type Conj, type ObjAlt } from "./shape.js";
+import { conjAnd, TRUE, type Conj, type ObjAlt, type Witness } from "./shape.js";
 import { strDfa, strIsAll } from "./strings.js";
 
 /** The most key regions (combinations of matching patterns) one object may have. */
 const MAX_REGIONS = 64;
+/** The most witnesses one member may serve at once. */
+const MAX_WITNESSES = 4;
+
+/** One way to write a member: its IR and the witnesses it satisfies (bits). */
+interface Variant {
+  expr: IrExpr;
+  mask: number;
+}
 
 interface Named {
   name: string;
-  conj: Conj;
   required: boolean;
+  variants: Variant[];
 }
 
 interface Region {
   dfa: Dfa;
+  /** Patterns (all layers) matching every key of the region. */
   matched: number[];
+  /** Witnesses whose key set contains the region. */
+  witnessKeys: number[];
+  /** Witnesses whose `outside` layer has a pattern matching the region (not additional there). */
+  outsideMatched: number[];
 }
+
+class AnyOrderTooLarge extends Error {}
 
 /** The IR of one object alternative; `where` names the schema for refusals. */
 export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr {
   const { text } = ctx;
-  // Candidate names: declared order first, then every layer's properties, then required.
+  const witnesses = alt.witnesses;
+  if (witnesses.length > MAX_WITNESSES) {
+    ctx.unsupported(where, "not", `more than ${MAX_WITNESSES} required members from complements in one object`);
+  }
+  const wcount = Math.min(witnesses.length, MAX_WITNESSES);
+  const allMask = (1 << wcount) - 1;
+
+  // Candidate names: declared order first, then every layer's properties, required, forbidden.
   const candidates: string[] = [];
   const seen = new Set<string>();
   const add = (n: string): void => {
@@ -46,6 +69,8 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
   for (const l of alt.layers) for (const n of l.props.keys()) add(n);
   alt.required.forEach(add);
   alt.forbidden.forEach(add);
+  // Names a witness's layer declares are not additional for it: keep them out of the regions.
+  for (const w of alt.witnesses) if (w.outside) for (const n of w.outside.props.keys()) add(n);
 
   let namesDfa: Dfa | null = null;
   try {
@@ -55,6 +80,29 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
     ctx.unsupported(where, "propertyNames", "the property-name set is too large an automaton");
   }
   const nameAllowed = (n: string): boolean => namesDfa === null || dfaMatches(namesDfa, n);
+
+  const member = (key: IrExpr, conj: Conj): IrExpr => seq(key, text.punct(":"), ctx.valueRef(conj));
+  /** The variants of a member whose value is `base` and which may serve the witnesses `applicable`. */
+  const variants = (key: IrExpr, base: Conj, applicable: number[]): Variant[] => {
+    const out: Variant[] = [];
+    for (let t = 0; t < 1 << applicable.length; t++) {
+      let conj = base;
+      let mask = 0;
+      applicable.forEach((w, k) => {
+        if (t & (1 << k)) {
+          conj = conjAnd(conj, witnesses[w]!.conj);
+          mask |= 1 << w;
+        }
+      });
+      if (conj.isFalse || (t !== 0 && ctx.conjEmpty(conj))) continue;
+      out.push({ expr: member(key, conj), mask });
+    }
+    return out;
+  };
+
+  const witnessAppliesToName = (w: Witness, name: string): boolean =>
+    (w.keys === null || dfaMatches(w.keys, name)) &&
+    (w.outside === null || (!w.outside.props.has(name) && !w.outside.patterns.some((p) => ctx.patternMatches(p, name))));
 
   const named: Named[] = [];
   for (const name of candidates) {
@@ -68,162 +116,202 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
       if (required) return never();
       continue;
     }
-    named.push({ name, conj, required });
+    const applicable = witnesses.slice(0, wcount).flatMap((w, i) => (witnessAppliesToName(w, name) ? [i] : []));
+    named.push({ name, required, variants: variants(lit(canonicalString(name)), conj, applicable) });
   }
 
-  // Regions of other keys.
+  // Regions of other keys: split by every pattern (values) and witness key set.
   const patterns = alt.layers.flatMap((l) => l.patterns);
+  const layerOffsets: number[] = [];
+  alt.layers.reduce((off, l) => (layerOffsets.push(off), off + l.patterns.length), 0);
   const layerConjFor = (matched: number[]): Conj => {
-    let offset = 0;
-    const parts: Conj[] = [];
-    for (const l of alt.layers) {
-      const hits = matched.filter((m) => m >= offset && m < offset + l.patterns.length).map((m) => l.patterns[m - offset]!.conj);
-      parts.push(hits.length > 0 ? conjAnd(...hits) : l.additional);
-      offset += l.patterns.length;
-    }
+    const parts: Conj[] = alt.layers.map((l, li) => {
+      const off = layerOffsets[li]!;
+      const hits = matched.filter((m) => m >= off && m < off + l.patterns.length).map((m) => l.patterns[m - off]!.conj);
+      return hits.length > 0 ? conjAnd(...hits) : l.additional;
+    });
     return conjAnd(...parts);
   };
-  const regions: Array<{ key: IrExpr; conj: Conj }> = [];
+  const regionVariants: Variant[] = [];
   const noRegionsPossible = alt.max !== null && named.filter((n) => n.required).length >= alt.max;
   if (!noRegionsPossible) {
     const universalKeys = namesDfa === null && candidates.length === 0;
-    if (universalKeys && patterns.length === 0) {
+    const witnessKeySets = witnesses.slice(0, wcount).map((w) => w.keys);
+    const outsidePatterns = witnesses.slice(0, wcount).map((w) => (w.outside === null ? [] : w.outside.patterns));
+    if (universalKeys && patterns.length === 0 && witnessKeySets.every((k) => k === null) && outsidePatterns.every((l) => l.length === 0)) {
       const conj = layerConjFor([]);
-      if (!conj.isFalse && !ctx.conjEmpty(conj)) regions.push({ key: text.anyString(), conj });
+      if (!conj.isFalse && !ctx.conjEmpty(conj)) {
+        regionVariants.push(...variants(text.anyString(), conj, witnesses.slice(0, wcount).map((_, i) => i)));
+      }
     } else {
       try {
-        let base = namesDfa ?? dfaAll();
-        if (candidates.length > 0) base = difference(base, dfaOfStrings(candidates));
-        let parts: Region[] = isEmpty(base) ? [] : [{ dfa: base, matched: [] }];
-        patterns.forEach((p, i) => {
+        let baseDfa = namesDfa ?? dfaAll();
+        if (candidates.length > 0) baseDfa = difference(baseDfa, dfaOfStrings(candidates));
+        let parts: Region[] = isEmpty(baseDfa) ? [] : [{ dfa: baseDfa, matched: [], witnessKeys: [], outsideMatched: [] }];
+        const split = (dfa: Dfa, onInside: (r: Region) => Region): void => {
           const next: Region[] = [];
           for (const r of parts) {
-            const inside = intersect(r.dfa, p.dfa);
-            const outside = difference(r.dfa, p.dfa);
-            if (!isEmpty(inside)) next.push({ dfa: inside, matched: [...r.matched, i] });
-            if (!isEmpty(outside)) next.push({ dfa: outside, matched: r.matched });
+            const inside = intersect(r.dfa, dfa);
+            const outside = difference(r.dfa, dfa);
+            if (!isEmpty(inside)) next.push(onInside({ ...r, dfa: inside }));
+            if (!isEmpty(outside)) next.push({ ...r, dfa: outside });
           }
           parts = next;
           if (parts.length > MAX_REGIONS) throw new AutomatonTooLarge(MAX_REGIONS);
+        };
+        patterns.forEach((p, i) => split(p.dfa, (r) => ({ ...r, matched: [...r.matched, i] })));
+        witnessKeySets.forEach((k, i) => {
+          if (k !== null) split(k, (r) => ({ ...r, witnessKeys: [...r.witnessKeys, i] }));
+        });
+        outsidePatterns.forEach((list, i) => {
+          for (const p of list) split(p.dfa, (r) => (r.outsideMatched.includes(i) ? r : { ...r, outsideMatched: [...r.outsideMatched, i] }));
         });
         for (const r of parts) {
           const conj = layerConjFor(r.matched);
           if (conj.isFalse || ctx.conjEmpty(conj)) continue;
           const key = isUniversal(r.dfa) && candidates.length === 0 ? text.anyString() : seq(lit('"'), ctx.dfaIr(r.dfa, "key", "string"), lit('"'));
-          regions.push({ key, conj });
+          // Regions never hold names, so a key is additional for a witness's layer unless one of its patterns matches.
+          const applicable = witnesses.slice(0, wcount).flatMap((w, i) =>
+            (w.keys !== null && !r.witnessKeys.includes(i)) || r.outsideMatched.includes(i) ? [] : [i],
+          );
+          regionVariants.push(...variants(key, conj, applicable));
         }
       } catch (err) {
         if (!(err instanceof AutomatonTooLarge)) throw err;
         ctx.unsupported(where, "patternProperties", "the key sets of these patternProperties need too large an automaton");
-        regions.push({ key: text.anyString(), conj: { parts: [], key: "T", isFalse: false } });
+        regionVariants.push({ expr: member(text.anyString(), TRUE), mask: 0 });
       }
     }
   }
-  if (alt.min >= 2 && regions.length > 0) {
+  if (alt.min >= 2 && regionVariants.length > 0) {
     ctx.unsupported(where, "minProperties", "minProperties above 1 cannot be enforced when additional properties may make up the count (a repeated name would count twice)");
   }
-  const member = (key: IrExpr, conj: Conj): IrExpr => seq(key, text.punct(":"), ctx.valueRef(conj));
-  const namedMembers = named.map((n) => member(lit(canonicalString(n.name)), n.conj));
-  const regionMember = regions.length === 0 ? null : regions.length === 1 ? member(regions[0]!.key, regions[0]!.conj) : choice(...regions.map((r) => member(r.key, r.conj)));
-  void isTrue;
-  return ctx.anyOrder ? anyOrderMachine(ctx, alt, named, namedMembers, regionMember, where) : orderedMachine(ctx, alt, named, namedMembers, regionMember, where);
+  const machine = { ctx, alt, named, regionVariants, allMask, where };
+  if (!ctx.anyOrder) return orderedMachine(machine);
+  try {
+    return anyOrderMachine(machine);
+  } catch (err) {
+    if (!(err instanceof AnyOrderTooLarge)) throw err;
+    ctx.unsupported(where, "properties", `any property order over ${named.length} properties needs more than ${MAX_MACHINE_STATES} grammar rules; use declared order`);
+    return orderedMachine(machine);
+  }
 }
 
-function orderedMachine(ctx: EmitContext, alt: ObjAlt, named: Named[], members: IrExpr[], regionMember: IrExpr | null, where: string): IrExpr {
-  const { text, b } = ctx;
-  const n = named.length;
-  const cap = alt.max ?? alt.min;
-  if ((n + 1) * (cap + 1) * 2 > MAX_MACHINE_STATES) {
-    ctx.unsupported(where, "maxProperties", `counting ${cap} members over ${n} properties needs more than ${MAX_MACHINE_STATES} grammar rules`);
-  }
-  const rules = new Map<string, IrExpr>();
-  const pending: Array<[string, number, number, boolean]> = [];
-  const ref = (i: number, c: number, first: boolean): IrExpr => {
-    const key = `${i}:${c}:${first}`;
-    let r = rules.get(key);
+interface Machine {
+  ctx: EmitContext;
+  alt: ObjAlt;
+  named: Named[];
+  regionVariants: Variant[];
+  allMask: number;
+  where: string;
+}
+
+/** Rules of a member automaton, one per reachable state, defined after the walk. */
+class Rules<S> {
+  private readonly refs = new Map<string, IrExpr>();
+  private readonly pending: Array<[string, S]> = [];
+  constructor(
+    private readonly ctx: EmitContext,
+    private readonly key: (s: S) => string,
+    private readonly limit: number,
+  ) {}
+  ref(s: S, hint: string): IrExpr {
+    const k = this.key(s);
+    let r = this.refs.get(k);
     if (!r) {
-      const name = ctx.ruleName(first ? "object" : "members");
-      r = b.ruleRef(name);
-      rules.set(key, r);
-      pending.push([name, i, c, first]);
+      if (this.refs.size >= this.limit) throw new AnyOrderTooLarge();
+      const name = this.ctx.ruleName(hint);
+      r = this.ctx.b.ruleRef(name);
+      this.refs.set(k, r);
+      this.pending.push([name, s]);
     }
     return r;
-  };
-  const sep = (first: boolean): IrExpr => (first ? seq() : text.punct(","));
-  const body = (i: number, c: number, first: boolean): IrExpr => {
-    const alts: IrExpr[] = [];
-    if (i < n) {
-      const nc = Math.min(c + 1, cap);
-      if (alt.max === null || c + 1 <= alt.max) alts.push(seq(sep(first), members[i]!, ref(i + 1, nc, false)));
-      if (!named[i]!.required) alts.push(ref(i + 1, c, first));
-    } else {
-      if (c >= alt.min) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
-      if (regionMember && (alt.max === null || c + 1 <= alt.max)) alts.push(seq(sep(first), regionMember, ref(n, Math.min(c + 1, cap), false)));
-    }
-    return alts.length === 0 ? never() : alts.length === 1 ? alts[0]! : choice(...alts);
-  };
-  const start = ref(0, 0, true);
-  for (let k = 0; k < pending.length; k++) {
-    const [name, i, c, first] = pending[k]!;
-    b.define(name, body(i, c, first));
   }
+  /** Defines every rule referenced (bodies may reference more). */
+  define(body: (s: S) => IrExpr): void {
+    for (let i = 0; i < this.pending.length; i++) {
+      const [name, s] = this.pending[i]!;
+      this.ctx.b.define(name, body(s));
+    }
+  }
+}
+
+const oneOf = (alts: IrExpr[]): IrExpr => (alts.length === 0 ? never() : alts.length === 1 ? alts[0]! : choice(...alts));
+
+function orderedMachine(m: Machine): IrExpr {
+  const { ctx, alt, named, regionVariants, allMask, where } = m;
+  const { text } = ctx;
+  const n = named.length;
+  const cap = alt.max ?? alt.min;
+  if ((n + 1) * (cap + 1) * 2 * (allMask + 1) > MAX_MACHINE_STATES) {
+    ctx.unsupported(where, "maxProperties", `counting ${cap} members over ${n} properties needs more than ${MAX_MACHINE_STATES} grammar rules`);
+  }
+  type S = { i: number; c: number; first: boolean; mask: number };
+  const rules = new Rules<S>(ctx, (s) => `${s.i}:${s.c}:${s.first}:${s.mask}`, Number.MAX_SAFE_INTEGER);
+  const sep = (first: boolean): IrExpr => (first ? seq() : text.punct(","));
+  const body = ({ i, c, first, mask }: S): IrExpr => {
+    const alts: IrExpr[] = [];
+    const canAdd = alt.max === null || c + 1 <= alt.max;
+    const nc = Math.min(c + 1, cap);
+    if (i < n) {
+      if (canAdd) for (const v of named[i]!.variants) alts.push(seq(sep(first), v.expr, rules.ref({ i: i + 1, c: nc, first: false, mask: mask | v.mask }, "members")));
+      if (!named[i]!.required) alts.push(rules.ref({ i: i + 1, c, first, mask }, first ? "object" : "members"));
+    } else {
+      if (c >= alt.min && mask === allMask) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
+      if (canAdd) for (const v of regionVariants) alts.push(seq(sep(first), v.expr, rules.ref({ i: n, c: nc, first: false, mask: mask | v.mask }, "members")));
+    }
+    return oneOf(alts);
+  };
+  const start = rules.ref({ i: 0, c: 0, first: true, mask: 0 }, "object");
+  rules.define(body);
   return seq(lit("{"), text.ws(), start);
 }
 
-function anyOrderMachine(ctx: EmitContext, alt: ObjAlt, named: Named[], members: IrExpr[], regionMember: IrExpr | null, where: string): IrExpr {
-  const { text, b } = ctx;
+function anyOrderMachine(m: Machine): IrExpr {
+  const { ctx, alt, named, regionVariants, allMask } = m;
+  const { text } = ctx;
   const n = named.length;
   const cap = alt.max ?? alt.min;
-  const requiredMask = named.reduce((m, x, i) => (x.required ? m | (1n << BigInt(i)) : m), 0n);
-  const rules = new Map<string, IrExpr>();
-  const pending: Array<[string, bigint, number, boolean]> = [];
-  const ref = (used: bigint, c: number, first: boolean): IrExpr => {
-    const key = `${used}:${c}:${first}`;
-    let r = rules.get(key);
-    if (!r) {
-      if (rules.size >= MAX_MACHINE_STATES) {
-        throw new AnyOrderTooLarge();
-      }
-      const name = ctx.ruleName(first ? "object" : "members");
-      r = b.ruleRef(name);
-      rules.set(key, r);
-      pending.push([name, used, c, first]);
-    }
-    return r;
-  };
+  const requiredMask = named.reduce((acc, x, i) => (x.required ? acc | (1n << BigInt(i)) : acc), 0n);
+  type S = { used: bigint; c: number; first: boolean; mask: number };
+  const rules = new Rules<S>(ctx, (s) => `${s.used}:${s.c}:${s.first}:${s.mask}`, MAX_MACHINE_STATES);
   const sep = (first: boolean): IrExpr => (first ? seq() : text.punct(","));
-  const body = (used: bigint, c: number, first: boolean): IrExpr => {
+  const body = ({ used, c, first, mask }: S): IrExpr => {
     const alts: IrExpr[] = [];
-    if ((used & requiredMask) === requiredMask && c >= alt.min) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
-    const canAdd = alt.max === null || c + 1 <= alt.max;
-    const nc = Math.min(c + 1, cap);
-    if (canAdd) {
+    if ((used & requiredMask) === requiredMask && c >= alt.min && mask === allMask) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
+    if (alt.max === null || c + 1 <= alt.max) {
+      const nc = Math.min(c + 1, cap);
       for (let i = 0; i < n; i++) {
         const bit = 1n << BigInt(i);
         if (used & bit) continue;
-        alts.push(seq(sep(first), members[i]!, ref(used | bit, nc, false)));
+        for (const v of named[i]!.variants) alts.push(seq(sep(first), v.expr, rules.ref({ used: used | bit, c: nc, first: false, mask: mask | v.mask }, "members")));
       }
-      if (regionMember) alts.push(seq(sep(first), regionMember, ref(used, nc, false)));
+      for (const v of regionVariants) alts.push(seq(sep(first), v.expr, rules.ref({ used, c: nc, first: false, mask: mask | v.mask }, "members")));
     }
-    return alts.length === 0 ? never() : alts.length === 1 ? alts[0]! : choice(...alts);
+    return oneOf(alts);
   };
-  try {
-    const start = ref(0n, 0, true);
-    for (let k = 0; k < pending.length; k++) {
-      const [name, used, c, first] = pending[k]!;
-      b.define(name, body(used, c, first));
+  // Walk all states first (throws AnyOrderTooLarge before any rule is defined).
+  const states: S[] = [];
+  const seenStates = new Set<string>();
+  const visit = (s: S): void => {
+    const k = `${s.used}:${s.c}:${s.first}:${s.mask}`;
+    if (seenStates.has(k)) return;
+    if (seenStates.size >= MAX_MACHINE_STATES) throw new AnyOrderTooLarge();
+    seenStates.add(k);
+    states.push(s);
+  };
+  visit({ used: 0n, c: 0, first: true, mask: 0 });
+  for (let k = 0; k < states.length; k++) {
+    const { used, c, mask } = states[k]!;
+    if (alt.max !== null && c + 1 > alt.max) continue;
+    const nc = Math.min(c + 1, cap);
+    for (let i = 0; i < n; i++) {
+      const bit = 1n << BigInt(i);
+      if (!(used & bit)) for (const v of named[i]!.variants) visit({ used: used | bit, c: nc, first: false, mask: mask | v.mask });
     }
-    return seq(lit("{"), text.ws(), start);
-  } catch (err) {
-    if (!(err instanceof AnyOrderTooLarge)) throw err;
-    ctx.unsupported(where, "properties", `any property order over ${n} properties needs more than ${MAX_MACHINE_STATES} grammar rules; use declared order`);
-    // Lenient fallback: rules already referenced must still be defined.
-    for (let k = 0; k < pending.length; k++) {
-      const [name] = pending[k]!;
-      if (!b.has(name)) b.define(name, never());
-    }
-    return orderedMachine(ctx, alt, named, members, regionMember, where);
+    for (const v of regionVariants) visit({ used, c: nc, first: false, mask: mask | v.mask });
   }
+  const start = rules.ref({ used: 0n, c: 0, first: true, mask: 0 }, "object");
+  rules.define(body);
+  return seq(lit("{"), text.ws(), start);
 }
-
-class AnyOrderTooLarge extends Error {}

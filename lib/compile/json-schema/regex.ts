@@ -155,9 +155,12 @@ class Parser {
       case "?":
         throw new RegexUnsupported(at, "nothing to repeat");
       case "{":
+        // Outside Unicode mode (Annex B) a brace that does not start a quantifier is itself.
+        if (/^\{\d+(,\d*)?\}/.test(this.src.slice(at))) throw new RegexUnsupported(at, "nothing to repeat");
+        return { t: "chars", ranges: [[0x7b, 0x7b]] };
       case "}":
       case "]":
-        throw new RegexUnsupported(at, `lone '${c}' (escape it)`);
+        return { t: "chars", ranges: [[c.charCodeAt(0), c.charCodeAt(0)]] };
       default: {
         const cp = this.src.codePointAt(at)!;
         this.i = at + String.fromCodePoint(cp).length;

@@ -9,10 +9,10 @@
  * here (for example "some additional property violates a schema"), `Unsupported` is thrown and
  * the caller refuses the keyword.
  */
-import type { Dfa } from "./automaton.js";
+import { complement, isEmpty, type Dfa } from "./automaton.js";
 import { NUM_ALL, NUM_NONE, numAnd, numIsEmpty, numNot, numOr, type NumSet } from "./numbers.js";
 import type { SchemaLoc } from "./resolve.js";
-import { STR_ALL, STR_NONE, strAnd, strIsAll, strIsEmpty, strNot, strOr, type StrSet } from "./strings.js";
+import { STR_ALL, STR_NONE, strAnd, strDfa, strIsAll, strIsEmpty, strNot, strOr, type StrSet } from "./strings.js";
 
 /** A keyword that cannot be enforced exactly; turned into a SchemaError (or listed when lenient). */
 export class Unsupported extends Error {
@@ -118,6 +118,17 @@ export interface Layer {
   additional: Conj;
 }
 
+/**
+ * "Some member has a key in the set and a value in `conj`": the complement of a `for all
+ * members` constraint. The key set is `keys` (null: any key) and, with `outside`, only keys that
+ * layer does not name or match (its additional properties).
+ */
+export interface Witness {
+  keys: Dfa | null;
+  outside: Layer | null;
+  conj: Conj;
+}
+
 /** One alternative of the object part. */
 export interface ObjAlt {
   layers: Layer[];
@@ -129,9 +140,11 @@ export interface ObjAlt {
   max: number | null;
   /** Declared name order (properties first, then required). */
   order: string[];
+  /** Members that must exist (see Witness). */
+  witnesses: Witness[];
 }
 
-export const ANY_OBJ: ObjAlt = { layers: [], required: new Set(), forbidden: new Set(), names: STR_ALL, min: 0, max: null, order: [] };
+export const ANY_OBJ: ObjAlt = { layers: [], required: new Set(), forbidden: new Set(), names: STR_ALL, min: 0, max: null, order: [], witnesses: [] };
 
 /** The value constraint of member `name` under one layer. */
 export function layerConj(layer: Layer, name: string, matches: (p: PatternProp, name: string) => boolean): Conj {
@@ -181,7 +194,8 @@ function isAnyObj(o: ObjAlt): boolean {
     o.forbidden.size === 0 &&
     strIsAll(o.names) &&
     o.min === 0 &&
-    o.max === null
+    o.max === null &&
+    o.witnesses.length === 0
   );
 }
 
@@ -212,6 +226,7 @@ export function objAnd(a: ObjAlt, b: ObjAlt): ObjAlt {
     min: Math.max(a.min, b.min),
     max: minMax(a.max, b.max),
     order: [...new Set([...a.order, ...b.order])],
+    witnesses: [...a.witnesses, ...b.witnesses],
   };
 }
 
@@ -237,6 +252,8 @@ export function arrAltEmpty(a: ArrAlt, oracle: EmptinessOracle): boolean {
 
 export function objAltEmpty(o: ObjAlt, oracle: EmptinessOracle): boolean {
   if (o.max !== null && o.max < o.min) return true;
+  if (o.witnesses.length > 0 && o.max === 0) return true;
+  if (o.witnesses.some((w) => w.conj.isFalse || (w.keys !== null && isEmpty(w.keys)))) return true;
   if (o.max !== null && o.required.size > o.max) return true;
   if (o.names.kind === "none" && o.min > 0) return true;
   for (const r of o.required) {
@@ -298,7 +315,7 @@ function arrAltNot(a: ArrAlt): ArrAlt[] {
 /** The complement of one object alternative. */
 function objAltNot(o: ObjAlt): ObjAlt[] {
   const out: ObjAlt[] = [];
-  const base = (): ObjAlt => ({ ...ANY_OBJ, required: new Set(), forbidden: new Set(), layers: [] });
+  const base = (): ObjAlt => ({ ...ANY_OBJ, required: new Set(), forbidden: new Set(), layers: [], witnesses: [] });
   for (const layer of o.layers) {
     for (const [name, c] of layer.props) {
       if (isTrue(c)) continue;
@@ -308,12 +325,12 @@ function objAltNot(o: ObjAlt): ObjAlt[] {
       alt.layers = [{ props: new Map([[name, conjNot(c)]]), patterns: [], additional: TRUE }];
       out.push(alt);
     }
+    // Some key matching the pattern (declared or not) has a value outside its schema.
     for (const p of layer.patterns) {
-      if (!isTrue(p.conj)) throw new Unsupported("patternProperties", "the complement of patternProperties (some matching property violates its schema) cannot be enforced");
+      if (!isTrue(p.conj)) out.push({ ...base(), witnesses: [{ keys: p.dfa, outside: null, conj: conjNot(p.conj) }] });
     }
-    if (!isTrue(layer.additional)) {
-      throw new Unsupported("additionalProperties", "the complement of additionalProperties (some additional property violates its schema) cannot be enforced");
-    }
+    // Some additional key (not named, not matched by this layer) has a value outside the schema.
+    if (!isTrue(layer.additional)) out.push({ ...base(), witnesses: [{ keys: null, outside: layer, conj: conjNot(layer.additional) }] });
   }
   for (const r of o.required) {
     const alt = base();
@@ -328,9 +345,22 @@ function objAltNot(o: ObjAlt): ObjAlt[] {
   }
   if (o.min > 0) out.push({ ...base(), max: o.min - 1 });
   if (o.max !== null) out.push({ ...base(), min: o.max + 1 });
-  if (!strIsAll(o.names)) {
-    if (!strIsEmpty(o.names)) throw new Unsupported("propertyNames", "the complement of propertyNames (some property name outside the set) cannot be enforced");
-    out.push({ ...base(), min: 1 });
+  // Some key outside the property-name set.
+  if (!strIsAll(o.names)) out.push({ ...base(), witnesses: [{ keys: complement(strDfa(o.names)), outside: null, conj: TRUE }] });
+  // No member with such a key has such a value: a layer constraining those keys.
+  for (const w of o.witnesses) {
+    const layer: Layer =
+      w.outside !== null
+        ? {
+            props: new Map([...w.outside.props.keys()].map((k) => [k, TRUE] as const)),
+            patterns: w.outside.patterns.map((p) => ({ ...p, conj: TRUE })),
+            additional: conjNot(w.conj),
+          }
+        : w.keys !== null
+          ? { props: new Map(), patterns: [{ source: "(some key)", dfa: w.keys, conj: conjNot(w.conj) }], additional: TRUE }
+          : { props: new Map(), patterns: [], additional: conjNot(w.conj) };
+    if (w.outside !== null && w.keys !== null) throw new Unsupported("not", "the complement of a member constraint on a restricted key set cannot be enforced");
+    out.push({ ...base(), layers: [layer] });
   }
   return out;
 }

@@ -3,7 +3,7 @@
  * apart until an operation needs them together, so `maxLength: 10000` alone stays a counted
  * repeat instead of ten thousand states.
  */
-import { ALPHABET, complement, dfaAll, dfaLength, dfaNone, intersect, isEmpty, union, type Dfa } from "./automaton.js";
+import { ALPHABET, complement, dfaAll, dfaLength, dfaNone, intersect, isEmpty, lengthRange, union, type Dfa } from "./automaton.js";
 import { formatDfa } from "./formats.js";
 
 /**
@@ -80,7 +80,10 @@ export function strNot(a: StrSet): StrSet {
   return strOfDfa(complement(strDfa(a)));
 }
 
-/** Whether the set is empty (exact; may build the automaton with its lengths). */
+/**
+ * Whether the set is certainly empty. Exact except when a large automaton meets length bounds:
+ * then only the range of lengths is compared, and "not empty" may be answered for an empty set.
+ */
 export function strIsEmpty(s: StrSet): boolean {
   if (s.kind === "none") return true;
   if (s.max !== null && s.max < s.min) return true;
@@ -88,6 +91,12 @@ export function strIsEmpty(s: StrSet): boolean {
   if (s.dfa === null && s.min === 0 && s.max === null) return false;
   if (s.min === 0 && s.max === null && s.fmt === null) return isEmpty(s.dfa!);
   try {
+    const base = strDfa({ ...s, min: 0, max: null });
+    if (isEmpty(base)) return true;
+    if (s.min === 0 && s.max === null) return false;
+    const range = lengthRange(base);
+    if ((s.max !== null && range.min > s.max) || (range.max !== null && range.max < s.min)) return true;
+    if (base.accept.length * ((s.max ?? s.min) + 1) > 4000) return false;
     return isEmpty(strDfa(s));
   } catch {
     return false;
