@@ -13,7 +13,7 @@ import type { JsonSchema } from "../../lib/format/types.js";
 import { buildToolCallingFormat } from "../../lib/tools/index.js";
 import type { FunctionTool, ToolChoice } from "../../lib/tools/index.js";
 
-const seedDir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "shared", "spec", "seeds");
+const seedDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "seeds");
 
 /** The seed tools (get_weather, add). */
 export function seedTools(): FunctionTool[] {
