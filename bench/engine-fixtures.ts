@@ -68,7 +68,7 @@ export function tokenize(vocab: TokenizerInfo, text: string): number[] {
 }
 
 export function seedTools(): FunctionTool[] {
-  return JSON.parse(readFileSync(join(repoRoot, "..", "shared", "spec", "seeds", "tools.json"), "utf8")) as FunctionTool[];
+  return JSON.parse(readFileSync(join(repoRoot, "test", "fixtures", "seeds", "tools.json"), "utf8")) as FunctionTool[];
 }
 
 /**
