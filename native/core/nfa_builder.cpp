@@ -19,8 +19,27 @@ using ir::Kind;
 // other.
 class NfaBuilder {
  public:
-  NfaBuilder(const ir::Grammar& g, const CompileLimits& limits, const RuleAnalysis& analysis)
-      : g_(g), limits_(limits), analysis_(analysis) {}
+  NfaBuilder(const ir::Grammar& g, const CompileLimits& limits, const RuleAnalysis& analysis, bool softLimit)
+      : g_(g), limits_(limits), analysis_(analysis), softLimit_(softLimit),
+        copies_(g.rules.size(), 0), copiedStates_(g.rules.size(), 0) {}
+
+  /// Thrown when the NFA outgrows the inline budget (softLimit only).
+  struct OverBudget {};
+
+  /// The inlined rule whose copies took the most states beyond its first copy, or UINT32_MAX.
+  uint32_t CostliestCopies() const {
+    uint32_t best = UINT32_MAX;
+    uint64_t bestCost = 0;
+    for (uint32_t r = 0; r < copies_.size(); ++r) {
+      if (copies_[r] < 2 || analysis_.Kept(r)) continue;
+      const uint64_t cost = copiedStates_[r] - copiedStates_[r] / copies_[r];
+      if (cost > bestCost) {
+        best = r;
+        bestCost = cost;
+      }
+    }
+    return best;
+  }
 
   NfaProgram Run() {
     ruleIndex_.assign(g_.rules.size(), UINT32_MAX);
@@ -31,7 +50,7 @@ class NfaBuilder {
       const uint32_t index = ruleIndex_[irRule];
       current_ = irRule;
       const uint32_t start = program_.rules[index].start;
-      frames_.assign(1, {irRule, start, nextUid_++});
+      frames_.assign(1, {irRule, start, nextUid_++, kNotTail});
       const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
       AddEps(end, program_.rules[index].final);
     }
@@ -53,6 +72,7 @@ class NfaBuilder {
   }
 
   uint32_t NewState() {
+    if (softLimit_ && program_.nfa.stateCount >= limits_.inlineBudget) throw OverBudget{};
     if (program_.nfa.stateCount >= limits_.maxNfaStates) {
       FailRule(g_.rules[current_].name, "the grammar is too large: its automata need more than " +
                                             std::to_string(limits_.maxNfaStates) + " states");
@@ -108,17 +128,43 @@ class NfaBuilder {
               AddEps(from, frames_[f].entry);
               return NewState();
             }
+            // A tail reference inside an instance of its right-linear group: a jump to that
+            // rule's entry in the instance.
+            const uint32_t inst = frames_[f].instance;
+            if (inst != kNotTail && instances_[inst].group == analysis_.Group(n.a)) {
+              AddEps(from, EntryIn(inst, n.a));
+              return NewState();
+            }
           }
+        }
+        if (!analysis_.Kept(n.a) && analysis_.Group(n.a) != RuleAnalysis::kNoGroup) {
+          // A new instance of the right-linear group: one entry state per rule of the group
+          // reached from here, one shared exit; each body is built once in the instance.
+          const uint32_t inst = static_cast<uint32_t>(instances_.size());
+          instances_.push_back(Instance{analysis_.Group(n.a), NewState(), {}, {}});
+          frames_.push_back({UINT32_MAX, kNotTail, nextUid_++, inst});
+          const uint32_t frame = static_cast<uint32_t>(frames_.size()) - 1;
+          AddEps(from, EntryIn(inst, n.a));
+          while (!instances_[inst].pending.empty()) {
+            const uint32_t rule = instances_[inst].pending.back();
+            instances_[inst].pending.pop_back();
+            const uint32_t entry = instances_[inst].entries.at(rule);
+            const uint32_t end = Build(g_.rules[rule].body, entry, depth + 1, frame);
+            AddEps(end, instances_[inst].exit);
+          }
+          frames_.pop_back();
+          return instances_[inst].exit;
         }
         if (!analysis_.Kept(n.a)) {
           // Inline. A rule that loops through a tail reference gets its own entry state, so
           // that the jump back cannot reach what else starts at `from`.
           //
-          // A rule that refers to no other rule, referenced in tail position of the same body
-          // more than once, is built once: every such reference continues where that body ends,
-          // so the copies would be equal (G's "any key but the declared ones" automaton refers to
-          // its key-rest rule at every level).
-          const bool shareable = tailFrom != kNotTail && analysis_.Leaf(n.a);
+          // A rule referenced in tail position of the same body more than once is built once:
+          // every such reference continues where that body ends, so the copies would be equal.
+          // (Outside groups and kept rules the call graph is acyclic, so the rule's own tail
+          // references cannot jump into frames that differ between the references.) Grammars
+          // that spell out a state machine as rules reach each rule along many paths.
+          const bool shareable = tailFrom != kNotTail && analysis_.Group(n.a) == RuleAnalysis::kNoGroup;
           const uint64_t key = (static_cast<uint64_t>(frames_[tailFrom == kNotTail ? 0 : tailFrom].uid) << 32) | n.a;
           if (shareable) {
             const auto it = sharedTails_.find(key);
@@ -134,10 +180,13 @@ class NfaBuilder {
             AddEps(from, start);
             if (analysis_.TailSelf(n.a)) entry = start;
           }
-          frames_.push_back({n.a, entry, nextUid_++});
+          frames_.push_back({n.a, entry, nextUid_++, kNotTail});
           const uint32_t bodyTail = tailFrom != kNotTail ? tailFrom : static_cast<uint32_t>(frames_.size()) - 1;
+          const uint32_t before = program_.nfa.stateCount;
           const uint32_t end = Build(g_.rules[n.a].body, start, depth + 1, bodyTail);
           frames_.pop_back();
+          ++copies_[n.a];
+          copiedStates_[n.a] += program_.nfa.stateCount - before;
           if (shareable) sharedTails_.emplace(key, std::make_pair(start, end));
           return end;
         }
@@ -159,7 +208,10 @@ class NfaBuilder {
     const uint32_t min = n.b, max = n.c;
     // Refuse before unrolling: a bound like 2^31 must not first build millions of states.
     const uint64_t copies = max == ir::kNone ? static_cast<uint64_t>(min) + 1 : max;
-    if (copies > 1 && SatMul(copies, analysis_.EstimatedSize(n.a)) > limits_.maxNfaStates) {
+    // The size estimate counts every path through shared sub-rules, so only a small one is
+    // trusted; each copy adds at least one state in any case.
+    const uint64_t item = analysis_.EstimatedSize(n.a);
+    if (copies > 1 && (copies > limits_.maxNfaStates || (item <= 1024 && SatMul(copies, item) > limits_.maxNfaStates))) {
       FailRule(g_.rules[current_].name, "a repeat {" + std::to_string(min) + "," + (max == ir::kNone ? std::string() : std::to_string(max)) +
                                             "} unrolls to more than " + std::to_string(limits_.maxNfaStates) +
                                             " automaton states; use a smaller bound");
@@ -298,6 +350,9 @@ class NfaBuilder {
   const ir::Grammar& g_;
   const CompileLimits& limits_;
   const RuleAnalysis& analysis_;
+  const bool softLimit_;
+  std::vector<uint32_t> copies_;        // per IR rule: inlined copies made
+  std::vector<uint64_t> copiedStates_;  // per IR rule: states those copies took
   NfaProgram program_;
   std::vector<uint32_t> ruleIndex_;
   std::vector<uint32_t> pending_;
@@ -307,10 +362,30 @@ class NfaBuilder {
   // Rule bodies being built, outermost first, with the state a tail reference jumps to
   // (kNotTail: none).
   struct Frame {
-    uint32_t rule;
+    uint32_t rule;      // UINT32_MAX for a group instance
     uint32_t entry;
-    uint32_t uid;  // tells frames apart across time (shared tails are per frame)
+    uint32_t uid;       // tells frames apart across time (shared tails are per frame)
+    uint32_t instance;  // index into instances_, or kNotTail
   };
+  // One inlined copy of a right-linear group: the entry state of each rule reached so far, the
+  // rules whose bodies are still to be built, and the exit every body ends in.
+  struct Instance {
+    uint32_t group;
+    uint32_t exit;
+    std::unordered_map<uint32_t, uint32_t> entries;
+    std::vector<uint32_t> pending;
+  };
+  std::vector<Instance> instances_;
+
+  // The entry state of `rule` in an instance, scheduling its body on first use.
+  uint32_t EntryIn(uint32_t inst, uint32_t rule) {
+    auto it = instances_[inst].entries.find(rule);
+    if (it != instances_[inst].entries.end()) return it->second;
+    const uint32_t entry = NewState();
+    instances_[inst].entries.emplace(rule, entry);
+    instances_[inst].pending.push_back(rule);
+    return entry;
+  }
   std::vector<Frame> frames_;
   uint32_t nextUid_ = 0;
   // (frame uid, rule) -> (entry, end) of a leaf rule built once in tail position of that frame.
@@ -322,8 +397,20 @@ class NfaBuilder {
 }  // namespace
 
 NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits) {
-  const RuleAnalysis analysis(grammar, limits);
-  return NfaBuilder(grammar, limits, analysis).Run();
+  RuleAnalysis analysis(grammar, limits);
+  // Inlining copies a rule into every place that refers to it. When the copies outgrow the
+  // budget, the rule whose copies cost the most becomes a call, and the build starts over.
+  for (int attempt = 0; attempt < 32; ++attempt) {
+    NfaBuilder builder(grammar, limits, analysis, true);
+    try {
+      return builder.Run();
+    } catch (const NfaBuilder::OverBudget&) {
+      const uint32_t rule = builder.CostliestCopies();
+      if (rule == UINT32_MAX) break;
+      analysis.Keep(rule);
+    }
+  }
+  return NfaBuilder(grammar, limits, analysis, false).Run();
 }
 
 }  // namespace tagmask

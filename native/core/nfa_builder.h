@@ -21,8 +21,9 @@ struct CompileLimits {
   uint32_t maxDfaStates = 1u << 20;
   uint32_t maxTextStates = 1u << 16;
   uint32_t maxNestingDepth = 4000;
-  /// Estimated NFA states a rule may be copied into its callers before it is kept as a call.
-  uint32_t inlineBudget = 1u << 16;
+  /// NFA states after which the builder stops, keeps the rule whose copies take the most states
+  /// as a call instead, and starts over.
+  uint32_t inlineBudget = 1u << 19;
 };
 
 struct Nfa {

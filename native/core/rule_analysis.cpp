@@ -24,14 +24,17 @@ void FailRule(const std::string& rule, const std::string& what) {
 RuleAnalysis::RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits) : g_(g), limits_(limits) {
   const size_t r = g.rules.size();
   callees_.resize(r);
+  nonTail_.resize(r);
   refCount_.assign(r, 0);
   CollectCallees();
   ComputeNullable();
   ComputeReachable();
   kept_.assign(r, 0);
+  group_.assign(r, kNoGroup);
+  FindRightLinearGroups();
   kept_[g.root] = 1;
   BreakCycles();
-  ApplyInlineBudget();
+  EstimateSizes();
 }
 
 void RuleAnalysis::CollectCallees() {
@@ -40,6 +43,7 @@ void RuleAnalysis::CollectCallees() {
   tailSelf_.assign(g_.rules.size(), 0);
   for (uint32_t r = 0; r < g_.rules.size(); ++r) {
     std::vector<uint32_t>& out = callees_[r];
+    std::vector<uint32_t>& nonTail = nonTail_[r];
     stack.assign(1, {g_.rules[r].body, true});
     while (!stack.empty()) {
       const auto [id, tail] = stack.back();
@@ -63,6 +67,7 @@ void RuleAnalysis::CollectCallees() {
             break;
           }
           out.push_back(n.a);
+          if (!tail) nonTail.push_back(n.a);
           ++refCount_[n.a];
           break;
         default:
@@ -71,7 +76,26 @@ void RuleAnalysis::CollectCallees() {
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
+    std::sort(nonTail.begin(), nonTail.end());
+    nonTail.erase(std::unique(nonTail.begin(), nonTail.end()), nonTail.end());
   }
+}
+
+void RuleAnalysis::FindRightLinearGroups() {
+  group_.assign(g_.rules.size(), kNoGroup);
+  const std::vector<uint8_t> kept = kept_;
+  std::fill(kept_.begin(), kept_.end(), 0);
+  uint32_t groups = 0;
+  for (const auto& comp : CyclicComponents()) {
+    bool rightLinear = true;
+    for (uint32_t r : comp) {
+      for (uint32_t t : nonTail_[r]) rightLinear = rightLinear && std::find(comp.begin(), comp.end(), t) == comp.end();
+    }
+    if (!rightLinear) continue;
+    for (uint32_t r : comp) group_[r] = groups;
+    ++groups;
+  }
+  kept_ = kept;
 }
 
 void RuleAnalysis::ComputeNullable() {
@@ -158,7 +182,7 @@ std::vector<std::vector<uint32_t>> RuleAnalysis::CyclicComponents() const {
       const std::vector<uint32_t>& edges = callees_[f.rule];
       if (f.next < edges.size()) {
         const uint32_t c = edges[f.next++];
-        if (!active(c)) continue;
+        if (!active(c) || (group_[c] != kNoGroup && group_[c] == group_[f.rule])) continue;
         if (index[c] < 0) {
           index[c] = low[c] = counter++;
           sccStack.push_back(c);
@@ -181,7 +205,7 @@ std::vector<std::vector<uint32_t>> RuleAnalysis::CyclicComponents() const {
           onStack[x] = 0;
           comp.push_back(x);
         } while (x != r);
-        const bool selfLoop = std::binary_search(callees_[r].begin(), callees_[r].end(), r);
+        const bool selfLoop = std::binary_search(callees_[r].begin(), callees_[r].end(), r) && group_[r] == kNoGroup;
         if (comp.size() > 1 || selfLoop) out.push_back(std::move(comp));
       }
     }
@@ -213,7 +237,7 @@ void RuleAnalysis::BreakCycles() {
   }
 }
 
-void RuleAnalysis::ApplyInlineBudget() {
+void RuleAnalysis::EstimateSizes() {
   nodeSize_.assign(g_.nodes.size(), UINT64_MAX);
   ruleSize_.assign(g_.rules.size(), UINT64_MAX);
   sizing_.assign(g_.rules.size(), 0);
@@ -228,7 +252,6 @@ uint64_t RuleAnalysis::RuleSize(uint32_t r, uint32_t depth) {
   sizing_[r] = 1;
   const uint64_t size = NodeSize(g_.rules[r].body, depth + 1, r);
   sizing_[r] = 0;
-  if (!kept_[r] && refCount_[r] >= 2 && size > 64 && SatMul(size, refCount_[r] - 1) > limits_.inlineBudget) kept_[r] = 1;
   ruleSize_[r] = size;
   return size;
 }

@@ -1,6 +1,7 @@
 // Rule analysis for the NFA builder: the call graph, nullability, tail self-references, and the
 // choice of the rules kept as real calls (the root, and enough rules of each recursive component
-// to break every cycle; rules too large to copy everywhere). Every other reference is inlined.
+// to break every cycle). Every other reference is inlined; the NFA builder keeps more rules when
+// their copies turn out too large.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +18,18 @@ class RuleAnalysis {
   RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits);
 
   bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
+  /// Keeps a rule as a call from now on (the NFA builder found its copies too large).
+  void Keep(uint32_t rule) { kept_[rule] = 1; }
   /// Whether the rule refers to itself in tail position (a loop, not a call).
   bool TailSelf(uint32_t rule) const { return tailSelf_[rule] != 0; }
-  /// Whether the rule refers to no other rule.
-  bool Leaf(uint32_t rule) const { return callees_[rule].empty(); }
   /// Estimated NFA states of a node (inlined references included); 1 for unvisited nodes.
   uint64_t EstimatedSize(uint32_t node) const { return nodeSize_[node] == UINT64_MAX ? 1 : nodeSize_[node]; }
   bool Reachable(uint32_t rule) const { return reachable_[rule] != 0; }
+  /// The right-linear group of a rule, or kNoGroup: a cyclic component whose rules refer to
+  /// each other only in tail position (a state machine written as rules, `s1 ::= "a" s2 | ""`).
+  /// References inside a group are jumps, so it needs no call and no kept rule.
+  uint32_t Group(uint32_t rule) const { return group_[rule]; }
+  static constexpr uint32_t kNoGroup = UINT32_MAX;
   bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
 
  private:
@@ -31,6 +37,7 @@ class RuleAnalysis {
   // body matches) is not a call: the NFA builder turns it into a jump back to the body's start,
   // so such a rule needs no frame for it (e.g. `members ::= "}" | "," member members`).
   void CollectCallees();
+  void FindRightLinearGroups();
   void ComputeNullable();
   void ComputeReachable();
 
@@ -42,17 +49,19 @@ class RuleAnalysis {
   // rule with the most references in and out of the component (a greedy feedback vertex set).
   void BreakCycles();
 
-  // Rules copied into many places with big bodies are kept as calls instead of inlined.
-  void ApplyInlineBudget();
+  // Node sizes, for refusing oversized repeats before unrolling them.
+  void EstimateSizes();
   uint64_t RuleSize(uint32_t r, uint32_t depth);
   uint64_t NodeSize(uint32_t id, uint32_t depth, uint32_t rule);
 
   const ir::Grammar& g_;
   const CompileLimits& limits_;
   std::vector<std::vector<uint32_t>> callees_;
+  std::vector<std::vector<uint32_t>> nonTail_;  // rules referenced in non-tail position
   std::vector<uint32_t> refCount_;
   std::vector<uint8_t> ruleNullable_, reachable_, kept_, tailSelf_, sizing_;
   std::vector<uint64_t> nodeSize_, ruleSize_;
+  std::vector<uint32_t> group_;
 };
 
 /// Throws InvalidGrammar naming the rule.
