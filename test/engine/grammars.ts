@@ -107,4 +107,14 @@ export const SCHEMAS: Array<{ name: string; schema: JsonSchema; document: string
     },
     document: '{"id": 42, "status": "open", "lines": [{"sku": "x-1", "price": 9.99}, {"sku": "y"}], "note": null}',
   },
+  {
+    name: "string formats",
+    schema: {
+      type: "object",
+      properties: { email: { type: "string", format: "email" }, homepage: { type: "string", format: "uri" }, born: { type: "string", format: "date" } },
+      required: ["email", "born"],
+      additionalProperties: false,
+    },
+    document: '{"email": "ada.lovelace@example.org", "homepage": "https://example.org/ada?x=1#top", "born": "1815-12-10"}',
+  },
 ];

@@ -27,6 +27,24 @@ function grammars(): Array<[string, IrGrammar]> {
   one("text with max chars", seq(lit("["), text(["]"], { maxChars: 3 }), lit("]")));
   one("nullable everything", seq(optional(lit("a")), star(lit("b")), optional(lit("<|sep|>"))));
   {
+    // A state machine written as rules: every reference between them is in tail position.
+    const g = new GrammarBuilder();
+    g.define("root", seq(lit("["), g.ruleRef("s1")));
+    g.define("s1", choice(seq(lit("a"), g.ruleRef("s2")), seq(lit("b"), g.ruleRef("s1")), lit("]")));
+    g.define("s2", choice(seq(lit("b"), g.ruleRef("s1")), seq(lit("a"), g.ruleRef("s3"))));
+    g.define("s3", choice(lit("]"), seq(lit("x"), g.ruleRef("s1")), seq(charClass([0xe9, 0x20ac]), g.ruleRef("s2"))));
+    out.push(["right-linear rules", g.build("root")]);
+  }
+  {
+    // Shared sub-rules reached along many paths, in and out of tail position.
+    const g = new GrammarBuilder();
+    g.define("root", seq(choice(g.ruleRef("p"), g.ruleRef("q")), optional(seq(lit(","), g.ruleRef("p")))));
+    g.define("p", choice(seq(lit("a"), g.ruleRef("tail")), seq(lit("b"), g.ruleRef("tail")), seq(g.ruleRef("tail"), lit(":"))));
+    g.define("q", seq(lit("x"), choice(g.ruleRef("tail"), seq(lit("y"), g.ruleRef("tail")))));
+    g.define("tail", seq(star(charClass([[0x61, 0x62]])), lit("1")));
+    out.push(["shared tail rules", g.build("root")]);
+  }
+  {
     const g = new GrammarBuilder();
     g.define("root", g.ruleRef("array"));
     g.define("array", seq(lit("["), optional(seq(g.ruleRef("value"), star(seq(lit(","), g.ruleRef("value"))))), lit("]")));
