@@ -49,11 +49,14 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   // Build nodes in pre-order. `path[d]` is the node at depth d of the previous token's path.
   labelEnd_.clear();
   tokenBegin_.clear();
+  maxLength_.clear();
   rootChild_.fill(0);
   labelEnd_.reserve(n * 2 + 1);
   tokenBegin_.reserve(n * 2 + 2);
+  maxLength_.reserve(n * 2 + 1);
   labelEnd_.push_back(0);
   tokenBegin_.push_back(0);
+  maxLength_.push_back(0);
   std::vector<uint32_t> path{0};
   const auto close = [&](uint32_t node) {
     const uint32_t end = static_cast<uint32_t>(labelEnd_.size());
@@ -64,6 +67,7 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
       const uint32_t node = path.back();
       close(node);
       path.pop_back();
+      maxLength_[path.back()] = std::max(maxLength_[path.back()], maxLength_[node]);
     }
   };
   const uint8_t* prev = nullptr;
@@ -84,9 +88,11 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
       }
       labelEnd_.push_back(static_cast<uint32_t>(p[d]) << 24);
       tokenBegin_.push_back(k);
-          if (d == 0) rootChild_[p[0]] = node;
+      maxLength_.push_back(0);
+      if (d == 0) rootChild_[p[0]] = node;
       path.push_back(node);
     }
+    maxLength_[path.back()] = std::max<uint16_t>(maxLength_[path.back()], static_cast<uint16_t>(std::min<uint32_t>(len, 0xFFFF)));
     prev = p;
     prevLen = len;
   }
@@ -95,6 +101,7 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   tokenBegin_.push_back(static_cast<uint32_t>(n));
   labelEnd_.shrink_to_fit();
   tokenBegin_.shrink_to_fit();
+  maxLength_.shrink_to_fit();
 }
 
 }  // namespace tagmask

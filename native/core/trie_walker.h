@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -43,10 +44,16 @@ struct Ranges {
 struct CutRule {
   const uint32_t* profileOf = nullptr;                 // per state; kNoProfile when not absorbing
   const std::vector<std::shared_ptr<const std::vector<uint16_t>>>* nodeMax = nullptr;  // null: the plain trie
+  // Plain trie only: per state, how many bytes of plain characters surely keep it alive (see
+  // PlainDepth in mask_builder.cpp; 0xFFFF for absorbing states), and per node the longest
+  // token below. A string with a length limit is absorbing for every token that fits.
+  const uint16_t* plainDepth = nullptr;
+  const uint16_t* maxLength = nullptr;
   static constexpr uint32_t kNoProfile = UINT32_MAX;
   bool Cut(uint32_t s, uint32_t node, uint32_t depth) const {
+    if (nodeMax == nullptr) return static_cast<uint32_t>(plainDepth[s]) + depth >= maxLength[node];
     const uint32_t p = profileOf[s];
-    return p != kNoProfile && (nodeMax == nullptr || (*(*nodeMax)[p])[node] <= depth);
+    return p != kNoProfile && (*(*nodeMax)[p])[node] <= depth;
   }
 };
 
