@@ -5,8 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Bench } from "tinybench";
+import { packageRoot } from "../lib/package-root.js";
 
 export interface BenchRow {
   suite: string;
@@ -82,9 +82,7 @@ function round(x: number): number {
 
 /** Writes rows to bench/results/NAME.json (source tree, not dist). */
 export function saveReport(name: string, rows: BenchRow[], extra: Record<string, unknown> = {}): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const root = here.includes(`${join("dist", "bench")}`) ? join(here, "..", "..") : join(here, "..");
-  const file = join(root, "bench", "results", `${name}.json`);
+  const file = join(packageRoot(), "bench", "results", `${name}.json`);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), rows, ...extra }, null, 2));
   return file;

@@ -2,11 +2,11 @@
  * The native addon: how it is found and loaded, and the one place where its surface is typed.
  * Everything else in lib/ goes through {@link native}.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join, resolve } from "node:path";
 import { nativeErrorClasses, TagmaskError } from "./errors.js";
+import { packageRoot } from "./package-root.js";
 import type { VocabularyData } from "./tokenizer/vocabulary.js";
 
 /** What `runtime()` reports about the CUDA part of the build. */
@@ -166,23 +166,6 @@ export interface NativeDeviceLogits {
   benchmark(kind: string, bitmask: NativeDeviceBitmask | null, iterations: number, options: object): number;
   synchronize(options: object): void;
   free(): void;
-}
-
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "tagmask") return dir;
-      } catch {
-        // not ours; keep walking up
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) throw new TagmaskError("cannot find the tagmask package root (package.json)");
-    dir = parent;
-  }
 }
 
 /** Where the addon is looked for, in order. `TAGMASK_ADDON` overrides with an explicit file. */

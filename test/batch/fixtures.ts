@@ -4,27 +4,18 @@
  * tokenizer, and matchers advanced to mid-generation states: what the batch tests and the batch
  * benchmark step.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { GrammarBuilder, lit, optional, seq, type IrGrammar } from "../../lib/compile/ir.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { compileGrammar, type CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
+import { packageRoot } from "../../lib/package-root.js";
 import { buildToolCallingFormat } from "../../lib/tools/index.js";
 import type { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
 
-// The package root (also when this file runs compiled from dist/), and the shared seeds beside it.
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json"))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error("tagmask package root not found");
-    dir = up;
-  }
-  return dir;
-}
+// The seeds copied into the test fixtures (a clone elsewhere has no ../shared).
 const seedsDir = join(packageRoot(), "test", "fixtures", "seeds");
 
 /** Outputs a model following the seed grammar could produce (both argument styles, 1–2 calls). */

@@ -13,12 +13,12 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import { InvalidArgumentError, TagmaskError } from "../../errors.js";
+import { packageRoot } from "../../package-root.js";
 import { KIMI_K3_SPECIAL_TOKENS } from "../../tokenizer/special-tokens.js";
 import { vocabularyEntries, vocabularyFromTokenizerJson, type GgufVocabulary } from "./gguf-vocabulary.js";
 import { writeGguf, type GgufTensor, type GgufValue } from "./gguf-writer.js";
@@ -210,20 +210,12 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
   return { bytes, tokens: tokenCount };
 }
 
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    const pkg = join(dir, "package.json");
-    if (existsSync(pkg)) {
-      try {
-        if ((JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "tagmask") return dir;
-      } catch {
-        // not ours; keep walking up
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
+/** The package root; the working folder when this module runs outside a tagmask package (bundled). */
+function packageRootOrCwd(): string {
+  try {
+    return packageRoot();
+  } catch {
+    return process.cwd();
   }
 }
 
@@ -231,7 +223,7 @@ function packageRoot(): string {
 export function tinyModelCacheDir(): string {
   const fromEnv = process.env.TAGMASK_CACHE_DIR;
   if (fromEnv) return resolve(fromEnv);
-  const root = packageRoot();
+  const root = packageRootOrCwd();
   return existsSync(join(root, "node_modules")) ? join(root, "node_modules", ".cache", "tagmask") : join(tmpdir(), "tagmask-cache");
 }
 
