@@ -3,7 +3,8 @@ import { DeviceError, InvalidArgumentError } from "../../lib/errors.js";
 import { applyTokenBitmask, maskedArgmax, maskedSample } from "../../lib/mask/cpu.js";
 import { cuda } from "../../lib/mask/cuda.js";
 import { runtime } from "../../lib/runtime.js";
-import { type Dtype, randomBitmask, randomLogits, rng } from "../mask/reference.js";
+import { rng } from "../helpers/random.js";
+import { type Dtype, randomBitmask, randomLogits } from "../mask/reference.js";
 
 const available = cuda.available();
 

@@ -9,7 +9,7 @@ import { charClass, choice, GrammarBuilder, lit, optional, plus, repeat, seq, se
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
 import { seedGrammar } from "./grammars.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
-import { rng } from "./walk.js";
+import { rng } from "../helpers/random.js";
 
 function sample(): Uint8Array {
   const g = new GrammarBuilder();

@@ -9,19 +9,8 @@ import type { RecognizerState } from "../../lib/compile/recognizer.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
+import { rng } from "../helpers/random.js";
 import { BruteForce, describeToken, maskDiff, maskHas } from "./oracle.js";
-
-/** A small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Compares the engine's mask with the oracle's; fails with the differing tokens. */
 export function expectSameMask(engine: Int32Array, oracle: Int32Array, vocab: VocabularyData, where: string): void {

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../lib/errors.js";
 import { applyMaskIsa, applyTokenBitmask } from "../../lib/mask/cpu.js";
 import { allocateTokenBitmask, bitmaskWords } from "../../lib/mask/types.js";
-import { type Dtype, randomBitmask, randomLogits, referenceApply, type RefShape, rng } from "./reference.js";
+import { rng } from "../helpers/random.js";
+import { type Dtype, randomBitmask, randomLogits, referenceApply, type RefShape } from "./reference.js";
 
 const best = applyMaskIsa();
 const isas = (["scalar", "avx2", "avx512"] as const).filter((isa) => {

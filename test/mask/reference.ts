@@ -8,18 +8,6 @@ export type Dtype = "float32" | "bfloat16" | "float16";
 
 export const NEG_INF_BITS = { bfloat16: 0xff80, float16: 0xfc00 } as const;
 
-/** A deterministic PRNG (mulberry32) so tests are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function bitAllowed(bitmask: Int32Array, maskRow: number, words: number, vocab: number, i: number): boolean {
   if (i >= vocab) return false;
   return ((bitmask[maskRow * words + (i >> 5)]! >>> (i & 31)) & 1) === 1;

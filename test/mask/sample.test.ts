@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { InvalidArgumentError } from "../../lib/errors.js";
 import { maskedArgmax, maskedSample } from "../../lib/mask/cpu.js";
 import { allocateTokenBitmask, bitmaskWords } from "../../lib/mask/types.js";
-import { type Dtype, randomBitmask, randomLogits, referenceArgmax, type RefShape, rng } from "./reference.js";
+import { rng } from "../helpers/random.js";
+import { type Dtype, randomBitmask, randomLogits, referenceArgmax, type RefShape } from "./reference.js";
 import { referenceSample, type RefSample } from "./sample-reference.js";
 
 const shapes: Array<{ name: string; shape: RefShape }> = [

@@ -6,17 +6,7 @@
 import type { IrGrammar } from "../../lib/compile/ir.js";
 import { Recognizer, type RecognizerState } from "../../lib/compile/recognizer.js";
 
-/** A small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng } from "../helpers/random.js";
 
 /**
  * Bytes tried when finishing a walk, most closing first: quotes and brackets end what is open,

@@ -4,7 +4,8 @@
  * own characters. Shared by the RegExp comparison and the GBNF (node-llama-cpp) comparison.
  */
 import type { IrExpr } from "../../../lib/compile/ir.js";
-import { POOL, mutate, rng, sampleExpr } from "./sample.js";
+import { rng } from "../../helpers/random.js";
+import { POOL, mutate, sampleExpr } from "./sample.js";
 
 /** [pattern, what its language is when not "some strings"]. */
 export const PATTERNS: Array<[string, ("none" | "all")?]> = [

@@ -7,18 +7,6 @@
  */
 import type { IrExpr, IrRule } from "../../../lib/compile/ir.js";
 
-/** A deterministic PRNG (mulberry32) returning floats in [0, 1). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Characters worth trying anywhere: ASCII, controls, 2/3/4-byte UTF-8, line terminators, spaces. */
 export const POOL: readonly string[] = [
   "a", "b", "c", "x", "z", "A", "Q", "Z", "0", "1", "5", "9", "_", "-", "+", ".", ",", ":", "@", "#", "/", "\\",

@@ -1,0 +1,16 @@
+/**
+ * The seeded random generator of the tests: every random walk, sample and mutation draws from
+ * it, so a failing case is reproduced by its seed alone.
+ */
+
+/** A deterministic PRNG (mulberry32) returning floats in [0, 1). */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
