@@ -12,7 +12,7 @@ import { isMatch } from "../../lib/compile/recognizer.js";
 import { GrammarError } from "../../lib/errors.js";
 import type { Format } from "../../lib/format/types.js";
 import { lowerCases } from "./lower-cases.js";
-import { seedNames, seeds } from "./seeds.js";
+import { seedNames, seeds } from "../helpers/seeds.js";
 
 let llama: Llama;
 

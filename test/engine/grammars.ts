@@ -3,22 +3,13 @@
  * grammars (../shared/spec/seeds), Kimi K3 tool sets with varied JSON Schema parameters, and
  * JSON Schemas compiled on their own; with realistic outputs for each.
  */
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { IrGrammar } from "../../lib/compile/ir.js";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import type { JsonSchema } from "../../lib/format/types.js";
 import { buildToolCallingFormat } from "../../lib/tools/index.js";
 import type { FunctionTool, ToolChoice } from "../../lib/tools/index.js";
-
-const seedDir = join(dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "seeds");
-
-/** The seed tools (get_weather, add). */
-export function seedTools(): FunctionTool[] {
-  return JSON.parse(readFileSync(join(seedDir, "tools.json"), "utf8")) as FunctionTool[];
-}
+import { seedTools } from "../helpers/seeds.js";
 
 /** The Kimi K3 grammar of a tool set and tool_choice (final output only). */
 export function k3Grammar(tools: FunctionTool[], toolChoice: ToolChoice): IrGrammar {

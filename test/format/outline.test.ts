@@ -5,7 +5,7 @@ import * as f from "../../lib/format/build.js";
 import { printOutline, quoteOutlineString } from "../../lib/format/outline.js";
 import { parseStructuralTag } from "../../lib/format/parse.js";
 import type { Format } from "../../lib/format/types.js";
-import { seedTrees } from "./kimi-seed-trees.js";
+import { seedNames, seedOutline, seedOutlineName, seeds } from "../helpers/seeds.js";
 
 const fixtures = new URL("../fixtures/format/", import.meta.url);
 const read = (name: string): string => readFileSync(new URL(name, fixtures), "utf8");
@@ -162,7 +162,7 @@ describe("outline golden files", () => {
 });
 
 describe("seed outlines from hand-built trees", () => {
-  it.each(seedTrees)("%s", (name, tree) => {
-    expect(printOutline(tree)).toBe(read(`seeds/${name}`));
+  it.each(seedNames.map((name) => [seedOutlineName(name), name] as const))("%s", (_file, name) => {
+    expect(printOutline(seeds[name])).toBe(seedOutline(name));
   });
 });

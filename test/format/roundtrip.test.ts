@@ -5,14 +5,14 @@ import * as f from "../../lib/format/build.js";
 import { parseFormat, parseStructuralTag } from "../../lib/format/parse.js";
 import { formatToJSON, stringifyStructuralTag, structuralTagToJSON } from "../../lib/format/serialize.js";
 import type { Format, StructuralTag } from "../../lib/format/types.js";
-import { seedTrees } from "./kimi-seed-trees.js";
+import { seedNames, seedOutlineName, seeds } from "../helpers/seeds.js";
 
 const corpusDir = new URL("../fixtures/format/corpus/", import.meta.url);
 const files = readdirSync(corpusDir).filter((n) => n.endsWith(".json"));
 
 /** Structural tags written in code, beyond the corpus files: the hand-built seeds and edge cases. */
 const inCode: Array<[string, StructuralTag]> = [
-  ...seedTrees,
+  ...seedNames.map((name): [string, StructuralTag] => [seedOutlineName(name), seeds[name]]),
   ["every wrapper", f.structuralTag(f.sequence(f.optional(f.star(f.plus(f.repeat(0, -1, f.constString("z"))))), f.repeat(2, 2, f.regex("a|b"))))],
   ["unicode and controls", f.structuralTag(f.tag("\u0000é🎉`\\", f.anyText({ excludes: ["\u2028", "\r\n"] }), ["\t", "\u009f"]))],
   ["schema with odd keys", f.structuralTag(f.jsonSchema(JSON.parse('{"properties":{"__proto__":{"type":"string"},"10":{},"2":{},"a b":{"const":[1,{"x":null}]}}}') as Record<string, unknown>, { style: "qwen_xml", any_order: true, max_whitespace_cnt: 3 }))],

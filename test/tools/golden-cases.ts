@@ -5,12 +5,13 @@
  */
 import { readFileSync } from "node:fs";
 import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "../../lib/tools/types.js";
+import { seedTools } from "../helpers/seeds.js";
 
 const fixtures = new URL("../fixtures/", import.meta.url);
 
 /** The seed tools (get_weather, add) and the schema-feature tools. */
 export const TOOL_SETS = {
-  seeds: JSON.parse(readFileSync(new URL("seeds/tools.json", fixtures), "utf8")) as FunctionTool[],
+  seeds: seedTools(),
   schemas: JSON.parse(readFileSync(new URL("tools/schemas.json", fixtures), "utf8")) as FunctionTool[],
 };
 

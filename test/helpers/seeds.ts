@@ -1,10 +1,41 @@
 /**
- * The three seed outlines' format trees (../shared/spec/seeds, copied to
- * test/fixtures/format/seeds), built by hand with the constructors for the two seed tools. The
- * Kimi K3 builder lives in lib/tools; these trees only check the printer and the constructors.
+ * The spec's seeds as the tests see them: the tools file and the three outlines copied from
+ * ../shared/spec/seeds into test/fixtures/seeds (tests never read ../shared), and the three
+ * seed structural tags built by hand with the format constructors, so that the printer, the
+ * lowering and the GBNF export are checked without going through the Kimi K3 builder (the
+ * builder's own tests compare it with the same outlines).
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import * as f from "../../lib/format/build.js";
 import type { Format, JsonSchema, StructuralTag, TagFormat } from "../../lib/format/types.js";
+import { packageRoot } from "../../lib/package-root.js";
+import type { FunctionTool } from "../../lib/tools/types.js";
+
+/** test/fixtures/seeds, found from the package root (also when this file runs compiled from dist/). */
+const seedDir = join(packageRoot(), "test", "fixtures", "seeds");
+
+/** The seed tools file (get_weather, add). */
+export const seedToolsFile = join(seedDir, "tools.json");
+
+/** The seed tools, parsed afresh on each call (callers may change them). */
+export function seedTools(): FunctionTool[] {
+  return JSON.parse(readFileSync(seedToolsFile, "utf8")) as FunctionTool[];
+}
+
+/** The seeds by tool_choice: "auto", "required", and "named" (get_weather). */
+export const seedNames = ["auto", "named", "required"] as const;
+export type SeedName = (typeof seedNames)[number];
+
+/** The file name of a seed's outline, e.g. `kimi-k3.auto.final-output-only.outline`. */
+export function seedOutlineName(name: SeedName): string {
+  return `kimi-k3.${name}.final-output-only.outline`;
+}
+
+/** A seed's outline text, as the spec writes it. */
+export function seedOutline(name: SeedName): string {
+  return readFileSync(join(seedDir, seedOutlineName(name)), "utf8");
+}
 
 const OPEN = "<|open|>";
 const CLOSE = "<|close|>";
@@ -65,9 +96,9 @@ function message(calls: TagFormat[], toolsOptional: boolean): StructuralTag {
   );
 }
 
-/** Seed file name → the hand-built tree it prints. */
-export const seedTrees: ReadonlyArray<[string, StructuralTag]> = [
-  ["kimi-k3.auto.final-output-only.outline", message([getWeather, add], true)],
-  ["kimi-k3.required.final-output-only.outline", message([getWeather, add], false)],
-  ["kimi-k3.named.final-output-only.outline", message([getWeather], false)],
-];
+/** The seed structural tags by tool_choice, built by hand. */
+export const seeds: Record<SeedName, StructuralTag> = {
+  auto: message([getWeather, add], true),
+  named: message([getWeather], false),
+  required: message([getWeather, add], false),
+};
