@@ -2,25 +2,13 @@
  * `tagmask match`: as a real process from dist/lib/cli.js (compiled first when dist/ is missing or
  * older than the sources), and in-process through the dispatcher for the error paths.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../lib/cli.js";
 import { structuralTagToJSON } from "../../lib/format/serialize.js";
-import { seeds } from "./seeds.js";
+import { ensureBuiltCli, runCli, runCliProcess, scratchDir } from "../helpers/cli.js";
+import { seeds } from "../helpers/seeds.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const cli = join(root, "dist/lib/cli.js");
-const scratch = mkdtempSync(join(tmpdir(), "tagmask-match-"));
-const file = (name: string, content: string | Uint8Array): string => {
-  const path = join(scratch, name);
-  writeFileSync(path, content);
-  return path;
-};
+const { dir: scratch, file } = scratchDir("match");
 
 const seedFile = file("required.json", JSON.stringify(structuralTagToJSON(seeds.required)));
 const schemaFile = file("schema.json", JSON.stringify({ type: "object", properties: { a: { type: "integer" } }, required: ["a"], additionalProperties: false }));
@@ -30,28 +18,11 @@ const tagFile = file("tag.json", JSON.stringify({ type: "tag", begin: "<a>", con
 const call = '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="location" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|>';
 const full = `Hi<|close|>response<|sep|><|open|>tools<|sep|>${call}<|close|>tools<|sep|>`;
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
-function runProcess(args: string[], input: string | Uint8Array = ""): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [cli, "match", ...args], { input, encoding: "utf8" });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const runProcess = (args: string[], input: string | Uint8Array = "") => runCliProcess(["match", ...args], input);
+const runInProcess = (args: string[], input = "") => runCli(["match", ...args], input);
 
 describe("tagmask match (process from dist/)", () => {
-  beforeAll(() => {
-    const built = join(root, "dist/lib/cli/match.js");
-    const sources = Math.max(newestSource(join(root, "lib/compile")), newestSource(join(root, "lib/format")), statSync(join(root, "lib/cli/match.ts")).mtimeMs);
-    if (!existsSync(cli) || !existsSync(built) || statSync(built).mtimeMs < sources) {
-      // tsc still writes dist/ when unrelated files have type errors; only its exit code says so.
-      spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "ignore" });
-    }
-  }, 300_000);
+  beforeAll(ensureBuiltCli, 300_000);
 
   const table: Array<[string, string[], string | Uint8Array, number, string]> = [
     ["a seed output matches", ["--format", seedFile], full, 0, "match\n"],
@@ -98,19 +69,6 @@ describe("tagmask match (process from dist/)", () => {
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
 });
-
-async function runInProcess(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  const stdin = new PassThrough();
-  stdin.end(input);
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const code = await main(["match", ...args], { stdout, stderr, stdin });
-  return { code, stdout: out, stderr: err };
-}
 
 describe("tagmask match (in process)", () => {
   it.each([

@@ -2,35 +2,17 @@
  * `tagmask masks` in process through the dispatcher: a walk that passes, one that is rejected
  * (exit 1, the allowed tokens shown), a JSON Schema source, and bad arguments (exit 2).
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../../lib/cli.js";
+import { runCli, scratchDir } from "../helpers/cli.js";
+import { seedToolsFile as tools } from "../helpers/seeds.js";
 import { tokenizerJsonPath } from "../helpers/vocab.js";
-import { SEED_OUTPUTS, seedTools } from "./grammars.js";
+import { SEED_OUTPUTS } from "./grammars.js";
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const code = await main(["masks", ...args], { stdout, stderr, stdin: new PassThrough() });
-  return { code, stdout: out, stderr: err };
-}
-
-const scratch = mkdtempSync(join(tmpdir(), "tagmask-masks-"));
-function file(name: string, content: string): string {
-  const path = join(scratch, name);
-  writeFileSync(path, content);
-  return path;
-}
+const run = (args: string[]) => runCli(["masks", ...args]);
+const { dir: scratch, file } = scratchDir("masks");
 
 const tokenizer = tokenizerJsonPath("llama3");
-const tools = file("tools.json", JSON.stringify(seedTools()));
 
 describe("tagmask masks", () => {
   it("walks a seed output: every step allowed, the grammar can end", async () => {

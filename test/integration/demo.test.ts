@@ -2,24 +2,12 @@
  * `tagmask demo`, run in process: the tiny model, the seed tools with tool_choice required, the
  * outline, the raw output, the parsed calls and the per-step mask time; options and bad input.
  */
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { main } from "../../lib/cli.js";
+import { runCli } from "../helpers/cli.js";
+import { seedOutline } from "../helpers/seeds.js";
 
-async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (c: Buffer) => (stdout += c.toString()));
-  err.on("data", (c: Buffer) => (stderr += c.toString()));
-  const code = await main(argv, { stdout: out, stderr: err, stdin: new PassThrough() });
-  return { code, stdout, stderr };
-}
-
-const seedOutline = readFileSync(new URL("../fixtures/seeds/kimi-k3.required.final-output-only.outline", import.meta.url), "utf8");
+const requiredOutline = seedOutline("required");
 const toolsFile = fileURLToPath(new URL("./fixtures/tools.json", import.meta.url));
 
 interface DemoJson {
@@ -37,7 +25,7 @@ describe("tagmask demo", () => {
     const res = await runCli(["demo"]);
     expect(res.stderr).toBe("");
     expect(res.code).toBe(0);
-    expect(res.stdout.startsWith(`== outline ==\n${seedOutline.trimEnd()}\n`)).toBe(true);
+    expect(res.stdout.startsWith(`== outline ==\n${requiredOutline.trimEnd()}\n`)).toBe(true);
     for (const section of ["== raw output (", "== tool calls ==", "== mask time per step ==", "fill (engine): median ", "per step, µs: ", "masking route: "]) {
       expect(res.stdout).toContain(section);
     }
@@ -48,7 +36,7 @@ describe("tagmask demo", () => {
     const res = await runCli(["demo", "--json", "--seed", "7"]);
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout) as DemoJson;
-    expect(out.outline).toBe(seedOutline);
+    expect(out.outline).toBe(requiredOutline);
     expect(out.parseError).toBeNull();
     expect(out.toolCalls!.length).toBeGreaterThan(0);
     expect(["grammar-end", "stop-token"]).toContain(out.stopReason);

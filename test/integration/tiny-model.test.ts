@@ -1,8 +1,7 @@
 import type { Token } from "node-llama-cpp";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TagmaskError } from "../../lib/errors.js";
 import { toHalf, writeGguf, type GgufValue } from "../../lib/integrations/node-llama-cpp/gguf-writer.js";
 import { probeModelFile, writeTinyModel } from "../../lib/integrations/node-llama-cpp/tiny-model.js";
@@ -10,23 +9,10 @@ import { ConstrainedLlama } from "../../lib/integrations/node-llama-cpp/constrai
 import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
 import { TokenKind } from "../../lib/tokenizer/vocabulary.js";
 import { encodeForTest, loadTestVocabulary, tokenizerJsonPath } from "../helpers/vocab.js";
+import { runCli, scratchDir } from "../helpers/cli.js";
 import { loadTinyModel } from "./tiny-llama.js";
-import { main } from "../../lib/cli.js";
-import { PassThrough } from "node:stream";
 
-async function runCli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = new PassThrough();
-  const err = new PassThrough();
-  let stdout = "";
-  let stderr = "";
-  out.on("data", (c: Buffer) => (stdout += c.toString()));
-  err.on("data", (c: Buffer) => (stderr += c.toString()));
-  const code = await main(argv, { stdout: out, stderr: err, stdin: new PassThrough() });
-  return { code, stdout, stderr };
-}
-
-const scratch = mkdtempSync(join(tmpdir(), "tagmask-gguf-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = scratchDir("gguf").dir;
 
 describe("GGUF writer", () => {
   it("converts floats to half precision with round-to-nearest-even", () => {

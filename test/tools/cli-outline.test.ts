@@ -3,44 +3,21 @@
  * process from dist/lib/cli.js (the seeds byte for byte, exit codes). The process tests compile
  * the package first when dist/ is missing or older than the sources they run.
  */
-import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { main } from "../../lib/cli.js";
+import { ensureBuiltCli, runCli, runCliProcess, scratchDir } from "../helpers/cli.js";
+import { seedOutline as seed, seedToolsFile as toolsFile } from "../helpers/seeds.js";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const seeds = join(root, "test/fixtures/seeds");
-const toolsFile = join(seeds, "tools.json");
-const seed = (name: string) => readFileSync(join(seeds, `kimi-k3.${name}.final-output-only.outline`), "utf8");
-
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = "";
-  let err = "";
-  stdout.on("data", (d: Buffer) => (out += d.toString()));
-  stderr.on("data", (d: Buffer) => (err += d.toString()));
-  const code = await main(["outline", ...args], { stdout, stderr, stdin: new PassThrough() });
-  return { code, stdout: out, stderr: err };
-}
-
-const scratch = mkdtempSync(join(tmpdir(), "tagmask-outline-"));
-function file(name: string, content: string): string {
-  const path = join(scratch, name);
-  writeFileSync(path, content);
-  return path;
-}
+const run = (args: string[]) => runCli(["outline", ...args]);
+const { dir: scratch, file } = scratchDir("outline");
 
 describe("tagmask outline (in process)", () => {
   it.each([
     ["auto", "auto"],
     ["required", "required"],
     ["get_weather", "named"],
-  ])("--tool-choice %s prints the %s seed", async (choice, name) => {
+  ] as const)("--tool-choice %s prints the %s seed", async (choice, name) => {
     const r = await run(["--family", "kimi-k3", "--tools", toolsFile, "--tool-choice", choice, "--reasoning", "final_output_only"]);
     expect(r).toEqual({ code: 0, stdout: seed(name), stderr: "" });
   });
@@ -118,36 +95,21 @@ describe("tagmask outline (in process)", () => {
   });
 });
 
-/** The newest modification time under `dir` of files ending in `.ts`. */
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile() && entry.name.endsWith(".ts")) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
-  }
-  return newest;
-}
-
 describe("tagmask outline (process from dist/)", () => {
-  const cli = join(root, "dist/lib/cli.js");
-  beforeAll(() => {
-    const sources = Math.max(newestSource(join(root, "lib/tools")), newestSource(join(root, "lib/format")), statSync(join(root, "lib/cli/outline.ts")).mtimeMs);
-    if (!existsSync(cli) || !existsSync(join(root, "dist/lib/cli/outline.js")) || statSync(join(root, "dist/lib/cli/outline.js")).mtimeMs < sources) {
-      // tsc still writes dist/ when unrelated files of the tree have type errors; only the exit code says so.
-      spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", join(root, "tsconfig.json")], { stdio: "ignore" });
-    }
-  }, 180_000);
+  beforeAll(ensureBuiltCli, 300_000);
 
   it.each([
     ["auto", "auto"],
     ["required", "required"],
     ["get_weather", "named"],
-  ])("tagmask outline --tool-choice %s prints the %s seed byte for byte", (choice, name) => {
-    const out = execFileSync(process.execPath, [cli, "outline", "--family", "kimi-k3", "--tools", toolsFile, "--tool-choice", choice, "--reasoning", "final_output_only"], { encoding: "utf8" });
-    expect(out).toBe(seed(name));
+  ] as const)("tagmask outline --tool-choice %s prints the %s seed byte for byte", (choice, name) => {
+    const r = runCliProcess(["outline", "--family", "kimi-k3", "--tools", toolsFile, "--tool-choice", choice, "--reasoning", "final_output_only"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(seed(name));
   });
 
   it("a bad tools file exits with code 2 and one line on stderr", () => {
-    const r = spawnSync(process.execPath, [cli, "outline", "--family", "kimi-k3", "--tools", join(scratch, "missing.json")], { encoding: "utf8" });
+    const r = runCliProcess(["outline", "--family", "kimi-k3", "--tools", join(scratch, "missing.json")]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^tagmask outline: InvalidArgumentError: --tools .*missing\.json: cannot read the file \(no such file\)$/)]);
