@@ -26,4 +26,13 @@ struct AddonData {
   }
 };
 
+/// Whether `value` is an instance of the wrapped class registered as `class_name` in its env
+/// (never before the class is registered).
+inline bool IsWrapped(const Napi::Value& value, const std::string& class_name) {
+  if (!value.IsObject()) return false;
+  const auto& ctors = AddonData::Of(value.Env()).constructors;
+  const auto it = ctors.find(class_name);
+  return it != ctors.end() && value.As<Napi::Object>().InstanceOf(it->second.Value());
+}
+
 }  // namespace tagmask::binding

@@ -15,6 +15,7 @@
 
 #include "addon_data.h"
 #include "errors.h"
+#include "js_integer.h"
 #include "matcher.h"
 #include "tagmask/batch.h"
 #include "tagmask/thread_pool.h"
@@ -231,12 +232,12 @@ void BatchMatcherWrap::ParseRows(const Napi::Value& v, const char* what, std::ve
   Napi::Array a = v.As<Napi::Array>();
   for (uint32_t i = 0; i < a.Length(); ++i) {
     Napi::Value x = a.Get(i);
-    const double d = x.IsNumber() ? x.As<Napi::Number>().DoubleValue() : -1;
-    if (!x.IsNumber() || d < 0 || d > 4294967295.0 || static_cast<double>(static_cast<uint32_t>(d)) != d) {
+    const std::optional<uint32_t> row = IntegerIn<uint32_t>(x, 0, 4294967295.0);
+    if (!row) {
       ThrowInvalidArgument(std::string(what) + ": rows[" + std::to_string(i) + "] must be a row number, got " +
                            x.ToString().Utf8Value());
     }
-    rows.push_back(static_cast<uint32_t>(d));
+    rows.push_back(*row);
   }
 }
 
@@ -259,12 +260,12 @@ void BatchMatcherWrap::ParseTokens(const Napi::Value& v, const char* what, std::
   Napi::Array a = v.As<Napi::Array>();
   for (uint32_t i = 0; i < n; ++i) {
     Napi::Value x = a.Get(i);
-    const double d = x.IsNumber() ? x.As<Napi::Number>().DoubleValue() : -2;
-    if (!x.IsNumber() || d < -1 || d > 2147483647.0 || static_cast<double>(static_cast<int32_t>(d)) != d) {
+    const std::optional<int32_t> token = IntegerIn<int32_t>(x, -1, 2147483647.0);
+    if (!token) {
       ThrowInvalidArgument(std::string(what) + ": tokens[" + std::to_string(i) + "] must be a token id or -1, got " +
                            x.ToString().Utf8Value());
     }
-    tokens[i] = static_cast<int32_t>(d);
+    tokens[i] = *token;
   }
 }
 
@@ -272,11 +273,11 @@ void BatchMatcherWrap::ParseCounts(const Napi::Value& v, const char* what, std::
   const size_t n = batch_->size();
   counts.assign(n, 0);
   if (v.IsNumber()) {
-    const double d = v.As<Napi::Number>().DoubleValue();
-    if (d < 0 || d > 4294967295.0 || static_cast<double>(static_cast<uint32_t>(d)) != d) {
+    const std::optional<uint32_t> steps = IntegerIn<uint32_t>(v, 0, 4294967295.0);
+    if (!steps) {
       ThrowInvalidArgument(std::string(what) + ": steps must be a non-negative integer, got " + v.ToString().Utf8Value());
     }
-    counts.assign(n, static_cast<uint32_t>(d));
+    counts.assign(n, *steps);
     return;
   }
   if (v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array &&
@@ -294,12 +295,11 @@ void BatchMatcherWrap::ParseCounts(const Napi::Value& v, const char* what, std::
   if (v.IsArray() && v.As<Napi::Array>().Length() == n) {
     Napi::Array a = v.As<Napi::Array>();
     for (uint32_t i = 0; i < n; ++i) {
-      Napi::Value x = a.Get(i);
-      const double d = x.IsNumber() ? x.As<Napi::Number>().DoubleValue() : -1;
-      if (!x.IsNumber() || d < 0 || d > 4294967295.0 || static_cast<double>(static_cast<uint32_t>(d)) != d) {
+      const std::optional<uint32_t> steps = IntegerIn<uint32_t>(a.Get(i), 0, 4294967295.0);
+      if (!steps) {
         ThrowInvalidArgument(std::string(what) + ": steps[" + std::to_string(i) + "] must be a non-negative integer");
       }
-      counts[i] = static_cast<uint32_t>(d);
+      counts[i] = *steps;
     }
     return;
   }

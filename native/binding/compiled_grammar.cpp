@@ -1,11 +1,11 @@
 #include "compiled_grammar.h"
 
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "addon_data.h"
 #include "errors.h"
+#include "js_integer.h"
 #include "tokenizer_info.h"
 
 namespace tagmask::binding {
@@ -33,12 +33,12 @@ CompileArgs ParseArgs(const Napi::CallbackInfo& info, const char* what) {
     if (!info[2].IsObject()) ThrowInvalidArgument(std::string(what) + ": options must be an object");
     Napi::Value threads = info[2].As<Napi::Object>().Get("threads");
     if (!threads.IsUndefined()) {
-      const double t = threads.IsNumber() ? threads.As<Napi::Number>().DoubleValue() : -1;
-      if (!(t >= 0) || t > 1024 || std::floor(t) != t) {
+      const std::optional<uint32_t> count = IntegerIn<uint32_t>(threads, 0, 1024);
+      if (!count) {
         ThrowInvalidArgument(std::string(what) + ": options.threads must be an integer in [0, 1024] (0: the thread pool's size), got " +
                              threads.ToString().Utf8Value());
       }
-      args.options.threads = static_cast<uint32_t>(t);
+      args.options.threads = *count;
     }
   }
   return args;
@@ -99,9 +99,7 @@ void CompiledGrammarWrap::Init(Napi::Env env, Napi::Object exports) {
 }
 
 CompiledGrammarWrap* CompiledGrammarWrap::FromValue(const Napi::Value& value, const char* what) {
-  auto& ctors = AddonData::Of(value.Env()).constructors;
-  auto it = ctors.find(kClassName);
-  if (!value.IsObject() || it == ctors.end() || !value.As<Napi::Object>().InstanceOf(it->second.Value())) {
+  if (!IsWrapped(value, kClassName)) {
     ThrowInvalidArgument(std::string(what) + " must be a native CompiledGrammar (from compileGrammar)");
   }
   return ObjectWrap<CompiledGrammarWrap>::Unwrap(value.As<Napi::Object>());

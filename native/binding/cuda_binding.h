@@ -34,6 +34,8 @@ uint64_t ToSize(const Napi::Value& v, const std::string& what, const std::string
 uintptr_t ToHandle(const Napi::Value& v, const std::string& what, const std::string& name);
 /// options.device, default 0.
 int DeviceOption(const Napi::Value& options, const std::string& what);
+/// options.stream (a CudaStream or a raw handle); `fallback` when options or the stream is absent.
+uintptr_t StreamOption(const Napi::Value& options, const std::string& what, uintptr_t fallback);
 
 /// Runs a wrapped class's constructor body: core errors become thrown Napi::Errors of the typed
 /// classes, which node-addon-api turns into a failed `new` (and frees the half-made object).

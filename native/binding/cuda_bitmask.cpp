@@ -6,17 +6,6 @@
 #include "errors.h"
 
 namespace tagmask::binding {
-namespace {
-
-uintptr_t StreamOption(const Napi::Value& options, const std::string& what, uintptr_t fallback) {
-  if (!options.IsObject()) return fallback;
-  Napi::Value v = options.As<Napi::Object>().Get("stream");
-  if (v.IsUndefined() || v.IsNull()) return fallback;
-  if (v.IsObject() && !v.IsBigInt()) v = v.As<Napi::Object>().Get("handle");  // a CudaStream
-  return ToHandle(v, what, "options.stream");
-}
-
-}  // namespace
 
 DeviceBitmaskWrap::DeviceBitmaskWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceBitmaskWrap>(info) {
   Napi::Env env = info.Env();
@@ -53,8 +42,7 @@ Napi::Value DeviceBitmaskWrap::Upload(const Napi::CallbackInfo& info) {
     const int32_t* src = nullptr;
     uint64_t length = 0;
     bool pinned = false;
-    if (info[0].IsObject() && info[0].As<Napi::Object>().InstanceOf(
-                                  AddonData::Of(env).constructors["PinnedBitmask"].Value())) {
+    if (IsWrapped(info[0], "PinnedBitmask")) {
       PinnedBitmaskWrap* p = PinnedBitmaskWrap::Unwrap(info[0].As<Napi::Object>());
       if (p->vocab() != vocab_) {
         ThrowInvalidArgument(std::string(what) + ": the PinnedBitmask covers " + std::to_string(p->vocab()) +

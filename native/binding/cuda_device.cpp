@@ -1,7 +1,7 @@
-#include <cmath>
 #include <string>
 
 #include "cuda_binding.h"
+#include "js_integer.h"
 #include "errors.h"
 
 #ifdef TAGMASK_WITH_CUDA
@@ -23,10 +23,7 @@ void RequireCudaBuild(const char* what) {
 }
 
 uint64_t ToSize(const Napi::Value& v, const std::string& what, const std::string& name, uint64_t max) {
-  if (v.IsNumber()) {
-    const double d = v.As<Napi::Number>().DoubleValue();
-    if (d >= 0 && std::floor(d) == d && d <= static_cast<double>(max)) return static_cast<uint64_t>(d);
-  }
+  if (const std::optional<uint64_t> size = IntegerIn<uint64_t>(v, 0, static_cast<double>(max))) return *size;
   ThrowInvalidArgument(what + ": " + name + " must be an integer from 0 to " + std::to_string(max) + ", got " +
                        (v.IsUndefined() ? std::string("undefined") : v.ToString().Utf8Value()));
 }
@@ -36,9 +33,8 @@ uintptr_t ToHandle(const Napi::Value& v, const std::string& what, const std::str
     bool lossless = false;
     const uint64_t value = v.As<Napi::BigInt>().Uint64Value(&lossless);
     if (lossless) return static_cast<uintptr_t>(value);
-  } else if (v.IsNumber()) {
-    const double d = v.As<Napi::Number>().DoubleValue();
-    if (d >= 0 && std::floor(d) == d && d <= 9007199254740991.0) return static_cast<uintptr_t>(d);
+  } else if (const std::optional<uintptr_t> handle = IntegerIn<uintptr_t>(v, 0, kMaxSafeInteger)) {
+    return *handle;
   }
   ThrowInvalidArgument(what + ": " + name + " must be a non-negative bigint (a CUDA pointer or stream handle), got " +
                        (v.IsUndefined() ? std::string("undefined") : v.ToString().Utf8Value()));
@@ -49,6 +45,14 @@ int DeviceOption(const Napi::Value& options, const std::string& what) {
   Napi::Value v = options.As<Napi::Object>().Get("device");
   if (v.IsUndefined()) return 0;
   return static_cast<int>(ToSize(v, what, "options.device", 1023));
+}
+
+uintptr_t StreamOption(const Napi::Value& options, const std::string& what, uintptr_t fallback) {
+  if (!options.IsObject()) return fallback;
+  Napi::Value v = options.As<Napi::Object>().Get("stream");
+  if (v.IsUndefined() || v.IsNull()) return fallback;
+  if (v.IsObject() && !v.IsBigInt()) v = v.As<Napi::Object>().Get("handle");  // a CudaStream
+  return ToHandle(v, what, "options.stream");
 }
 
 Napi::Value CudaAvailable(const Napi::CallbackInfo& info) {

@@ -43,12 +43,15 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
   void* Logits(const char* what) const;
   uint64_t SpanElements() const noexcept { return (rows_ - 1) * stride_ + columns_; }
   uint64_t ElementBytes() const noexcept { return maskmath::ElementBytes(dtype_); }
-  [[maybe_unused]] uintptr_t StreamFrom(const Napi::Value& options, const char* what) const;
 #ifdef TAGMASK_WITH_CUDA
-  // Validates the call's row selection against this batch and `bitmask` (nullptr: no mask, for
-  // argmax only), uploads the indices, and describes the launch.
-  cuda::DeviceBatch Prepare(const Napi::Value& options, DeviceBitmaskWrap* bitmask, const char* what, uintptr_t stream,
-                            MaskedLogits& host_view, std::vector<int32_t>& index_storage);
+  // One call's kernel launch: the rows it covers and the stream it is queued on.
+  struct Launch {
+    cuda::DeviceBatch batch;
+    uintptr_t stream = 0;
+  };
+  // Reads the call's options (row selection, stream), validates them against this batch and
+  // `bitmask` (nullptr: no mask, for argmax only), uploads the indices, and describes the launch.
+  Launch Prepare(const Napi::Value& options, DeviceBitmaskWrap* bitmask, const char* what);
   int32_t* IndicesArea() const { return static_cast<int32_t*>(workspace_.data()); }
   int32_t* TokensArea() const { return static_cast<int32_t*>(workspace_.data()) + rows_; }
   uint64_t* PackedArea() const {
@@ -73,27 +76,11 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
   uintptr_t stream_ = 0;
 };
 
-DType DTypeFromName(const Napi::Value& v, const char* what) {
+DType DTypeOption(const Napi::Value& v, const char* what) {
   if (v.IsUndefined()) return DType::kFloat32;
-  const std::string name = v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
-  if (name == "float32") return DType::kFloat32;
-  if (name == "float16") return DType::kFloat16;
-  if (name == "bfloat16") return DType::kBFloat16;
-  ThrowInvalidArgument(std::string(what) + ": options.dtype must be \"float32\", \"float16\" or \"bfloat16\"");
-}
-
-const char* DTypeName(DType d) {
-  switch (d) {
-    case DType::kFloat32: return "float32";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-  }
-  return "float32";
-}
-
-uintptr_t StreamValue(Napi::Value v, const char* what) {
-  if (v.IsObject() && !v.IsBigInt()) v = v.As<Napi::Object>().Get("handle");  // a CudaStream
-  return ToHandle(v, what, "options.stream");
+  const std::optional<DType> dtype = DTypeNamed(v);
+  if (!dtype) ThrowInvalidArgument(std::string(what) + ": options.dtype must be \"float32\", \"float16\" or \"bfloat16\"");
+  return *dtype;
 }
 
 void DeviceLogitsWrap::Construct(const Napi::CallbackInfo& info) {
@@ -117,10 +104,9 @@ void DeviceLogitsWrap::Construct(const Napi::CallbackInfo& info) {
     ThrowInvalidArgument(std::string(what) + ": stride (" + std::to_string(stride_) + ") must be at least columns (" +
                          std::to_string(columns_) + ")");
   }
-  dtype_ = DTypeFromName(o.Get("dtype"), what);
+  dtype_ = DTypeOption(o.Get("dtype"), what);
   device_ = DeviceOption(o, what);
-  const Napi::Value stream = o.Get("stream");
-  stream_ = stream.IsUndefined() || stream.IsNull() ? 0 : StreamValue(stream, what);
+  stream_ = StreamOption(o, what, 0);
   const Napi::Value pointer = o.Get("pointer");
 #ifdef TAGMASK_WITH_CUDA
   cuda::RequireDevice(device_);
@@ -147,24 +133,18 @@ void* DeviceLogitsWrap::Logits(const char* what) const {
   return pointer_;
 }
 
-uintptr_t DeviceLogitsWrap::StreamFrom(const Napi::Value& options, const char* what) const {
-  if (!options.IsObject()) return stream_;
-  Napi::Value v = options.As<Napi::Object>().Get("stream");
-  if (v.IsUndefined() || v.IsNull()) return stream_;
-  return StreamValue(v, what);
-}
-
-DeviceBitmaskWrap* UnwrapBitmask(Napi::Env env, const Napi::Value& v, const char* what, bool optional) {
+DeviceBitmaskWrap* UnwrapBitmask(const Napi::Value& v, const char* what, bool optional) {
   if (optional && (v.IsUndefined() || v.IsNull())) return nullptr;
-  if (!v.IsObject() || !v.As<Napi::Object>().InstanceOf(AddonData::Of(env).constructors["DeviceBitmask"].Value())) {
+  if (!IsWrapped(v, "DeviceBitmask")) {
     ThrowInvalidArgument(std::string(what) + ": bitmask must be a DeviceBitmask" + (optional ? " or null" : ""));
   }
   return DeviceBitmaskWrap::Unwrap(v.As<Napi::Object>());
 }
 
 #ifdef TAGMASK_WITH_CUDA
-cuda::DeviceBatch DeviceLogitsWrap::Prepare(const Napi::Value& options, DeviceBitmaskWrap* bitmask, const char* what,
-                                            uintptr_t stream, MaskedLogits& m, std::vector<int32_t>& index_storage) {
+DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, DeviceBitmaskWrap* bitmask,
+                                                  const char* what) {
+  const uintptr_t stream = StreamOption(options, what, stream_);
   void* logits = Logits(what);
   if (bitmask != nullptr) {
     if (bitmask->vocab() != vocab_) {
@@ -176,6 +156,10 @@ cuda::DeviceBatch DeviceLogitsWrap::Prepare(const Napi::Value& options, DeviceBi
                            ", the logits on device " + std::to_string(device_));
     }
   }
+  // Both may go when this returns: the indices are copied to the device below, from pageable
+  // memory, which CUDA stages before the copy call returns.
+  MaskedLogits m;
+  std::vector<int32_t> index_storage;
   m.dtype = dtype_;
   m.logits = logits;
   m.logits_length = SpanElements();
@@ -208,7 +192,7 @@ cuda::DeviceBatch DeviceLogitsWrap::Prepare(const Napi::Value& options, DeviceBi
     cuda::CopyHostToDevice(IndicesArea(), m.indices, m.num_indices * sizeof(int32_t), stream, device_);
     b.indices = IndicesArea();
   }
-  return b;
+  return {b, stream};
 }
 #endif
 
@@ -233,7 +217,7 @@ Napi::Value DeviceLogitsWrap::Upload(const Napi::CallbackInfo& info) {
     const uint64_t copy = std::min<uint64_t>(n, owned_ ? rows_ * stride_ : SpanElements());
 #ifdef TAGMASK_WITH_CUDA
     cuda::CopyHostToDevice(dst, static_cast<const char*>(a.ArrayBuffer().Data()) + a.ByteOffset(), copy * ElementBytes(),
-                           StreamFrom(info[1], what), device_);
+                           StreamOption(info[1], what, stream_), device_);
 #else
     (void)dst;
     (void)copy;
@@ -251,7 +235,7 @@ Napi::Value DeviceLogitsWrap::Download(const Napi::CallbackInfo& info) {
     Napi::TypedArray out = dtype_ == DType::kFloat32 ? Napi::TypedArray(Napi::Float32Array::New(env, n))
                                                       : Napi::TypedArray(Napi::Uint16Array::New(env, n));
 #ifdef TAGMASK_WITH_CUDA
-    const uintptr_t stream = StreamFrom(info[0], what);
+    const uintptr_t stream = StreamOption(info[0], what, stream_);
     cuda::CopyDeviceToHost(static_cast<char*>(out.ArrayBuffer().Data()) + out.ByteOffset(), src, n * ElementBytes(),
                            stream, device_);
     cuda::SynchronizeStream(stream, device_);
@@ -266,12 +250,9 @@ Napi::Value DeviceLogitsWrap::ApplyBitmask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.applyBitmask(bitmask, options)";
-    DeviceBitmaskWrap* bitmask = UnwrapBitmask(env, info[0], what, false);
+    DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[0], what, false);
 #ifdef TAGMASK_WITH_CUDA
-    MaskedLogits m;
-    std::vector<int32_t> indices;
-    const uintptr_t stream = StreamFrom(info[1], what);
-    const cuda::DeviceBatch b = Prepare(info[1], bitmask, what, stream, m, indices);
+    const auto [b, stream] = Prepare(info[1], bitmask, what);
     cuda::LaunchApplyBitmask(b, stream, device_);
 #else
     (void)bitmask;
@@ -284,12 +265,9 @@ Napi::Value DeviceLogitsWrap::Argmax(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.argmax(bitmask, options)";
-    DeviceBitmaskWrap* bitmask = UnwrapBitmask(env, info[0], what, true);
+    DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[0], what, true);
 #ifdef TAGMASK_WITH_CUDA
-    MaskedLogits m;
-    std::vector<int32_t> indices;
-    const uintptr_t stream = StreamFrom(info[1], what);
-    const cuda::DeviceBatch b = Prepare(info[1], bitmask, what, stream, m, indices);
+    const auto [b, stream] = Prepare(info[1], bitmask, what);
     cuda::LaunchArgmax(b, PackedArea(), stream, device_);
     cuda::CopyDeviceToHost(staging_.data(), PackedArea(), b.work_rows * sizeof(uint64_t), stream, device_);
     cuda::SynchronizeStream(stream, device_);
@@ -308,12 +286,9 @@ Napi::Value DeviceLogitsWrap::Sample(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.sample(bitmask, options)";
-    DeviceBitmaskWrap* bitmask = UnwrapBitmask(env, info[0], what, false);
+    DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[0], what, false);
 #ifdef TAGMASK_WITH_CUDA
-    MaskedLogits m;
-    std::vector<int32_t> indices;
-    const uintptr_t stream = StreamFrom(info[1], what);
-    const cuda::DeviceBatch b = Prepare(info[1], bitmask, what, stream, m, indices);
+    const auto [b, stream] = Prepare(info[1], bitmask, what);
     const std::vector<SampleParams> params =
         ParseSampleParams(info[1].IsUndefined() ? Napi::Object::New(env) : info[1], what, b.work_rows);
     cuda::CopyHostToDevice(ParamsArea(), params.data(), params.size() * sizeof(SampleParams), stream, device_);
@@ -338,13 +313,10 @@ Napi::Value DeviceLogitsWrap::Benchmark(const Napi::CallbackInfo& info) {
     if (kind != "apply" && kind != "argmax") {
       ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\" or \"argmax\"");
     }
-    DeviceBitmaskWrap* bitmask = UnwrapBitmask(env, info[1], what, kind == "argmax");
+    DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[1], what, kind == "argmax");
     const int iterations = static_cast<int>(ToSize(info[2], what, "iterations", 1000000));
 #ifdef TAGMASK_WITH_CUDA
-    MaskedLogits m;
-    std::vector<int32_t> indices;
-    const uintptr_t stream = StreamFrom(info[3], what);
-    const cuda::DeviceBatch b = Prepare(info[3], bitmask, what, stream, m, indices);
+    const auto [b, stream] = Prepare(info[3], bitmask, what);
     return Napi::Number::New(env, cuda::TimeLaunches(b, kind == "argmax" ? PackedArea() : nullptr, iterations, stream,
                                                      device_));
 #else
@@ -359,7 +331,7 @@ Napi::Value DeviceLogitsWrap::Synchronize(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
 #ifdef TAGMASK_WITH_CUDA
-    cuda::SynchronizeStream(StreamFrom(info[0], "DeviceLogits.synchronize()"), device_);
+    cuda::SynchronizeStream(StreamOption(info[0], "DeviceLogits.synchronize()", stream_), device_);
 #endif
     return env.Undefined();
   });

@@ -1,9 +1,9 @@
 #include "mask_cpu.h"
 
-#include <cmath>
 #include <string>
 
 #include "errors.h"
+#include "js_integer.h"
 
 namespace tagmask::binding {
 namespace {
@@ -21,11 +21,11 @@ std::string Describe(const Napi::Value& v) {
 size_t SizeOption(const Napi::Object& options, const char* name, const char* what, size_t fallback) {
   Napi::Value v = options.Get(name);
   if (v.IsUndefined()) return fallback;
-  const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1.0;
-  if (!v.IsNumber() || !(d >= 0) || d > 9007199254740991.0 || std::floor(d) != d) {
+  const std::optional<size_t> size = IntegerIn<size_t>(v, 0, kMaxSafeInteger);
+  if (!size) {
     ThrowInvalidArgument(std::string(what) + ": options." + name + " must be a non-negative integer, got " + Describe(v));
   }
-  return static_cast<size_t>(d);
+  return *size;
 }
 
 Napi::Object OptionsObject(const Napi::Value& options, const char* what) {
@@ -34,6 +34,23 @@ Napi::Object OptionsObject(const Napi::Value& options, const char* what) {
                          Describe(options));
   }
   return options.As<Napi::Object>();
+}
+
+// "float32" | "float16" | "bfloat16" from options.dtype, checked against the element size.
+DType ParseDType(const Napi::Value& options, const char* what, size_t element_bytes) {
+  Napi::Value v = options.IsObject() ? options.As<Napi::Object>().Get("dtype") : Napi::Value();
+  if (v.IsEmpty() || v.IsUndefined()) return element_bytes == 4 ? DType::kFloat32 : DType::kBFloat16;
+  const std::optional<DType> dtype = DTypeNamed(v);
+  if (!dtype) {
+    ThrowInvalidArgument(std::string(what) + ": options.dtype must be \"float32\", \"float16\" or \"bfloat16\", got " +
+                         Describe(v));
+  }
+  if (maskmath::ElementBytes(*dtype) != element_bytes) {
+    ThrowInvalidArgument(std::string(what) + ": options.dtype is \"" + DTypeName(*dtype) + "\" but the logits array has " +
+                         std::to_string(element_bytes) + "-byte elements (float32 needs a Float32Array, " +
+                         "float16 and bfloat16 a Uint16Array)");
+  }
+  return *dtype;
 }
 
 // The logits typed array: Float32Array for float32, Uint16Array for float16 / bfloat16.
@@ -62,6 +79,30 @@ void ParseBitmask(const Napi::Value& value, const char* what, MaskedLogits& out)
   Napi::TypedArray array = value.As<Napi::TypedArray>();
   out.bitmask = reinterpret_cast<const int32_t*>(static_cast<char*>(array.ArrayBuffer().Data()) + array.ByteOffset());
   out.bitmask_length = array.ElementLength();
+}
+
+// Shape options of CPU masking: vocabSize (required), columns, stride, rows and the row selection.
+void ParseMaskShape(const Napi::Value& options_value, const char* what, MaskedLogits& out,
+                    std::vector<int32_t>& index_storage) {
+  Napi::Object options = OptionsObject(options_value, what);
+  Napi::Value vocab = options.Get("vocabSize");
+  if (vocab.IsUndefined()) {
+    ThrowInvalidArgument(std::string(what) + ": options.vocabSize is required (the number of tokens the bitmask covers)");
+  }
+  out.vocab = SizeOption(options, "vocabSize", what, 0);
+  out.columns = SizeOption(options, "columns", what, 0);
+  out.stride = SizeOption(options, "stride", what, 0);
+  out.rows = SizeOption(options, "rows", what, 0);
+  ParseIndices(options, what, out, index_storage);
+}
+
+// The (logits, bitmask, options) arguments of the CPU entry points, checked against each other.
+void ParseBatch(const Napi::CallbackInfo& info, const char* what, MaskedLogits& batch,
+                std::vector<int32_t>& index_storage) {
+  ParseMaskShape(info[2], what, batch, index_storage);
+  ParseLogits(info[0], info[2], what, batch);
+  ParseBitmask(info[1], what, batch);
+  batch.Validate(what);
 }
 
 // A number option for every row: a number (same for all) or a typed array of `rows` entries.
@@ -101,41 +142,21 @@ void PerRow(const Napi::Object& options, const char* name, const char* what, siz
 
 }  // namespace
 
-DType ParseDType(const Napi::Value& options, const char* what, size_t element_bytes) {
-  Napi::Value v = options.IsObject() ? options.As<Napi::Object>().Get("dtype") : Napi::Value();
-  if (v.IsEmpty() || v.IsUndefined()) return element_bytes == 4 ? DType::kFloat32 : DType::kBFloat16;
-  const std::string name = v.IsString() ? v.As<Napi::String>().Utf8Value() : std::string();
-  DType dtype;
-  if (name == "float32") {
-    dtype = DType::kFloat32;
-  } else if (name == "float16") {
-    dtype = DType::kFloat16;
-  } else if (name == "bfloat16") {
-    dtype = DType::kBFloat16;
-  } else {
-    ThrowInvalidArgument(std::string(what) + ": options.dtype must be \"float32\", \"float16\" or \"bfloat16\", got " +
-                         Describe(v));
-  }
-  if (maskmath::ElementBytes(dtype) != element_bytes) {
-    ThrowInvalidArgument(std::string(what) + ": options.dtype is \"" + name + "\" but the logits array has " +
-                         std::to_string(element_bytes) + "-byte elements (float32 needs a Float32Array, " +
-                         "float16 and bfloat16 a Uint16Array)");
-  }
-  return dtype;
+std::optional<DType> DTypeNamed(const Napi::Value& name) {
+  const std::string text = name.IsString() ? name.As<Napi::String>().Utf8Value() : std::string();
+  if (text == "float32") return DType::kFloat32;
+  if (text == "float16") return DType::kFloat16;
+  if (text == "bfloat16") return DType::kBFloat16;
+  return std::nullopt;
 }
 
-void ParseMaskShape(Napi::Env /*env*/, const Napi::Value& options_value, const char* what, MaskedLogits& out,
-                    std::vector<int32_t>& index_storage) {
-  Napi::Object options = OptionsObject(options_value, what);
-  Napi::Value vocab = options.Get("vocabSize");
-  if (vocab.IsUndefined()) {
-    ThrowInvalidArgument(std::string(what) + ": options.vocabSize is required (the number of tokens the bitmask covers)");
+const char* DTypeName(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return "float32";
+    case DType::kFloat16: return "float16";
+    case DType::kBFloat16: return "bfloat16";
   }
-  out.vocab = SizeOption(options, "vocabSize", what, 0);
-  out.columns = SizeOption(options, "columns", what, 0);
-  out.stride = SizeOption(options, "stride", what, 0);
-  out.rows = SizeOption(options, "rows", what, 0);
-  ParseIndices(options, what, out, index_storage);
+  return "float32";
 }
 
 void ParseIndices(const Napi::Value& options_value, const char* what, MaskedLogits& out,
@@ -168,12 +189,12 @@ void ParseIndices(const Napi::Value& options_value, const char* what, MaskedLogi
   index_storage.resize(array.Length());
   for (uint32_t k = 0; k < array.Length(); ++k) {
     Napi::Value item = array.Get(k);
-    const double d = item.IsNumber() ? item.As<Napi::Number>().DoubleValue() : -1.0;
-    if (!item.IsNumber() || std::floor(d) != d || d < 0 || d > 2147483647.0) {
+    const std::optional<int32_t> row = IntegerIn<int32_t>(item, 0, 2147483647.0);
+    if (!row) {
       ThrowInvalidArgument(std::string(what) + ": options.indices[" + std::to_string(k) +
                            "] must be a non-negative integer row number, got " + Describe(item));
     }
-    index_storage[k] = static_cast<int32_t>(d);
+    index_storage[k] = *row;
   }
   out.indices = index_storage.data();
   out.num_indices = index_storage.size();
@@ -184,20 +205,13 @@ std::vector<SampleParams> ParseSampleParams(const Napi::Value& options_value, co
   // Scalars arrive as doubles: reject what a cast would silently change (or
   // what would be undefined behaviour to cast) before converting.
   Napi::Value topk = options.Get("topK");
-  if (topk.IsNumber()) {
-    const double d = topk.As<Napi::Number>().DoubleValue();
-    if (std::floor(d) != d || d < 0 || d > 2147483647.0) {
-      ThrowInvalidArgument(std::string(what) + ": options.topK must be an integer >= 0 (0 = no limit), got " +
-                           Describe(topk));
-    }
+  if (topk.IsNumber() && !IntegerIn<int32_t>(topk, 0, 2147483647.0)) {
+    ThrowInvalidArgument(std::string(what) + ": options.topK must be an integer >= 0 (0 = no limit), got " + Describe(topk));
   }
   Napi::Value seed = options.Get("seed");
-  if (seed.IsNumber()) {
-    const double d = seed.As<Napi::Number>().DoubleValue();
-    if (std::floor(d) != d || d < 0 || d > 9007199254740991.0) {
-      ThrowInvalidArgument(std::string(what) + ": options.seed must be a non-negative safe integer or a bigint, got " +
-                           Describe(seed));
-    }
+  if (seed.IsNumber() && !IntegerIn<uint64_t>(seed, 0, kMaxSafeInteger)) {
+    ThrowInvalidArgument(std::string(what) + ": options.seed must be a non-negative safe integer or a bigint, got " +
+                         Describe(seed));
   }
   std::vector<SampleParams> params(rows);
   PerRow<float>(options, "temperature", what, rows, 1.0f, napi_float32_array, "Float32Array",
@@ -222,10 +236,7 @@ Napi::Value ApplyTokenBitmaskJs(const Napi::CallbackInfo& info) {
     constexpr const char* what = "applyTokenBitmask";
     MaskedLogits batch;
     std::vector<int32_t> indices;
-    ParseMaskShape(env, info[2], what, batch, indices);
-    ParseLogits(info[0], info[2], what, batch);
-    ParseBitmask(info[1], what, batch);
-    batch.Validate(what);
+    ParseBatch(info, what, batch, indices);
     ApplyTokenBitmask(batch);
     return env.Undefined();
   });
@@ -237,10 +248,7 @@ Napi::Value MaskedArgmaxJs(const Napi::CallbackInfo& info) {
     constexpr const char* what = "maskedArgmax";
     MaskedLogits batch;
     std::vector<int32_t> indices;
-    ParseMaskShape(env, info[2], what, batch, indices);
-    ParseLogits(info[0], info[2], what, batch);
-    ParseBitmask(info[1], what, batch);
-    batch.Validate(what);
+    ParseBatch(info, what, batch, indices);
     Napi::Int32Array out = Napi::Int32Array::New(env, batch.WorkRows());
     MaskedArgmax(batch, out.Data());
     return out;
@@ -253,10 +261,7 @@ Napi::Value MaskedSampleJs(const Napi::CallbackInfo& info) {
     constexpr const char* what = "maskedSample";
     MaskedLogits batch;
     std::vector<int32_t> indices;
-    ParseMaskShape(env, info[2], what, batch, indices);
-    ParseLogits(info[0], info[2], what, batch);
-    ParseBitmask(info[1], what, batch);
-    batch.Validate(what);
+    ParseBatch(info, what, batch, indices);
     const std::vector<SampleParams> params = ParseSampleParams(info[2], what, batch.WorkRows());
     Napi::Int32Array out = Napi::Int32Array::New(env, batch.WorkRows());
     MaskedSample(batch, params.data(), out.Data());

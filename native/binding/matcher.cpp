@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "addon_data.h"
 #include "compiled_grammar.h"
 #include "errors.h"
+#include "js_integer.h"
 
 namespace tagmask::binding {
 namespace {
@@ -21,11 +21,11 @@ uint32_t ArgU32(const Napi::CallbackInfo& info, size_t i, const char* what, cons
     ThrowInvalidArgument(std::string(what) + ": " + name + " is required");
   }
   const Napi::Value v = info[i];
-  const double d = v.IsNumber() ? v.As<Napi::Number>().DoubleValue() : -1;
-  if (!v.IsNumber() || !(d >= 0) || d > 4294967295.0 || std::floor(d) != d) {
+  const std::optional<uint32_t> value = IntegerIn<uint32_t>(v, 0, 4294967295.0);
+  if (!value) {
     ThrowInvalidArgument(std::string(what) + ": " + name + " must be an integer in [0, 2^32-1], got " + v.ToString().Utf8Value());
   }
-  return static_cast<uint32_t>(d);
+  return *value;
 }
 
 // The row of an Int32Array bitmask, size-checked.
@@ -76,9 +76,7 @@ void MatcherWrap::Init(Napi::Env env, Napi::Object exports) {
 }
 
 MatcherWrap* MatcherWrap::FromValue(const Napi::Value& value, const char* what) {
-  auto& ctors = AddonData::Of(value.Env()).constructors;
-  auto it = ctors.find(kClassName);
-  if (!value.IsObject() || it == ctors.end() || !value.As<Napi::Object>().InstanceOf(it->second.Value())) {
+  if (!IsWrapped(value, kClassName)) {
     ThrowInvalidArgument(std::string(what) + " must be a native GrammarMatcher (from createMatcher)");
   }
   return ObjectWrap<MatcherWrap>::Unwrap(value.As<Napi::Object>());
@@ -103,11 +101,11 @@ Napi::Value MatcherWrap::Create(const Napi::CallbackInfo& info) {
       if (!info[1].IsObject()) ThrowInvalidArgument("createMatcher: options must be an object");
       Napi::Value depth = info[1].As<Napi::Object>().Get("maxStackDepth");
       if (!depth.IsUndefined()) {
-        const double d = depth.IsNumber() ? depth.As<Napi::Number>().DoubleValue() : -1;
-        if (!(d >= 1) || d > 100000000 || std::floor(d) != d) {
+        const std::optional<uint32_t> value = IntegerIn<uint32_t>(depth, 1, 100000000);
+        if (!value) {
           ThrowInvalidArgument("createMatcher: options.maxStackDepth must be an integer in [1, 1e8], got " + depth.ToString().Utf8Value());
         }
-        options.maxStackDepth = static_cast<uint32_t>(d);
+        options.maxStackDepth = *value;
       }
     }
     auto matcher = std::make_unique<Matcher>(g->grammar(), options);

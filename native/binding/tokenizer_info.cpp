@@ -5,6 +5,7 @@
 
 #include "addon_data.h"
 #include "errors.h"
+#include "js_integer.h"
 
 namespace tagmask::binding {
 namespace {
@@ -45,10 +46,7 @@ void TokenizerInfoWrap::Init(Napi::Env env, Napi::Object exports) {
 }
 
 TokenizerInfoWrap* TokenizerInfoWrap::FromValue(const Napi::Value& value, const char* what) {
-  Napi::Env env = value.Env();
-  auto& ctors = AddonData::Of(env).constructors;
-  auto it = ctors.find(kClassName);
-  if (!value.IsObject() || it == ctors.end() || !value.As<Napi::Object>().InstanceOf(it->second.Value())) {
+  if (!IsWrapped(value, kClassName)) {
     ThrowInvalidArgument(std::string(what) + " must be a native TokenizerInfo (from createTokenizerInfo)");
   }
   return ObjectWrap<TokenizerInfoWrap>::Unwrap(value.As<Napi::Object>());
@@ -72,8 +70,8 @@ Napi::Value TokenizerInfoWrap::Create(const Napi::CallbackInfo& info) {
     }
     Napi::Object data = info[0].As<Napi::Object>();
     Napi::Value vs = data.Get("vocabSize");
-    const double vocabSize = vs.IsNumber() ? vs.As<Napi::Number>().DoubleValue() : -1;
-    if (!(vocabSize >= 1) || vocabSize > 2147483648.0 || vocabSize != static_cast<double>(static_cast<uint64_t>(vocabSize))) {
+    const std::optional<uint32_t> vocabSize = IntegerIn<uint32_t>(vs, 1, 2147483648.0);
+    if (!vocabSize) {
       ThrowInvalidArgument("createTokenizerInfo: data.vocabSize must be a positive integer, got " + vs.ToString().Utf8Value());
     }
     Napi::TypedArray bytes = Field(data, "bytes", napi_uint8_array, "Uint8Array");
@@ -81,7 +79,7 @@ Napi::Value TokenizerInfoWrap::Create(const Napi::CallbackInfo& info) {
     Napi::TypedArray kinds = Field(data, "kinds", napi_uint8_array, "Uint8Array");
     Napi::TypedArray stops = Field(data, "stopTokenIds", napi_uint32_array, "Uint32Array");
     VocabularyView view;
-    view.vocabSize = static_cast<uint32_t>(vocabSize);
+    view.vocabSize = *vocabSize;
     view.bytes = Data<uint8_t>(bytes);
     view.byteCount = bytes.ElementLength();
     view.offsets = Data<uint32_t>(offsets);
