@@ -68,16 +68,12 @@ export interface CudaDeviceInfo {
   memoryBandwidth: number;
 }
 
-function streamArg(stream: StreamLike | undefined): bigint | undefined {
-  if (stream === undefined) return undefined;
-  return typeof stream === "bigint" ? stream : stream.handle;
-}
-
-function rowOptions<T extends DeviceRowOptions>(options: T | undefined): Omit<T, "stream"> & { stream?: bigint } {
+/** Options as the addon takes them: `stream` as its raw handle (a bigint), left out when not given. */
+function nativeOptions<T extends { stream?: StreamLike }>(options: T | undefined): Omit<T, "stream"> & { stream?: bigint } {
   if (!options) return {} as Omit<T, "stream">;
   const { stream, ...rest } = options;
-  const handle = streamArg(stream);
-  return handle === undefined ? rest : { ...rest, stream: handle };
+  if (stream === undefined) return rest;
+  return { ...rest, stream: typeof stream === "bigint" ? stream : stream.handle };
 }
 
 /** A non-blocking CUDA stream owned by tagmask. */
@@ -133,8 +129,7 @@ export class DeviceBitmask {
   readonly #native: NativeDeviceBitmask;
   /** @internal use {@link cuda.allocateBitmask}. */
   constructor(rows: number, vocabSize: number, options: { device?: number; stream?: StreamLike } = {}) {
-    const stream = streamArg(options.stream);
-    this.#native = new (native().DeviceBitmask)(rows, vocabSize, { device: options.device, ...(stream === undefined ? {} : { stream }) });
+    this.#native = new (native().DeviceBitmask)(rows, vocabSize, nativeOptions({ device: options.device, stream: options.stream }));
   }
   /**
    * Copies rows to the device: from a {@link PinnedBitmask} asynchronously on the stream (do not
@@ -142,9 +137,8 @@ export class DeviceBitmask {
    * The source holds whole rows, at most this bitmask's. Returns whether the copy was asynchronous.
    */
   upload(source: Int32Array | PinnedBitmask, options: { stream?: StreamLike } = {}): boolean {
-    const stream = streamArg(options.stream);
     const src = source instanceof PinnedBitmask ? source.nativeHandle : source;
-    return this.#native.upload(src, stream === undefined ? {} : { stream });
+    return this.#native.upload(src, nativeOptions({ stream: options.stream }));
   }
   /** The device words, copied back (waits for the stream). */
   download(): Int32Array {
@@ -173,9 +167,7 @@ export class DeviceLogits {
   readonly #native: NativeDeviceLogits;
   /** @internal use {@link cuda.allocateLogits} or {@link cuda.wrapLogits}. */
   constructor(options: DeviceLogitsOptions & { pointer?: bigint }) {
-    const { stream, ...rest } = options;
-    const handle = streamArg(stream);
-    this.#native = new (native().DeviceLogits)(handle === undefined ? rest : { ...rest, stream: handle });
+    this.#native = new (native().DeviceLogits)(nativeOptions(options));
   }
   /** Device address of row 0. */
   get pointer(): bigint {
@@ -186,34 +178,34 @@ export class DeviceLogits {
   }
   /** Copies host logits in (Float32Array for float32, Uint16Array bits for float16 / bfloat16): rows*stride values. */
   upload(host: Float32Array | Uint16Array, options: { stream?: StreamLike } = {}): void {
-    this.#native.upload(host, rowOptions(options));
+    this.#native.upload(host, nativeOptions(options));
   }
   /** Copies the logits out ((rows-1)*stride+columns values); waits for the stream. */
   download(options: { stream?: StreamLike } = {}): Float32Array | Uint16Array {
-    return this.#native.download(rowOptions(options));
+    return this.#native.download(nativeOptions(options));
   }
   /** Sets disallowed logits (and columns at or past vocabSize) to -inf, in place; queued on the stream. */
   applyBitmask(bitmask: DeviceBitmask, options?: DeviceRowOptions): void {
-    this.#native.applyBitmask(bitmask.nativeHandle, rowOptions(options));
+    this.#native.applyBitmask(bitmask.nativeHandle, nativeOptions(options));
   }
   /** Masked argmax per row (lowest id among ties; -1 when nothing is allowed); `null` = no mask. */
   argmax(bitmask: DeviceBitmask | null, options?: DeviceRowOptions): Int32Array {
-    return this.#native.argmax(bitmask === null ? null : bitmask.nativeHandle, rowOptions(options));
+    return this.#native.argmax(bitmask === null ? null : bitmask.nativeHandle, nativeOptions(options));
   }
   /** Fused masked sampling: one token id per row (-1 when nothing is allowed), equal to the CPU `maskedSample`. */
   sample(bitmask: DeviceBitmask, options?: DeviceSampleOptions): Int32Array {
-    return this.#native.sample(bitmask.nativeHandle, rowOptions(options));
+    return this.#native.sample(bitmask.nativeHandle, nativeOptions(options));
   }
   /**
    * Mean microseconds per launch of the mask kernel ("apply") or the argmax kernel ("argmax",
    * bitmask may be null), over `iterations` launches timed with CUDA events. For bench/gpu.
    */
   benchmark(kind: "apply" | "argmax", bitmask: DeviceBitmask | null, iterations: number, options?: DeviceRowOptions): number {
-    return this.#native.benchmark(kind, bitmask === null ? null : bitmask.nativeHandle, iterations, rowOptions(options));
+    return this.#native.benchmark(kind, bitmask === null ? null : bitmask.nativeHandle, iterations, nativeOptions(options));
   }
   /** Waits for the stream. */
   synchronize(options: { stream?: StreamLike } = {}): void {
-    this.#native.synchronize(rowOptions(options));
+    this.#native.synchronize(nativeOptions(options));
   }
   /** Frees the device memory tagmask allocated (a wrapped pointer stays its owner's). */
   free(): void {
