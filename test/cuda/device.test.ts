@@ -118,14 +118,15 @@ describe.skipIf(!available)("CUDA kernels equal the CPU implementation", () => {
     const next = rng(77);
     const host = randomLogits(4 * vocab, "float32", next) as Float32Array;
     owner.upload(host);
-    // A view of rows 1 and 3 as a 2-row batch with a doubled stride.
-    const view = cuda.wrapLogits(owner.pointer + BigInt(vocab * 4), { rows: 2, vocabSize: vocab, stride: 2 * vocab });
+    // A view of rows 1 and 3 as a 2-row batch with a doubled stride; columns default to the
+    // stride, which would reach past the owner's last row, so the view names them.
+    const view = cuda.wrapLogits(owner.pointer + BigInt(vocab * 4), { rows: 2, vocabSize: vocab, columns: vocab, stride: 2 * vocab });
     const mask = randomBitmask(2, vocab, next, 0.3);
     const bitmask = cuda.allocateBitmask(2, vocab);
     bitmask.upload(mask);
     view.applyBitmask(bitmask);
     const expected = host.slice();
-    applyTokenBitmask(expected.subarray(vocab), mask, { vocabSize: vocab, stride: 2 * vocab, rows: 2 });
+    applyTokenBitmask(expected.subarray(vocab), mask, { vocabSize: vocab, columns: vocab, stride: 2 * vocab, rows: 2 });
     expect(owner.download()).toEqual(expected);
     expect(view.shape.owned).toBe(false);
     view.free();
