@@ -11,6 +11,7 @@ import { lowerFormat } from "../compile/lower.js";
 import { compileGrammar } from "../engine/compiled-grammar.js";
 import { GrammarMatcher } from "../engine/matcher.js";
 import { InvalidArgumentError, TagmaskError } from "../errors.js";
+import { popcount32 } from "../mask/types.js";
 import { parseJsonText } from "../format/json-text.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { KIMI_K3_SPECIAL_TOKENS } from "../tokenizer/special-tokens.js";
@@ -160,15 +161,7 @@ async function tokenize(info: TokenizerInfo, path: string, text: string, special
 }
 
 function countBits(mask: Int32Array): number {
-  let n = 0;
-  for (let w = 0; w < mask.length; w++) {
-    let x = mask[w]! >>> 0;
-    while (x) {
-      x &= x - 1;
-      n++;
-    }
-  }
-  return n;
+  return mask.reduce((n, word) => n + popcount32(word), 0);
 }
 
 function showToken(info: TokenizerInfo, id: number): string {

@@ -48,6 +48,13 @@ export function bitmaskWords(vocabSize: number): number {
   return Math.ceil(vocabSize / 32);
 }
 
+/** The set bits of one bitmask word: how many of its 32 tokens are allowed. */
+export function popcount32(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
 /** A bitmask of `rows` rows for `vocabSize` tokens with every token allowed (all bits set). */
 export function allocateTokenBitmask(rows: number, vocabSize: number): Int32Array {
   return new Int32Array(rows * bitmaskWords(vocabSize)).fill(-1);

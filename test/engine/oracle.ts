@@ -57,19 +57,6 @@ export function maskDiff(a: Int32Array, b: Int32Array, vocabSize: number): { onl
   return { onlyA, onlyB };
 }
 
-/** Counts the set bits of a row. */
-export function maskCount(mask: Int32Array): number {
-  let n = 0;
-  for (let w = 0; w < mask.length; w++) {
-    let x = mask[w]! >>> 0;
-    while (x) {
-      x &= x - 1;
-      n++;
-    }
-  }
-  return n;
-}
-
 /** Ids set in a row, ascending. */
 export function maskIds(mask: Int32Array, vocabSize: number): number[] {
   const out: number[] = [];

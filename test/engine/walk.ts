@@ -8,6 +8,7 @@ import type { IrGrammar } from "../../lib/compile/ir.js";
 import type { RecognizerState } from "../../lib/compile/recognizer.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
+import { popcount32 } from "../../lib/mask/types.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
 import { rng } from "../helpers/random.js";
 import { BruteForce, describeToken, maskDiff, maskHas } from "./oracle.js";
@@ -83,21 +84,15 @@ function structuralMask(vocab: VocabularyData): Int32Array {
   return m;
 }
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-}
-
 /** A uniformly random set bit of `mask` (optionally ANDed with `filter`), or -1. */
 function pickBit(mask: Int32Array, random: () => number, filter?: Int32Array): number {
   let total = 0;
-  for (let w = 0; w < mask.length; w++) total += popcount(filter ? mask[w]! & filter[w]! : mask[w]!);
+  for (let w = 0; w < mask.length; w++) total += popcount32(filter ? mask[w]! & filter[w]! : mask[w]!);
   if (total === 0) return -1;
   let k = Math.floor(random() * total);
   for (let w = 0; w < mask.length; w++) {
     let x = (filter ? mask[w]! & filter[w]! : mask[w]!) >>> 0;
-    const n = popcount(x);
+    const n = popcount32(x);
     if (k >= n) {
       k -= n;
       continue;

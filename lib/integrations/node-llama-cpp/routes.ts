@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InternalError } from "../../errors.js";
+import { popcount32 } from "../../mask/types.js";
 
 /** The routes, fastest first. */
 export type MaskRouteName = "sampler-arrays" | "bias-object" | "gbnf";
@@ -95,9 +96,9 @@ export class BiasBuilder {
     const n = this.modelVocabSize;
     const fullWords = n >>> 5;
     let allowed = 0;
-    for (let w = 0; w < fullWords; w++) allowed += popcount(words[w]!);
+    for (let w = 0; w < fullWords; w++) allowed += popcount32(words[w]!);
     const tail = n & 31;
-    if (tail) allowed += popcount(words[fullWords]! & ((1 << tail) - 1));
+    if (tail) allowed += popcount32(words[fullWords]! & ((1 << tail) - 1));
     return allowed;
   }
 
@@ -127,12 +128,6 @@ export class BiasBuilder {
     }
     return { keys: keys.subarray(0, count), values: this.ban.subarray(0, count), allowed };
   }
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
 }
 
 /** Whether token `t` is allowed by the mask row. */
