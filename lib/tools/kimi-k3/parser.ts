@@ -481,11 +481,3 @@ export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser 
     this.state = St.ToolsAfterCall;
   }
 }
-
-/** Parses a whole Kimi K3 output; throws `OutputParseError` where it is malformed. */
-export function parseKimiK3Output(text: string, options: ToolOutputParserOptions = {}): ParsedToolOutput {
-  const parser = new KimiK3OutputParser(options);
-  parser.push(text);
-  parser.end();
-  return parser.result();
-}
