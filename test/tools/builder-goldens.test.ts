@@ -10,7 +10,7 @@ import { printOutline } from "../../lib/format/outline.js";
 import type { Format, JsonSchema } from "../../lib/format/types.js";
 import { stringifyStructuralTag } from "../../lib/format/serialize.js";
 import { buildToolCallingFormat } from "../../lib/tools/index.js";
-import { GOLDEN_CASES, TOOL_SETS, outlineUrl } from "./golden-cases.js";
+import { GOLDEN_CASES, goldenRequest, outlineUrl } from "./golden-cases.js";
 
 /** The json_schema values of a format tree, depth first. */
 function jsonSchemas(format: Format): JsonSchema[] {
@@ -38,14 +38,7 @@ const update = process.env["TAGMASK_UPDATE_GOLDENS"] === "1";
 
 describe("Kimi K3 golden outlines", () => {
   it.each(GOLDEN_CASES.map((c) => [c.name, c] as const))("%s", (_name, c) => {
-    const tag = buildToolCallingFormat({
-      family: "kimi-k3",
-      tools: TOOL_SETS[c.tools],
-      tool_choice: c.tool_choice,
-      reasoning: c.reasoning,
-      parallel_tool_calls: c.parallel,
-      ...(c.response_format ? { response_format: c.response_format } : {}),
-    });
+    const tag = buildToolCallingFormat(goldenRequest(c));
     expect(tag).not.toBeNull();
     const outline = printOutline(tag!);
     const file = outlineUrl(c.name);

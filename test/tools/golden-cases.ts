@@ -4,7 +4,7 @@
  * the same table for their hand-written outputs.
  */
 import { readFileSync } from "node:fs";
-import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "../../lib/tools/types.js";
+import type { FunctionTool, ReasoningMode, ResponseFormat, ToolCallingRequest, ToolChoice } from "../../lib/tools/types.js";
 import { seedTools } from "../helpers/seeds.js";
 
 const fixtures = new URL("../fixtures/", import.meta.url);
@@ -22,6 +22,18 @@ export interface GoldenCase {
   reasoning: ReasoningMode;
   parallel: boolean;
   response_format?: ResponseFormat;
+}
+
+/** The Kimi K3 request a golden case stands for. */
+export function goldenRequest(c: GoldenCase): ToolCallingRequest {
+  return {
+    family: "kimi-k3",
+    tools: TOOL_SETS[c.tools],
+    tool_choice: c.tool_choice,
+    reasoning: c.reasoning,
+    parallel_tool_calls: c.parallel,
+    ...(c.response_format ? { response_format: c.response_format } : {}),
+  };
 }
 
 export function outlineUrl(name: string): URL {

@@ -11,7 +11,7 @@ import { jsonSchema } from "../../lib/format/build.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import type { IrGrammar } from "../../lib/compile/ir.js";
 import { buildToolCallingFormat } from "../../lib/tools/index.js";
-import { GOLDEN_CASES, TOOL_SETS, type GoldenCase } from "./golden-cases.js";
+import { GOLDEN_CASES, goldenRequest, type GoldenCase } from "./golden-cases.js";
 import { ERROR_MARK, MALFORMED, VALID } from "./parser-cases.js";
 
 const STOP = "<|end_of_msg|>";
@@ -20,14 +20,7 @@ function grammarOf(name: string): IrGrammar {
   let g = grammars.get(name);
   if (!g) {
     const c = GOLDEN_CASES.find((x) => x.name === name) as GoldenCase;
-    const tag = buildToolCallingFormat({
-      family: "kimi-k3",
-      tools: TOOL_SETS[c.tools],
-      tool_choice: c.tool_choice,
-      reasoning: c.reasoning,
-      parallel_tool_calls: c.parallel,
-      ...(c.response_format ? { response_format: c.response_format } : {}),
-    });
+    const tag = buildToolCallingFormat(goldenRequest(c));
     g = lowerFormat(tag!);
     grammars.set(name, g);
   }
