@@ -4,31 +4,21 @@
  * cast as in test/compile/gbnf) must agree with the reference recognizer on the IR for every
  * string input of the lowering table and the seed cases.
  */
-import { getLlama, type Llama, type LlamaGrammar } from "node-llama-cpp";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toGBNF } from "../../lib/compile/index.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { GrammarError } from "../../lib/errors.js";
 import type { Format } from "../../lib/format/types.js";
 import { lowerCases } from "./lower-cases.js";
+import { llamaGrammar, llamaMatches } from "../helpers/llama-gbnf.js";
 import { seedNames, seeds } from "../helpers/seeds.js";
-
-let llama: Llama;
-
-beforeAll(async () => {
-  llama = await getLlama({ gpu: false, build: "never", logLevel: "error" as never });
-}, 60_000);
-
-function llamaMatches(grammar: LlamaGrammar, input: string): boolean {
-  return (grammar as unknown as { _testText(text: string): boolean })._testText(input);
-}
 
 describe("toGBNF", () => {
   it.each(lowerCases.map((c) => [c.name, c] as const))("%s parses in llama.cpp and agrees", async (_name, c) => {
     const format = c.format as Format;
     const gbnf = toGBNF(format, { ignoreTokenLimits: true });
-    const grammar = await llama.createGrammar({ grammar: gbnf });
+    const grammar = await llamaGrammar(gbnf);
     const ir = lowerFormat(format);
     const inputs = [...c.match, ...c.prefix, ...c.reject].filter((s): s is string => typeof s === "string");
     const bad = inputs.filter((s) => llamaMatches(grammar, s) !== isMatch(ir, s));
@@ -37,7 +27,7 @@ describe("toGBNF", () => {
 
   it.each(seedNames.map((n) => [n] as const))("seed %s parses in llama.cpp and agrees on sample outputs", async (name) => {
     const gbnf = toGBNF(seeds[name]);
-    const grammar = await llama.createGrammar({ grammar: gbnf });
+    const grammar = await llamaGrammar(gbnf);
     const ir = lowerFormat(seeds[name]);
     const samples = [
       "Hi<|close|>response<|sep|>",

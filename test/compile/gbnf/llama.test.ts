@@ -8,8 +8,7 @@
  * The EBNF grammars written in llama.cpp's own syntax are also fed to llama.cpp unchanged, so
  * the EBNF front end is checked against llama.cpp's reading of the same source.
  */
-import { getLlama, type Llama, type LlamaGrammar } from "node-llama-cpp";
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ebnfToIr } from "../../../lib/compile/ebnf/index.js";
 import { irToGbnf } from "../../../lib/compile/gbnf.js";
 import { GrammarBuilder, type IrGrammar } from "../../../lib/compile/ir.js";
@@ -17,22 +16,12 @@ import { isMatch } from "../../../lib/compile/recognizer.js";
 import { regexToIr } from "../../../lib/compile/regex/index.js";
 import { GRAMMARS } from "../ebnf/grammars.js";
 import { PATTERNS, inputsFor } from "../regex/patterns.js";
+import { llamaGrammar, llamaMatches } from "../../helpers/llama-gbnf.js";
 import { IR_CASES } from "./cases.js";
-
-let llama: Llama;
-
-beforeAll(async () => {
-  llama = await getLlama({ gpu: false, build: "never", logLevel: "error" as never });
-}, 60_000);
-
-/** llama.cpp's full-match check; internal in node-llama-cpp's typings, so reached by a cast. */
-function llamaMatches(grammar: LlamaGrammar, input: string): boolean {
-  return (grammar as unknown as { _testText(text: string): boolean })._testText(input);
-}
 
 /** Parses `gbnf` with llama.cpp and returns the inputs on which it disagrees with the IR. */
 async function disagreements(ir: IrGrammar, gbnf: string, inputs: Iterable<string>): Promise<string[]> {
-  const grammar = await llama.createGrammar({ grammar: gbnf });
+  const grammar = await llamaGrammar(gbnf);
   const bad: string[] = [];
   for (const input of inputs) {
     if (input.includes("\u0000")) continue;
