@@ -4,7 +4,6 @@
  * JSON Schemas compiled on their own; with realistic outputs for each.
  */
 import type { IrGrammar } from "../../lib/compile/ir.js";
-import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import type { JsonSchema } from "../../lib/format/types.js";
 import { buildToolCallingFormat } from "../../lib/tools/index.js";
