@@ -4,7 +4,7 @@
  *
  * 1. Front end, every schema: strict compile to the grammar IR — success rate per set, refusal
  *    reasons ranked, compile time p50 / p99, serialized grammar size. Lenient success too.
- * 2. Whole pipeline against the peer, every SAMPLE-th schema: tagmask schema → IR → engine
+ * 2. Whole pipeline against the peer, every SAMPLE-th schema (default 10): tagmask schema → IR → engine
  *    (Llama 3 vocabulary, one thread) and @mlc-ai/web-xgrammar compileJSONSchema in the same run.
  *    The peer compiles more because it ignores keywords it cannot enforce; tagmask refuses them.
  *
@@ -18,7 +18,8 @@ import { benchDir, percentile, report, runSet, SETS, type SetResult } from "./js
 import { loadVocabulary, loadWebXgrammar, peerTokenList, type XgrCompiler } from "./engine-fixtures.js";
 import { saveReport } from "./harness.js";
 
-const SAMPLE = Number(process.env.COVERAGE_SAMPLE ?? "4");
+/** The pipeline comparison takes every SAMPLE-th schema (the peer needs minutes on a few). */
+const SAMPLE = Number(process.env.COVERAGE_SAMPLE ?? "10");
 
 const dir = benchDir();
 if (dir === null) {
@@ -54,6 +55,7 @@ interface PipelineRow {
   peerMs: number[];
 }
 const pipeline: PipelineRow[] = [];
+const engineFailures = new Map<string, number>();
 for (const set of SETS) {
   const row: PipelineRow = { set, schemas: 0, tagmaskCompiled: 0, tagmaskMs: [], peerCompiled: 0, peerMs: [] };
   const files = readdirSync(join(dir, set)).filter((f) => f.endsWith(".json")).sort();
@@ -70,8 +72,10 @@ for (const set of SETS) {
       compileGrammar(vocab, compileJsonSchema(schema as never).grammar, { threads: 1 });
       row.tagmaskMs.push(performance.now() - t0);
       row.tagmaskCompiled++;
-    } catch {
+    } catch (err) {
       // Refused (SchemaError) or too large for the engine (GrammarError).
+      const key = `${(err as Error).name}: ${(err as Error).message.replace(/#[^:]*:|rule '[^']*'/g, "…").slice(0, 90)}`;
+      engineFailures.set(key, (engineFailures.get(key) ?? 0) + 1);
     }
     t0 = performance.now();
     try {
@@ -85,6 +89,7 @@ for (const set of SETS) {
   row.tagmaskMs.sort((a, b) => a - b);
   row.peerMs.sort((a, b) => a - b);
   pipeline.push(row);
+  console.error(`pipeline ${set}: ${row.schemas} schemas done`);
 }
 console.log(`\n## whole pipeline vs web-xgrammar (every ${SAMPLE}th schema, Llama 3 vocabulary, one thread)\n`);
 console.log("| set | schemas | tagmask compiled | tagmask p50 / p99 ms | web-xgrammar compiled | web-xgrammar p50 / p99 ms |");
@@ -94,6 +99,8 @@ for (const r of pipeline) {
   console.log(`| ${r.set} | ${r.schemas} | ${r.tagmaskCompiled} | ${f(r.tagmaskMs, 50)} / ${f(r.tagmaskMs, 99)} | ${r.peerCompiled} | ${f(r.peerMs, 50)} / ${f(r.peerMs, 99)} |`);
 }
 peer.dispose();
+console.log("\ntagmask pipeline failures (refusals and engine limits):");
+for (const [k, n] of [...engineFailures].sort((a, b) => b[1] - a[1])) console.log(`  ${n} × ${k}`);
 
 const file = saveReport("json-schema-coverage", [], {
   strict: strict.map((r) => ({ set: r.set, total: r.total, compiled: r.compiled, refused: r.refused, unreadable: r.unreadable, p50Ms: percentile(r.timesMs, 50), p99Ms: percentile(r.timesMs, 99), grammarBytesP50: percentile(r.sizes, 50), reasons: Object.fromEntries(r.reasons) })),

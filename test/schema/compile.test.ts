@@ -2,6 +2,9 @@ import { describe, expect, it } from "vitest";
 import { SchemaError } from "../../lib/errors.js";
 import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
+import { lowerFormat } from "../../lib/compile/lower.js";
+import { GrammarBuilder, lit, seq } from "../../lib/compile/ir.js";
+import { lowerJsonSchema } from "../../lib/compile/json-schema/index.js";
 
 type Case = [name: string, schema: unknown, accept: string[], reject: string[], options?: JsonSchemaOptions];
 
@@ -33,7 +36,7 @@ const cases: Case[] = [
   ["not patternProperties (some matching key breaks it)", { not: { patternProperties: { "^x": { type: "integer" } } } }, ['{"x":"s"}', '{"y":1,"xa":null}'], ['{"x":1}', "{}", '{"y":"s"}', '"str"'], { anyOrder: true }],
   ["not propertyNames (some long key)", { not: { propertyNames: { maxLength: 1 } } }, ['{"ab":1}', '{"a":1,"bc":2}'], ['{"a":1}', "{}"], { anyOrder: true }],
   ["double negation of additionalProperties", { type: "object", not: { not: { additionalProperties: { type: "string" } } } }, ['{"a":"x"}', "{}"], ['{"a":1}', "1"]],
-  ["oneOf closed objects", { oneOf: [{ properties: { a: { const: 1 } }, additionalProperties: false }, { properties: { b: {} }, additionalProperties: false }] }, ['{"a":1}', '{"b":true}', "3"].slice(0, 2), ["{}", '{"a":1,"b":1}', '{"a":2}', "3"], { anyOrder: true }],
+  ["oneOf closed objects", { oneOf: [{ properties: { a: { const: 1 } }, additionalProperties: false }, { properties: { b: {} }, additionalProperties: false }] }, ['{"a":1}', '{"b":true}'], ["{}", '{"a":1,"b":1}', '{"a":2}', "3"], { anyOrder: true }],
   ["format with a length bound it always meets", { type: "string", format: "date", maxLength: 20 }, ['"2020-02-29"'], ['"2021-02-29"', '"x"']],
   ["pattern x maxLength", { type: "string", pattern: "^[a-z]+(-[a-z]+)*@[a-z]+\\.[a-z]{2,}$", maxLength: 12 }, ['"ab@cd.ef"', '"a-b@c.de"'], ['"ab@cd"', '""', '"a-@b.cd"', '"abcdef@fgh.ij"']],
   ["format x maxLength", { type: "string", format: "email", maxLength: 20 }, ['"a@b.c"', '"joe.bloggs@exampl.cc"'], ['"a@"', '"@b"', '"joe.bloggs@example.com"']],
@@ -72,5 +75,32 @@ describe("refusals", () => {
     const { unenforced, grammar } = compileJsonSchema({ type: "array", uniqueItems: true }, { lenient: true });
     expect(unenforced.map((u) => u.keyword)).toEqual(["uniqueItems"]);
     expect(isMatch(grammar, "[1,1]")).toBe(true);
+  });
+});
+
+describe("inside larger grammars", () => {
+  it("a json_schema format lowers through the compiler, strictly, naming the format on refusal", () => {
+    const g = lowerFormat({ type: "json_schema", json_schema: { type: "object", properties: { n: { type: "integer", maximum: 3 } }, required: ["n"] }, any_order: true });
+    expect(isMatch(g, '{"n":3}')).toBe(true);
+    expect(isMatch(g, '{"n":4}')).toBe(false);
+    expect(() => lowerFormat({ type: "json_schema", json_schema: { type: "array", uniqueItems: true } })).toThrow(/uniqueItems .*\(in format\.json_schema\)/);
+  });
+  it("several schemas share one builder under distinct rule names", () => {
+    const b = new GrammarBuilder();
+    const a = lowerJsonSchema({ type: "integer" }, b);
+    const c = lowerJsonSchema({ type: "string", maxLength: 2 }, b);
+    b.define("root", seq(a, lit(" "), c));
+    const g = b.build("root");
+    expect(isMatch(g, '12 "ab"')).toBe(true);
+    expect(isMatch(g, '12 "abc"')).toBe(false);
+    expect(new Set(g.rules.map((r) => r.name)).size).toBe(g.rules.length);
+  });
+  it("bad options and bad schemas are typed errors", () => {
+    expect(() => compileJsonSchema({}, { whitespace: "none" as never })).toThrow(/options.whitespace/);
+    expect(() => compileJsonSchema({}, { maxWhitespace: -1 })).toThrow(/options.maxWhitespace/);
+    expect(() => compileJsonSchema([] as never)).toThrow(SchemaError);
+    expect(() => compileJsonSchema({ minLength: "3" })).toThrow(/#\/minLength: expected a non-negative integer/);
+    expect(() => compileJsonSchema({ $ref: "#/$defs/missing" })).toThrow(/cannot resolve '#\/\$defs\/missing'/);
+    expect(() => compileJsonSchema({ $ref: "#" })).toThrow(/refers to itself/);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { choice, lit, never, repeat, seq, type IrExpr } from "../ir.js";
 import { MAX_MACHINE_STATES, type EmitContext } from "./emit-context.js";
-import { conjAnd, conjNot, isTrue, type ArrAlt, type Conj } from "./shape.js";
+import { conjAnd, conjNot, type ArrAlt, type Conj } from "./shape.js";
 
 /** The IR of one array alternative; `where` names the schema for refusals. */
 export function emitArray(ctx: EmitContext, alt: ArrAlt, where: string): IrExpr {
@@ -128,6 +128,5 @@ function containsArray(ctx: EmitContext, alt: ArrAlt, max: number | null, where:
     const [name, s, first] = pending[i]!;
     b.define(name, body(s, first));
   }
-  void isTrue;
   return seq(lit("["), text.ws(), start);
 }

@@ -1,0 +1,181 @@
+/**
+ * Minimization of code-point DFAs: trimming (unreachable states and states that cannot accept
+ * are dropped) and Hopcroft's partition refinement over the elementary code-point intervals, with
+ * states renumbered in breadth-first order so equal languages give equal automata (dfaKey).
+ */
+import { DfaBuilder, dfaNone, live, type Dfa, type Edge } from "./automaton.js";
+
+/**
+ * The minimal trim DFA of the same language: unreachable states and states that cannot reach
+ * an accepting state are removed (their edges dropped), then equivalent states merged
+ * (Hopcroft's partition refinement over the elementary code-point intervals).
+ */
+export function minimize(dfa: Dfa): Dfa {
+  if (minimal.has(dfa)) return dfa;
+  const out = minimizeUncached(dfa);
+  minimal.add(out);
+  return out;
+}
+
+/** DFAs known to be minimal and trim (results of minimize). */
+const minimal = new WeakSet<Dfa>();
+
+function minimizeUncached(dfa: Dfa): Dfa {
+  const ok = live(dfa);
+  // Reachable and live states, in BFS order (so the start is state 0 of the result).
+  const order: number[] = [];
+  const index = new Map<number, number>();
+  if (ok[dfa.start]) {
+    index.set(dfa.start, 0);
+    order.push(dfa.start);
+    for (let i = 0; i < order.length; i++) {
+      for (const e of dfa.edges[order[i]!]!) {
+        if (ok[e[2]] && !index.has(e[2])) {
+          index.set(e[2], order.length);
+          order.push(e[2]);
+        }
+      }
+    }
+  }
+  if (order.length === 0) return dfaNone();
+  const n = order.length;
+  const edges: Edge[][] = order.map((s) => dfa.edges[s]!.filter((e) => ok[e[2]]).map((e) => [e[0], e[1], index.get(e[2])!] as const));
+  const block = hopcroft(n, edges, order.map((s) => dfa.accept[s]!));
+  // Renumber blocks so the start's block is 0, BFS order.
+  const rep = new Map<number, number>();
+  const b = new DfaBuilder();
+  const queue: number[] = [];
+  const idOf = (s: number): number => {
+    const bk = block[s]!;
+    let id = rep.get(bk);
+    if (id === undefined) {
+      id = b.addState(dfa.accept[order[s]!]!);
+      rep.set(bk, id);
+      queue.push(s);
+    }
+    return id;
+  };
+  idOf(0);
+  for (let i = 0; i < queue.length; i++) {
+    const s = queue[i]!;
+    const list = b.edges[i]!;
+    for (const [lo, hi, to] of edges[s]!) {
+      const t = idOf(to);
+      const last = list[list.length - 1];
+      if (last && last[2] === t && last[1] + 1 === lo) list[list.length - 1] = [last[0], hi, t];
+      else list.push([lo, hi, t]);
+    }
+  }
+  return b.build(0);
+}
+
+/**
+ * The equivalence classes of a trim DFA's states (Hopcroft). States 0..n-1 with range edges; a
+ * missing edge goes to an implicit dead state. Returns a block id per state.
+ */
+function hopcroft(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[]): Int32Array {
+  // Symbols: the elementary intervals between all edge boundaries.
+  const cutSet = new Set<number>();
+  for (const list of edges) for (const [lo, hi] of list) cutSet.add(lo).add(hi + 1);
+  const cuts = [...cutSet].sort((a, b) => a - b);
+  const k = Math.max(cuts.length - 1, 0);
+  const N = n + 1; // state n is the dead state
+  const dead = n;
+  const delta = new Int32Array(N * k).fill(dead);
+  for (let s = 0; s < n; s++) {
+    let j = 0;
+    for (const [lo, hi, to] of edges[s]!) {
+      while (cuts[j]! < lo) j++;
+      for (let a = j; a < k && cuts[a]! <= hi; a++) delta[s * k + a] = to;
+    }
+  }
+  // Predecessors per (symbol, target), compressed.
+  const count = new Int32Array(k * N + 1);
+  for (let s = 0; s < N; s++) for (let a = 0; a < k; a++) count[a * N + delta[s * k + a]! + 1]!++;
+  for (let i = 1; i <= k * N; i++) count[i]! += count[i - 1]!;
+  const preds = new Int32Array(N * k);
+  const fill = count.slice(0, k * N);
+  for (let s = 0; s < N; s++) for (let a = 0; a < k; a++) preds[fill[a * N + delta[s * k + a]!]!++] = s;
+  // The refinable partition: elements grouped by block in `elems`.
+  const elems = new Int32Array(N);
+  const loc = new Int32Array(N);
+  const blockOf = new Int32Array(N);
+  const first: number[] = [];
+  const past: number[] = [];
+  const marked: number[] = [];
+  const acc = (s: number): boolean => s < n && accept[s]!;
+  let pos = 0;
+  for (const want of [true, false]) {
+    const b = first.length;
+    const start = pos;
+    for (let s = 0; s < N; s++) {
+      if (acc(s) !== want) continue;
+      elems[pos] = s;
+      loc[s] = pos;
+      blockOf[s] = b;
+      pos++;
+    }
+    if (pos > start) {
+      first.push(start);
+      past.push(pos);
+      marked.push(0);
+    } else {
+      // No state in this group: the block id is not used.
+    }
+  }
+  // Renumber if the first group was empty (then the second took id 0 already via push order).
+  const inW: Uint8Array[] = [];
+  const work: Array<[number, number]> = [];
+  const addWork = (b: number, a: number): void => {
+    while (inW.length <= b) inW.push(new Uint8Array(k));
+    if (!inW[b]![a]) {
+      inW[b]![a] = 1;
+      work.push([b, a]);
+    }
+  };
+  for (let b = 0; b < first.length; b++) for (let a = 0; a < k; a++) addWork(b, a);
+  const touched: number[] = [];
+  while (work.length > 0) {
+    const [B, a] = work.pop()!;
+    inW[B]![a] = 0;
+    // Mark the predecessors on `a` of every state of B.
+    const members = Array.from(elems.subarray(first[B]!, past[B]!));
+    for (const t of members) {
+      for (let i = count[a * N + t]!; i < count[a * N + t + 1]!; i++) {
+        const p = preds[i]!;
+        const X = blockOf[p]!;
+        const m = first[X]! + marked[X]!;
+        if (loc[p]! < m) continue; // already marked
+        if (marked[X] === 0) touched.push(X);
+        // Swap p into the marked prefix of X.
+        const q = elems[m]!;
+        elems[m] = p;
+        elems[loc[p]!] = q;
+        loc[q] = loc[p]!;
+        loc[p] = m;
+        marked[X]!++;
+      }
+    }
+    for (const X of touched) {
+      const m = marked[X]!;
+      marked[X] = 0;
+      if (m === past[X]! - first[X]!) continue; // every state marked: no split
+      // The marked prefix becomes a new block Y.
+      const Y = first.length;
+      first.push(first[X]!);
+      past.push(first[X]! + m);
+      marked.push(0);
+      first[X] = first[X]! + m;
+      for (let i = first[Y]!; i < past[Y]!; i++) blockOf[elems[i]!] = Y;
+      const smaller = past[Y]! - first[Y]! <= past[X]! - first[X]! ? Y : X;
+      for (let c = 0; c < k; c++) {
+        while (inW.length <= Y) inW.push(new Uint8Array(k));
+        if (inW[X]![c]) addWork(Y, c);
+        else addWork(smaller, c);
+      }
+    }
+    touched.length = 0;
+  }
+  return blockOf;
+}
+
