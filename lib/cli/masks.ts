@@ -10,16 +10,17 @@ import type { IrGrammar } from "../compile/ir.js";
 import { lowerFormat } from "../compile/lower.js";
 import { compileGrammar } from "../engine/compiled-grammar.js";
 import { GrammarMatcher } from "../engine/matcher.js";
-import { InvalidArgumentError, TagmaskError } from "../errors.js";
-import { popcount32 } from "../mask/types.js";
-import { parseJsonText } from "../format/json-text.js";
+import { InvalidArgumentError } from "../errors.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
+import { popcount32 } from "../mask/types.js";
 import { KIMI_K3_SPECIAL_TOKENS } from "../tokenizer/special-tokens.js";
 import { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 import { buildToolCallingFormat, toolCallingFamilies } from "../tools/families.js";
-import type { FunctionTool, ToolChoice } from "../tools/types.js";
+import type { FunctionTool } from "../tools/types.js";
 import { optional, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
+import { readOptionJson, readOptionText } from "./files.js";
+import { readToolsFile, toolChoiceArg } from "./tool-args.js";
 
 const USAGE = [
   "tagmask masks (--format FILE | --schema FILE | --family F --tools FILE [--tool-choice C])",
@@ -28,8 +29,9 @@ const USAGE = [
   "  --format       a structural tag JSON file",
   "  --schema       a JSON Schema file (the output is one JSON value)",
   "  --family       a model family (" + toolCallingFamilies().join(", ") + ") with --tools (a JSON list of",
-  "                 OpenAI-style tools) and --tool-choice (auto (default), required, none or a tool name);",
-  "                 the family's markers are added to the vocabulary as special tokens",
+  "                 OpenAI-style tools, or an object with a \"tools\" list) and --tool-choice (auto (default),",
+  "                 required, none, a tool name or a tool_choice object as JSON text); the family's markers",
+  "                 are added to the vocabulary as special tokens",
   "  --tokenizer    a Hugging Face tokenizer.json",
   "  --special      a special token to add (repeatable), e.g. --special '<|open|>'",
   "  --vocab-size   the model's vocabulary size when larger than the tokenizer's",
@@ -42,32 +44,6 @@ const USAGE = [
   "shows some allowed tokens), 2 for bad arguments.",
 ].join("\n");
 
-function readFile(file: string, option: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
-    throw new InvalidArgumentError(`${option} ${file}: cannot read the file (${why})`);
-  }
-}
-
-function readJson(file: string, option: string): unknown {
-  const text = readFile(file, option);
-  try {
-    return parseJsonText(text);
-  } catch (err) {
-    if (err instanceof TagmaskError) throw new InvalidArgumentError(`${option} ${file}: invalid JSON: ${err.message}`);
-    throw err;
-  }
-}
-
-function toolChoiceArg(value: string | undefined): ToolChoice {
-  if (value === undefined || value === "auto" || value === "required" || value === "none") return value ?? "auto";
-  if (value === "") throw new UsageError("--tool-choice needs a value: auto, required, none or a tool name");
-  return { type: "function", function: { name: value } };
-}
-
 /** The grammar of the one source given, and the special tokens it implies. */
 function grammarFrom(args: ReturnType<typeof parseArgs>): { grammar: IrGrammar; specials: string[] } {
   const sources = ["format", "schema", "family"].filter((k) => args.values.has(k));
@@ -79,14 +55,12 @@ function grammarFrom(args: ReturnType<typeof parseArgs>): { grammar: IrGrammar; 
   }
   switch (sources[0]) {
     case "format":
-      return { grammar: lowerFormat(readJson(optional(args, "format")!, "--format") as StructuralTag | Format), specials: [] };
+      return { grammar: lowerFormat(readOptionJson(optional(args, "format")!, "--format") as StructuralTag | Format), specials: [] };
     case "schema":
-      return { grammar: compileJsonSchema(readJson(optional(args, "schema")!, "--schema") as JsonSchema).grammar, specials: [] };
+      return { grammar: compileJsonSchema(readOptionJson(optional(args, "schema")!, "--schema") as JsonSchema).grammar, specials: [] };
     default: {
       const family = optional(args, "family")!;
-      const file = required(args, "tools", "FILE (a JSON list of tools)");
-      const json = readJson(file, "--tools");
-      const tools = (Array.isArray(json) ? json : (json as { tools?: unknown }).tools) as FunctionTool[];
+      const tools = readToolsFile(required(args, "tools", "FILE (a JSON list of tools)")) as FunctionTool[];
       const tag = buildToolCallingFormat({ family, tools, tool_choice: toolChoiceArg(optional(args, "tool-choice")) });
       if (tag === null) throw new InvalidArgumentError(`--family ${family}: this request constrains nothing (no grammar to walk)`);
       return { grammar: lowerFormat(tag), specials: family === "kimi-k3" ? [...KIMI_K3_SPECIAL_TOKENS] : [] };
@@ -191,7 +165,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const specials = [...new Set([...familySpecials, ...(args.values.get("special") ?? [])])];
   if (!existsSync(tokenizerPath)) throw new InvalidArgumentError(`--tokenizer ${tokenizerPath}: no such file`);
   const info = TokenizerInfo.fromTokenizerJson(tokenizerPath, { addedTokens: specials, ...(vocabSize === undefined ? {} : { vocabSize }) });
-  const text = readFile(inputPath, "--input");
+  const text = readOptionText(inputPath, "--input");
   const tokens = await tokenize(info, tokenizerPath, text, specials, io);
 
   const t0 = performance.now();

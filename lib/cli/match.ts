@@ -2,18 +2,16 @@
  * `tagmask match`: checks text against a structural tag, a JSON Schema, a regex or an EBNF
  * grammar with the reference recognizer, and says where it stops matching.
  */
-import { readFileSync } from "node:fs";
 import { compileJsonSchema } from "../compile/json-schema/index.js";
 import { ebnfToIr } from "../compile/ebnf/index.js";
 import { GrammarBuilder, type IrGrammar } from "../compile/ir.js";
 import { lowerFormat } from "../compile/lower.js";
 import { Recognizer } from "../compile/recognizer.js";
 import { regexToIr } from "../compile/regex/index.js";
-import { InvalidArgumentError, TagmaskError } from "../errors.js";
-import { parseJsonText } from "../format/json-text.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
+import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
 
 const USAGE = [
   "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE]",
@@ -30,29 +28,6 @@ const USAGE = [
   "0-based offset of the first byte no match can continue with). Exit code 0 for a match (or a",
   "prefix with --prefix), 1 otherwise, 2 for bad arguments or a bad grammar.",
 ].join("\n");
-
-function readText(file: string, option: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch (err) {
-    throw new InvalidArgumentError(`${option} ${file}: cannot read the file (${describeIoError(err)})`);
-  }
-}
-
-function describeIoError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException).code;
-  return code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : (err as Error).message;
-}
-
-function readJson(file: string, option: string): unknown {
-  const text = readText(file, option);
-  try {
-    return parseJsonText(text);
-  } catch (err) {
-    if (err instanceof TagmaskError) throw new InvalidArgumentError(`${option} ${file}: invalid JSON: ${err.message}`);
-    throw err;
-  }
-}
 
 async function readStdin(stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
@@ -72,9 +47,9 @@ function grammarFrom(args: ReturnType<typeof parseArgs>, io: CliIO): IrGrammar {
   const value = optional(args, sources[0]!)!;
   switch (sources[0]) {
     case "format":
-      return lowerFormat(readJson(value, "--format") as StructuralTag | Format);
+      return lowerFormat(readOptionJson(value, "--format") as StructuralTag | Format);
     case "schema": {
-      const { grammar, unenforced } = compileJsonSchema(readJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient") });
+      const { grammar, unenforced } = compileJsonSchema(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient") });
       for (const u of unenforced) io.stderr.write(`tagmask match: warning: not enforced: ${JSON.stringify(u)}\n`);
       return grammar;
     }
@@ -83,7 +58,7 @@ function grammarFrom(args: ReturnType<typeof parseArgs>, io: CliIO): IrGrammar {
     default: {
       const b = new GrammarBuilder();
       // ebnfToIr refuses a grammar without `root` and returns a reference to it.
-      const start = ebnfToIr(readText(value, "--ebnf"), b);
+      const start = ebnfToIr(readOptionText(value, "--ebnf"), b);
       return { ...b.build("root"), root: start.rule };
     }
   }
@@ -105,16 +80,7 @@ export const command: CliCommand = {
     if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const grammar = grammarFrom(args, io);
     const inputFile = optional(args, "input");
-    let bytes: Uint8Array;
-    if (inputFile === undefined) {
-      bytes = await readStdin(io.stdin);
-    } else {
-      try {
-        bytes = readFileSync(inputFile);
-      } catch (err) {
-        throw new InvalidArgumentError(`--input ${inputFile}: cannot read the file (${describeIoError(err)})`);
-      }
-    }
+    const bytes = inputFile === undefined ? await readStdin(io.stdin) : readOptionBytes(inputFile, "--input");
     const r = new Recognizer(grammar);
     let state = r.initial();
     if (!r.viable(state)) {

@@ -5,7 +5,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli, scratchDir } from "../helpers/cli.js";
-import { seedToolsFile as tools } from "../helpers/seeds.js";
+import { seedTools, seedToolsFile as tools } from "../helpers/seeds.js";
 import { tokenizerJsonPath } from "../helpers/vocab.js";
 import { SEED_OUTPUTS } from "./grammars.js";
 
@@ -42,6 +42,19 @@ describe("tagmask masks", () => {
     const r = await run(["--schema", schema, "--tokenizer", tokenizer, "--input", file("doc.json", '{"a": 12}')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/6 of 6 tokens allowed; the grammar can end here/);
+  });
+
+  it("takes the tools in an object and the tool choice as JSON, like tagmask outline", async () => {
+    const wrapped = file("wrapped.json", JSON.stringify({ tools: seedTools() }));
+    const choice = JSON.stringify({ type: "function", function: { name: "get_weather" } });
+    const input = file("named.txt", SEED_OUTPUTS.named);
+    const r = await run(["--family", "kimi-k3", "--tools", wrapped, "--tool-choice", choice, "--tokenizer", tokenizer, "--input", input, "--quiet"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/(\d+) of \1 tokens allowed; the grammar can end here/);
+    // The named choice forbids the other tool.
+    const other = file("other.txt", SEED_OUTPUTS.named.replace("get_weather", "add"));
+    expect((await run(["--family", "kimi-k3", "--tools", wrapped, "--tool-choice", choice, "--tokenizer", tokenizer, "--input", other, "--quiet"])).code).toBe(1);
   });
 
   it.each([
