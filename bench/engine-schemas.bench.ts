@@ -13,7 +13,7 @@ import { compileGrammar } from "../lib/engine/compiled-grammar.js";
 import type { JsonSchema } from "../lib/format/types.js";
 import { packageRoot } from "../lib/package-root.js";
 import { loadVocabulary, loadWebXgrammar, peerTokenList } from "./engine-fixtures.js";
-import { printRows, saveReport, type BenchRow } from "./harness.js";
+import { printRows, quantile, saveReport, type BenchRow } from "./harness.js";
 
 const dataDir = join(packageRoot(), "..", "shared", "data", "jsonschemabench");
 if (!existsSync(dataDir)) {
@@ -27,10 +27,6 @@ const xgr = loadWebXgrammar();
 const peerList = peerTokenList();
 const peerInfo = await xgr.TokenizerInfo.createTokenizerInfo(peerList.tokens, "byte_level", false, undefined, peerList.stops);
 const peerCompiler = await xgr.GrammarCompiler.createGrammarCompiler(peerInfo, false);
-
-function quantile(xs: number[], q: number): number {
-  return xs.length === 0 ? NaN : xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
-}
 
 const rows: BenchRow[] = [];
 const summary: string[] = [];

@@ -20,7 +20,7 @@ import {
   loadVocabulary, loadWebXgrammar, longStringDocument, longStringGrammar, LONG_STRING_SCHEMA, peerStructuralTag, peerTokenList,
   SEED_REQUIRED_OUTPUT, seedGrammar, seedTag,
 } from "./engine-fixtures.js";
-import { printRows, runSuite, saveReport, type BenchRow } from "./harness.js";
+import { printRows, quantile, runSuite, saveReport, type BenchRow } from "./harness.js";
 
 const vocab = loadVocabulary();
 const handle = vocab.native() as NativeTokenizerInfoHandle;
@@ -131,10 +131,6 @@ for (const [label, marker] of STATES) {
 allRows.push(...(await runSuite("fill one mask, seed required grammar (JS call, batched per sample)", fillTasks, { timeMs: 1500, warmupMs: 200 })));
 
 // ---- fill over whole outputs (per step) ------------------------------------------------------
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
 
 /** Per-step fill times over an output: natively (benchTrace) and through the JS call. */
 async function traceRows(suite: string, compiled: CompiledGrammar, peer: XgrCompiled | undefined, tokens: number[]): Promise<BenchRow[]> {

@@ -80,6 +80,11 @@ function round(x: number): number {
   return x >= 100 ? Math.round(x) : Math.round(x * 1000) / 1000;
 }
 
+/** The q-quantile (0..1) of ascending values: the value at rank floor(q·n), capped at the last; NaN when empty. */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
 /** Writes rows to bench/results/NAME.json (source tree, not dist). */
 export function saveReport(name: string, rows: BenchRow[], extra: Record<string, unknown> = {}): string {
   const file = join(packageRoot(), "bench", "results", `${name}.json`);

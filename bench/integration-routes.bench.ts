@@ -10,7 +10,7 @@ import { ensureTinyModel } from "../lib/integrations/node-llama-cpp/tiny-model.j
 import { ConstrainedLlama } from "../lib/integrations/node-llama-cpp/constrained-llama.js";
 import { DEMO_TOOLS } from "../lib/cli/demo.js";
 import { BiasBuilder, biasObjectOption, installSamplerArrays, maskAllows, type StepBiases } from "../lib/integrations/node-llama-cpp/routes.js";
-import { printRows, saveReport, type BenchRow } from "./harness.js";
+import { printRows, quantile, saveReport, type BenchRow } from "./harness.js";
 
 const STEPS = Number(process.env.TAGMASK_BENCH_STEPS ?? 150);
 const llama = await getLlama({ gpu: false, build: "never", maxThreads: 1, logLevel: LlamaLogLevel.error });
@@ -27,10 +27,6 @@ function randomMask(fraction: number, seed: number): Int32Array {
     if (s / 2 ** 32 < fraction) mask[t >>> 5]! |= 1 << (t & 31);
   }
   return mask;
-}
-
-function quantile(sorted: number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 }
 
 /** Per-step wall times (µs) of one short generation with the given route and mask density. */
