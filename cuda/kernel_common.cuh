@@ -22,10 +22,12 @@ struct Storage<DType::kFloat32> {
   using T = uint32_t;
 };
 
-/// Elements per 16-byte vector.
+/// Elements per chunk: 32 bytes, one DRAM sector. A chunk is written whole or not at all, so a
+/// sector is never partly written (a partial sector write costs the memory controller a
+/// read-modify-write); it is moved as two 16-byte vectors.
 template <DType D>
 __host__ __device__ constexpr int VecOf() {
-  return D == DType::kFloat32 ? 4 : 8;
+  return D == DType::kFloat32 ? 8 : 16;
 }
 
 template <DType D>
@@ -45,8 +47,8 @@ __host__ __device__ constexpr uint32_t NegInfBits() {
                               : (D == DType::kBFloat16 ? maskmath::kBF16NegInfBits : maskmath::kF16NegInfBits);
 }
 
-/// kVec consecutive elements as raw bits (one per lane), from a 16-byte aligned address when
-/// kVec is the full vector width, else one element.
+/// kVec consecutive elements as raw bits (one per lane): a whole chunk (VecOf) read from a
+/// 16-byte aligned address as two 16-byte vectors, or one element.
 template <DType D, int kVec>
 struct Chunk {
   uint32_t lane[kVec];
@@ -54,18 +56,20 @@ struct Chunk {
 
 template <DType D, int kVec>
 __device__ __forceinline__ Chunk<D, kVec> LoadChunk(const typename Storage<D>::T* p) {
+  static_assert(kVec == 1 || kVec == VecOf<D>(), "a chunk is one element or a whole 32-byte chunk");
   Chunk<D, kVec> c;
   if constexpr (kVec == 1) {
     c.lane[0] = p[0];
   } else {
-    const uint4 v = *reinterpret_cast<const uint4*>(p);
-    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    const uint4 a = reinterpret_cast<const uint4*>(p)[0];
+    const uint4 b = reinterpret_cast<const uint4*>(p)[1];
+    const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
     if constexpr (D == DType::kFloat32) {
 #pragma unroll
-      for (int j = 0; j < 4; ++j) c.lane[j] = w[j];
+      for (int j = 0; j < 8; ++j) c.lane[j] = w[j];
     } else {
 #pragma unroll
-      for (int j = 0; j < 8; ++j) c.lane[j] = (w[j / 2] >> (16 * (j % 2))) & 0xFFFFu;
+      for (int j = 0; j < 16; ++j) c.lane[j] = (w[j / 2] >> (16 * (j % 2))) & 0xFFFFu;
     }
   }
   return c;
@@ -76,10 +80,14 @@ __device__ __forceinline__ void StoreChunk(typename Storage<D>::T* p, const Chun
   if constexpr (kVec == 1) {
     p[0] = static_cast<typename Storage<D>::T>(c.lane[0]);
   } else if constexpr (D == DType::kFloat32) {
-    *reinterpret_cast<uint4*>(p) = make_uint4(c.lane[0], c.lane[1], c.lane[2], c.lane[3]);
+    reinterpret_cast<uint4*>(p)[0] = make_uint4(c.lane[0], c.lane[1], c.lane[2], c.lane[3]);
+    reinterpret_cast<uint4*>(p)[1] = make_uint4(c.lane[4], c.lane[5], c.lane[6], c.lane[7]);
   } else {
-    *reinterpret_cast<uint4*>(p) = make_uint4(c.lane[0] | (c.lane[1] << 16), c.lane[2] | (c.lane[3] << 16),
-                                              c.lane[4] | (c.lane[5] << 16), c.lane[6] | (c.lane[7] << 16));
+    uint32_t w[8];
+#pragma unroll
+    for (int j = 0; j < 8; ++j) w[j] = c.lane[2 * j] | (c.lane[2 * j + 1] << 16);
+    reinterpret_cast<uint4*>(p)[0] = make_uint4(w[0], w[1], w[2], w[3]);
+    reinterpret_cast<uint4*>(p)[1] = make_uint4(w[4], w[5], w[6], w[7]);
   }
 }
 

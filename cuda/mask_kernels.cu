@@ -1,11 +1,13 @@
 // Bitmask application and masked argmax on device logits (fp32, fp16, bf16).
 //
-// Memory traffic is what bounds these kernels, so each thread works on 16-byte chunks of a
-// row (4 fp32 or 8 half values; consecutive threads take consecutive chunks, so a warp's loads
-// and stores are coalesced) and touches only what the mask requires: a chunk whose bits are all
-// 1 is skipped entirely, a chunk whose bits are all 0 is overwritten with -inf without being
-// read, and only mixed chunks are read, blended and written back. Rows whose address or stride
-// is not 16-byte aligned fall back to one element per thread.
+// Memory traffic is what bounds these kernels, so each thread works on 32-byte chunks of a
+// row (8 fp32 or 16 half values, one DRAM sector; consecutive threads take consecutive chunks,
+// so a warp's loads and stores are coalesced) and touches only what the mask requires: a chunk
+// whose bits are all 1 is skipped entirely, a chunk whose bits are all 0 is overwritten with -inf
+// without being read, and only mixed chunks are read, blended and written back. A chunk is a
+// whole sector, so a sector is never left partly written (16-byte chunks left one half of a
+// sector untouched whenever a neighbouring chunk was skipped).
+// Rows whose address or stride is not 16-byte aligned fall back to one element per thread.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -144,12 +146,12 @@ void LaunchApplyDtype(const DeviceBatch& b, cudaStream_t stream, int device) {
     return;
   }
   // Small batches: one chunk per thread, so the grid still spreads over every SM. Large
-  // batches: four chunks per thread for more loads in flight per thread.
+  // batches: two chunks (64 bytes) per thread for more loads in flight per thread.
   const uint64_t blocks_at_one = static_cast<uint64_t>(b.work_rows) * ((b.columns / VecOf<D>() + kThreads - 1) / kThreads);
   if (blocks_at_one < 8ull * static_cast<uint64_t>(Multiprocessors(device))) {
     LaunchApplyTyped<D, VecOf<D>(), 1>(b, stream);
   } else {
-    LaunchApplyTyped<D, VecOf<D>(), 4>(b, stream);
+    LaunchApplyTyped<D, VecOf<D>(), 2>(b, stream);
   }
 }
 

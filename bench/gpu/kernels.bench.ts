@@ -1,8 +1,9 @@
 /**
  * GPU masking kernels on one device (run with `node bench/gpu/run.mjs`):
- *   1. bitmask application at batch 1–4096 on a 128,256-token fp32 (and bf16) batch, for three
- *      masks: "mixed" (every 32-bit word mixed: each chunk is read and written, the dense case),
- *      "sparse" (a dozen allowed tokens per row: chunks are written without being read) and
+ *   1. bitmask application at batch 1–4096 on a 128,256-token fp32 (and bf16) batch, for four
+ *      masks: "dense" (every 32-byte chunk mixed: each is read and written), "mixed" (random
+ *      32-bit words, none all-0 or all-1: nearly every chunk read and written), "sparse" (a
+ *      dozen allowed tokens per row: chunks are written without being read) and
  *      "open" (almost everything allowed: chunks skipped). Reported: µs per launch (CUDA events,
  *      mean of many back-to-back launches), the bytes the kernel must move for that mask
  *      (reads of mixed chunks, writes of non-open chunks, the mask itself) as GB/s and as a
@@ -31,7 +32,7 @@ const info = cuda.deviceInfo(0);
 const peak = info.name.includes("H200") ? H200_PEAK : info.memoryBandwidth || H200_PEAK;
 console.log(`device: ${info.name} (compute ${info.computeCapability}, ${info.multiprocessors} SMs, peak ${(peak / 1e12).toFixed(2)} TB/s)`);
 
-type Kind = "mixed" | "sparse" | "open";
+type Kind = "dense" | "mixed" | "sparse" | "open";
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
@@ -43,7 +44,9 @@ function makeMask(rows: number, kind: Kind): Int32Array {
   const mask = new Int32Array(rows * W);
   for (let r = 0; r < rows; r++) {
     const row = mask.subarray(r * W, (r + 1) * W);
-    if (kind === "mixed") {
+    if (kind === "dense") {
+      row.fill(0x55555555); // every 32-byte chunk mixed, for every dtype
+    } else if (kind === "mixed") {
       for (let w = 0; w < W; w++) {
         let m = next() | 0;
         if (m === 0 || m === -1) m = 0x5555aaaa; // keep every word mixed
@@ -65,9 +68,9 @@ function makeMask(rows: number, kind: Kind): Int32Array {
   return mask;
 }
 
-/** Bytes the kernel must move: per 16-byte chunk, read+write if mixed, write if all-disallowed. */
+/** Bytes the kernel must move: per 32-byte chunk, read+write if mixed, write if all-disallowed. */
 function requiredBytes(mask: Int32Array, rows: number, elementBytes: number): number {
-  const perChunk = 16 / elementBytes;
+  const perChunk = 32 / elementBytes;
   let bytes = rows * W * 4;
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c * perChunk < V; c++) {
@@ -77,7 +80,7 @@ function requiredBytes(mask: Int32Array, rows: number, elementBytes: number): nu
       const bits = (word >>> (first & 31)) & (count >= 32 ? 0xffffffff : (1 << count) - 1);
       const all = count >= 32 ? 0xffffffff : (1 << count) - 1;
       if ((bits >>> 0) === (all >>> 0)) continue;
-      bytes += bits === 0 ? 16 : 32;
+      bytes += bits === 0 ? 32 : 64;
     }
   }
   return bytes;
@@ -115,7 +118,7 @@ for (const dtype of ["float32", "bfloat16"] as const) {
   const elementBytes = dtype === "float32" ? 4 : 2;
   for (const batch of dtype === "bfloat16" ? batches.filter((b) => b >= 64) : batches) {
     withBatch(batch, dtype, (logits, mask) => {
-      for (const kind of ["mixed", "sparse", "open"] as Kind[]) {
+      for (const kind of ["dense", "mixed", "sparse", "open"] as Kind[]) {
         const iterations = Math.max(20, Math.min(2000, Math.round(2e5 / batch)));
         logits.benchmark("apply", mask(kind), 5);
         const us = logits.benchmark("apply", mask(kind), iterations);
