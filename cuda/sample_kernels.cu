@@ -21,7 +21,7 @@ using maskmath::SampleParams;
 
 constexpr int kThreads = 1024;
 constexpr int kWarps = kThreads / 32;
-constexpr uint32_t kNoDigit = 256;  // a lane with nothing to count this round
+constexpr uint32_t kNoDigit = 256;  // a lane with nothing counted yet
 
 struct SharedState {
   unsigned long long buckets[256];
@@ -83,27 +83,34 @@ __device__ uint32_t RadixSelect(const RowCtx& r, uint32_t floor, bool use_weight
     __syncthreads();
     const uint32_t prefix = s.prefix;
     const uint32_t high_shift = static_cast<uint32_t>(shift) + 8;
-    // Every lane runs the same number of rounds so the warp can combine its updates: lanes with
-    // the same digit add their sum once. Logits with many equal keys (a flat distribution, a
-    // padded row) would otherwise serialize thousands of atomics on one shared-memory bucket.
-    for (uint32_t base = 0; base < r.vocab; base += kThreads) {
-      const uint32_t i = base + threadIdx.x;
-      uint32_t digit = kNoDigit;
-      unsigned long long add = 0;
-      if (i < r.vocab && maskmath::Allowed(r.mask, i, r.vocab)) {
-        const float x = maskmath::LoadAsFloat(r.logits, r.dtype, i);
-        const uint32_t key = maskmath::OrderedKey(x);
-        if (key >= floor && (high_shift >= 32 || (key >> high_shift) == (prefix >> high_shift))) {
-          add = use_weights ? maskmath::Weight(x, max, inv_t) : 1ull;
-          if (add != 0) digit = (key >> shift) & 0xFFu;
-        }
+    // Contention, not bandwidth, is what bounds this pass: many tokens share a digit (the top
+    // byte of nearby keys; every key when the logits are flat), and an atomic per token on one
+    // shared-memory bucket serializes the block. So each thread keeps a running sum while its
+    // digit stays the same and adds it when the digit changes; at the end the lanes of a warp
+    // that hold the same digit add their sums once.
+    uint32_t held = kNoDigit;
+    unsigned long long run = 0;
+    for (uint32_t i = threadIdx.x; i < r.vocab; i += kThreads) {
+      if (!maskmath::Allowed(r.mask, i, r.vocab)) continue;
+      const float x = maskmath::LoadAsFloat(r.logits, r.dtype, i);
+      const uint32_t key = maskmath::OrderedKey(x);
+      if (key < floor) continue;
+      if (high_shift < 32 && (key >> high_shift) != (prefix >> high_shift)) continue;
+      const unsigned long long add = use_weights ? maskmath::Weight(x, max, inv_t) : 1ull;
+      if (add == 0) continue;
+      const uint32_t d = (key >> shift) & 0xFFu;
+      if (d != held) {
+        if (held != kNoDigit) atomicAdd(&s.buckets[held], run);
+        held = d;
+        run = 0;
       }
-      const uint32_t peers = __match_any_sync(0xFFFFFFFFu, digit);
-      unsigned long long sum = 0;
-      for (uint32_t m = peers; m != 0; m &= m - 1) sum += __shfl_sync(peers, add, __ffs(m) - 1);
-      if (digit != kNoDigit && (threadIdx.x % 32) == static_cast<uint32_t>(__ffs(peers) - 1)) {
-        atomicAdd(&s.buckets[digit], sum);
-      }
+      run += add;
+    }
+    const uint32_t peers = __match_any_sync(0xFFFFFFFFu, held);
+    unsigned long long sum = 0;
+    for (uint32_t m = peers; m != 0; m &= m - 1) sum += __shfl_sync(peers, run, __ffs(m) - 1);
+    if (held != kNoDigit && (threadIdx.x % 32) == static_cast<uint32_t>(__ffs(peers) - 1)) {
+      atomicAdd(&s.buckets[held], sum);
     }
     __syncthreads();
     if (threadIdx.x == 0) {

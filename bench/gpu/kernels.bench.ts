@@ -189,17 +189,22 @@ for (const batch of quick ? [1, 256] : [1, 64, 256]) {
 console.log("\n## fused masked argmax vs mask-then-argmax (device µs per launch)");
 console.table(argmaxTable);
 
-// 4. sampling wall time
+// 4. sampling wall time, on flat logits (every key equal: the worst case for the histograms)
+// and on varied ones (uniform in [-8, 8))
 const sampleTable: Array<Record<string, string | number>> = [];
-for (const batch of [1, 64]) {
+for (const [batch, logitsKind] of [[1, "flat"], [64, "flat"], [1, "varied"], [64, "varied"]] as const) {
   withBatch(batch, "float32", (logits, mask) => {
+    if (logitsKind === "varied") {
+      const next = lcg(batch + 4242);
+      logits.upload(Float32Array.from({ length: batch * V }, () => (next() / 2 ** 32) * 16 - 8));
+    }
     const m = mask("mixed");
     const opts = { temperature: 0.7, topK: 50, topP: 0.9, seed: 1n };
     logits.sample(m, opts);
     const n = batch === 1 ? 200 : 50;
     const t0 = performance.now();
     for (let i = 0; i < n; i++) logits.sample(m, { ...opts, seed: BigInt(i) });
-    sampleTable.push({ batch, "wall µs per sample() call (incl. sync)": Math.round(((performance.now() - t0) * 1000) / n) });
+    sampleTable.push({ batch, logits: logitsKind, "wall µs per sample() call (incl. sync)": Math.round(((performance.now() - t0) * 1000) / n) });
   });
 }
 console.log("\n## fused masked sampling");
