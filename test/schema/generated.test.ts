@@ -1,18 +1,18 @@
 /**
  * Generated instances: for a sample of compiled schemas (the JSON Schema Test Suite and
  * JSONSchemaBench), random strings of the grammar (random walks with the reference recognizer)
- * must be JSON that ajv accepts. ajv checks numbers after JSON.parse, as the compiler does;
- * `multipleOfPrecision` keeps its float division from rejecting exact decimal multiples, and
- * formats are left to the test-suite test (ajv has no format validators without ajv-formats).
+ * must be JSON that ajv accepts. ajv checks numbers after JSON.parse (the compiler accepts a
+ * numeral only if it satisfies by decimal value and by double), `multipleOf` exactly by decimal
+ * value (exact-ajv.ts); formats are left to the test-suite test (ajv has no format validators
+ * without ajv-formats).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import Ajv2020 from "ajv/dist/2020.js";
-import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { SchemaError } from "../../lib/errors.js";
+import { exactAjv } from "./exact-ajv.js";
 import { randomWalk, rng } from "./random-walk.js";
 import { readSuiteFile, suiteFiles } from "./suite.js";
 
@@ -20,12 +20,8 @@ const BENCH = fileURLToPath(new URL("../../../shared/data/jsonschemabench/", imp
 const decoder = new TextDecoder("utf-8", { fatal: true });
 const WALKS = 3;
 
-type AjvLike = { compile(schema: unknown): { (data: unknown): boolean; errors?: unknown } };
-
 function validator(schema: unknown, draft: "2020" | "07"): ((x: unknown) => boolean) & { errors?: unknown } {
-  const options = { strict: false, validateFormats: false, multipleOfPrecision: 9, allErrors: false };
-  const AjvClass = (draft === "2020" ? Ajv2020 : Ajv) as unknown as new (o: object) => AjvLike;
-  return new AjvClass(options).compile(schema) as ((x: unknown) => boolean) & { errors?: unknown };
+  return exactAjv(draft).compile(schema);
 }
 
 interface Sample {

@@ -13,7 +13,8 @@
  * coincide and the set holds exactly the numerals that satisfy. Complements are taken within the
  * domain, which keeps `not` and `oneOf` sound: wide numerals (over 15 significant digits, where
  * "1.0000000000000001" is a decimal non-integer but parses to the integer 1) never enter a
- * complement. `multipleOf` is by decimal value (JavaScript's float division is not exact).
+ * complement. `multipleOf` is by decimal value, of the numeral and of the double's shortest
+ * decimal alike (JavaScript's float division is not exact, so float-based checks may disagree).
  */
 import { dfaNone, intersect, isEmpty, minimize, difference, union, type Dfa } from "./automaton.js";
 import {
@@ -214,6 +215,9 @@ export function multipleOfAtom(p: bigint, s: number): { dfa: Dfa; domain: number
     if (err instanceof RangeError) throw new MultipleOfTooLarge();
     throw err;
   }
+  // A wide numeral's double prints as another decimal, which need not be a multiple (integers
+  // excepted: the double of an integer is an integer).
+  if (!(p === 1n && s === 0)) dfa = intersect(dfa, regionsDfa(PLAIN));
   let domain = PLAIN;
   // Large forms are M·10^(E−f) with E − f ≥ 5: all multiples when p divides 10^(5+s).
   if ((10n ** BigInt(5 + s)) % p === 0n) {
