@@ -5,8 +5,14 @@
  * exactly when ajv accepts them (exactness), serialized with JSON.stringify; the declared-order
  * grammar must reject every value ajv rejects. ajv checks
  * `multipleOf` exactly here (see exact-ajv.ts).
+ *
+ * ajv 8.20 gets annotation collection wrong in places that matter to `unevaluated*`: it drops
+ * what a passing `if` evaluates when `then` is trivial, keeps what a failing `if` would have let
+ * `then` evaluate, and gets `not` over `unevaluatedItems` backwards. Where a schema uses
+ * `unevaluated*` and the grammar disagrees with ajv, @cfworker/json-schema referees: the grammar
+ * must agree with it instead (it is not used elsewhere: its `multipleOf` divides floats).
  */
-import { writeFileSync } from "node:fs";
+import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
@@ -79,6 +85,9 @@ function randomSchema(r: () => number, depth = 0): Record<string, unknown> | boo
       if (r() < 0.5) s.maxContains = Math.floor(r() * 2) + 1;
       if (r() < 0.3) s.minContains = Math.floor(r() * 2);
     });
+    add(0.06, () => (s.unevaluatedProperties = r() < 0.6 ? false : sub()));
+    add(0.05, () => (s.unevaluatedItems = r() < 0.6 ? false : sub()));
+    add(0.05, () => (s.dependentSchemas = { [pick(r, KEYS)]: sub() }));
     add(0.1, () => (s.allOf = [sub(), sub()]));
     add(0.1, () => (s.anyOf = [sub(), sub()]));
     add(0.1, () => (s.oneOf = [sub(), sub()]));
@@ -105,6 +114,7 @@ describe("differential fuzzing against ajv", () => {
     let walks = 0;
     let values = 0;
     let ajvErrors = 0;
+    let refereed = 0;
     for (let i = 0; i < count; i++) {
       const schema = randomSchema(r);
       let grammar;
@@ -131,30 +141,38 @@ describe("differential fuzzing against ajv", () => {
         ajvErrors++;
         continue;
       }
+      const referee = /"unevaluated(Properties|Items)"/.test(JSON.stringify(schema)) ? new Validator(schema as never, "2020-12", false) : null;
+      /** ajv's verdict, or the referee's where ajv and the grammar disagree on an unevaluated* schema. */
+      const verdict = (value: Json, grammarSays: boolean): boolean | "ajv error" => {
+        const a = validate(value);
+        if (a === "ajv error" || a === grammarSays || referee === null) return a;
+        refereed++;
+        return referee.validate(value).valid;
+      };
       const where = `schema ${JSON.stringify(schema)}`;
       for (let k = 0; k < 3; k++) {
         const bytes = randomWalk(grammar, r, 40);
         if (bytes === null) continue;
         walks++;
         const text = decoder.decode(bytes);
-        expect({ where, text, valid: validate(JSON.parse(text)) }).toEqual({ where, text, valid: true });
+        expect({ where, text, valid: verdict(JSON.parse(text) as Json, true) }).toEqual({ where, text, valid: true });
       }
       for (let k = 0; k < 25; k++) {
         const value = randomValue(r);
         const text = JSON.stringify(value);
-        const expected = validate(value);
+        const accepted = isMatch(grammar, text);
+        const expected = verdict(value, accepted);
         if (expected === "ajv error") {
           ajvErrors++;
           continue;
         }
         values++;
-        if (process.env.FUZZ_DUMP && isMatch(grammar, text) !== expected) writeFileSync(process.env.FUZZ_DUMP, JSON.stringify({ schema, value }));
-        expect({ where, text, accepted: isMatch(grammar, text) }).toEqual({ where, text, accepted: expected });
+        expect({ where, text, accepted }).toEqual({ where, text, accepted: expected });
         // Declared order accepts a subset: never an invalid value.
         if (!expected) expect({ where, text, orderedAccepted: isMatch(ordered, text) }).toEqual({ where, text, orderedAccepted: false });
       }
     }
-    process.stdout.write(`fuzz: ${compiled} schemas compiled (${refused} refused), ${walks} walks, ${values} values, all agreeing with ajv (${ajvErrors} ajv internal errors skipped)\n`);
+    process.stdout.write(`fuzz: ${compiled} schemas compiled (${refused} refused), ${walks} walks, ${values} values, all agreeing with ajv (${refereed} refereed by @cfworker/json-schema, ${ajvErrors} ajv internal errors skipped)\n`);
     expect(compiled).toBeGreaterThan(count * 0.6);
   });
 });

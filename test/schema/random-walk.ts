@@ -18,26 +18,34 @@ const FINISH_ORDER: number[] = (() => {
   return [...first, ...rest, ...Array.from({ length: 64 }, (_, i) => 0x80 + i)];
 })();
 
-/** The bytes of a completion from `s` to an accepting state (depth-first, closing bytes first), or null. */
+/**
+ * The bytes of a completion from `s` to an accepting state (depth-first, closing bytes first), or
+ * null. Iterative: a completion can be thousands of bytes deep.
+ */
 function completion(r: Recognizer, s: RecognizerState, limit: number): number[] | null {
-  const visited = new Set<RecognizerState>();
+  if (r.accepts(s)) return [];
+  const visited = new Set<RecognizerState>([s]);
+  // One frame per byte on the path: the state and the index of the next byte to try from it.
+  const stack: Array<{ state: RecognizerState; next: number }> = [{ state: s, next: 0 }];
   const path: number[] = [];
   let steps = 0;
-  const dfs = (cur: RecognizerState): boolean => {
-    if (r.accepts(cur)) return true;
-    if (visited.has(cur) || ++steps > limit) return false;
-    visited.add(cur);
-    for (const b of FINISH_ORDER) {
-      const t = r.step(cur, b);
-      if (t === null || !r.viable(t)) continue;
-      path.push(b);
-      if (dfs(t)) return true;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next >= FINISH_ORDER.length) {
+      stack.pop();
       path.pop();
-      if (steps > limit) return false;
+      continue;
     }
-    return false;
-  };
-  return dfs(s) ? path : null;
+    const b = FINISH_ORDER[top.next++]!;
+    const t = r.step(top.state, b);
+    if (t === null || !r.viable(t) || visited.has(t)) continue;
+    path.push(b);
+    if (r.accepts(t)) return path;
+    if (++steps > limit) return null;
+    visited.add(t);
+    stack.push({ state: t, next: 0 });
+  }
+  return null;
 }
 
 const STRUCTURAL = [...'"{}[],:0123456789-.tfne'].map((c) => c.charCodeAt(0));

@@ -19,6 +19,7 @@ import {
   Unsupported,
   anyExcept,
   conjOf,
+  conjOr,
   only,
   shapeAnd,
   shapeEmpty,
@@ -33,7 +34,7 @@ import {
   type Shape,
 } from "./shape.js";
 import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, type StrSet } from "./strings.js";
-import { DynamicEvaluation, evaluatedItems, evaluatedProperties } from "./unevaluated.js";
+import { evaluationCases, itemOps, propOps } from "./unevaluated.js";
 
 /** What the analyzer needs from the compiler. */
 export interface AnalyzeContext extends EmptinessOracle {
@@ -272,36 +273,33 @@ function oneOfShape(ctx: AnalyzeContext, shapes: Shape[], context: Shape): Shape
 type Apply = (keyword: string, make: () => Shape) => void;
 
 function unevaluatedKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
-  const reg = ctx.registry;
   if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
-    const u = child(s.unevaluatedProperties, "unevaluatedProperties");
-    apply("unevaluatedProperties", () => {
-      const ev = staticEvaluation(() => evaluatedProperties(reg, loc), "unevaluatedProperties");
-      if (ev.all) return ANY;
-      const layer: Layer = {
-        props: new Map([...ev.names].map((n) => [n, TRUE] as const)),
-        patterns: [...ev.patterns].map((p) => ({ source: p, dfa: patternDfa(p, "patternProperties"), conj: TRUE })),
-        additional: conjOf(u),
-      };
-      return anyExcept({ obj: [{ ...ANY_OBJ, layers: [layer], required: new Set(), forbidden: new Set(), order: [] }] });
-    });
+    const u = conjOf(child(s.unevaluatedProperties, "unevaluatedProperties"));
+    apply("unevaluatedProperties", () =>
+      evaluationCases(ctx, loc, propOps, "unevaluatedProperties").reduce<Shape>((acc, { when, ev }) => {
+        if (ev.all) return shapeOr(acc, when);
+        // Members not evaluated in this case must satisfy the schema.
+        const layer: Layer = {
+          props: new Map([...ev.names].map((n) => [n, TRUE] as const)),
+          patterns: [...ev.patterns].map((p) => ({ source: p, dfa: patternDfa(p, "patternProperties"), conj: TRUE })),
+          additional: u,
+        };
+        const closed = anyExcept({ obj: [{ ...ANY_OBJ, layers: [layer], required: new Set(), forbidden: new Set(), order: [] }] });
+        return shapeOr(acc, shapeAnd(when, closed, ctx));
+      }, NONE),
+    );
   }
   if (s.unevaluatedItems !== undefined && s.unevaluatedItems !== true) {
-    const u = child(s.unevaluatedItems, "unevaluatedItems");
-    apply("unevaluatedItems", () => {
-      const ev = staticEvaluation(() => evaluatedItems(reg, loc), "unevaluatedItems");
-      if (ev.all) return ANY;
-      return anyExcept({ arr: [{ ...ANY_ARR, prefix: Array.from({ length: ev.prefix }, () => TRUE), rest: conjOf(u), contains: [] }] });
-    });
-  }
-}
-
-function staticEvaluation<T>(run: () => T, keyword: string): T {
-  try {
-    return run();
-  } catch (err) {
-    if (err instanceof DynamicEvaluation) throw new Unsupported(keyword, `${keyword} cannot be enforced when ${err.message}`);
-    throw err;
+    const u = conjOf(child(s.unevaluatedItems, "unevaluatedItems"));
+    apply("unevaluatedItems", () =>
+      evaluationCases(ctx, loc, itemOps, "unevaluatedItems").reduce<Shape>((acc, { when, ev }) => {
+        if (ev.all) return shapeOr(acc, when);
+        // Items past the evaluated prefix match some `contains` or satisfy the schema.
+        const rest = ev.contains.length === 0 ? u : conjOr([...ev.contains, u]);
+        const closed = anyExcept({ arr: [{ ...ANY_ARR, prefix: Array.from({ length: ev.prefix }, () => TRUE), rest, contains: [] }] });
+        return shapeOr(acc, shapeAnd(when, closed, ctx));
+      }, NONE),
+    );
   }
 }
 

@@ -1,104 +1,152 @@
 /**
- * `unevaluatedProperties` / `unevaluatedItems` where the evaluated set is static: which members
- * and positions adjacent and in-place subschemas (`allOf`, `$ref`, `not`) evaluate does not
- * depend on the instance. Branching applicators (`anyOf`, `oneOf`, `if`, `dependentSchemas`,
- * `contains`) make it depend on which branches validate; those are accepted only when their
- * subschemas evaluate nothing at all, and otherwise refused.
+ * `unevaluatedProperties` / `unevaluatedItems`. What adjacent and in-place subschemas evaluate
+ * can depend on the instance (which `anyOf`/`oneOf` branches pass, whether `if` holds, which
+ * dependent properties are present), so the schema is split into *cases*: a condition (a Shape)
+ * and the members or items evaluated when it holds. The cases cover every value, so the keyword
+ * becomes the union over cases of "condition and (unevaluated members satisfy the schema)".
+ *
+ * Annotations of failing subschemas are dropped (a failed branch, a failed `if`, anything under
+ * `not`); `contains` evaluates the items it matches. Past a budget of cases the keyword is refused.
  */
-import type { SchemaLoc, SchemaRegistry } from "./resolve.js";
+import type { AnalyzeContext } from "./analyze.js";
+import type { SchemaLoc } from "./resolve.js";
+import {
+  ANY, ANY_OBJ, Unsupported, anyExcept, conjOf, only, shapeAnd, shapeEmpty, shapeNot, shapeOr,
+  type Conj, type Shape,
+} from "./shape.js";
 
 type Obj = { readonly [key: string]: unknown };
 
-/** Properties evaluated by a schema: named keys, patterns, or everything. */
+/** Properties evaluated: named keys, patterns, or everything. */
 export interface PropEval {
   names: Set<string>;
   patterns: Set<string>;
   all: boolean;
 }
 
-/** Item positions evaluated: the first `prefix` positions, or everything. */
+/** Items evaluated: the first `prefix` positions, items matching a `contains`, or everything. */
 export interface ItemEval {
   prefix: number;
   all: boolean;
+  contains: Conj[];
 }
 
-/** Thrown when evaluation depends on the instance. */
-export class DynamicEvaluation extends Error {
-  constructor(readonly keyword: string) {
-    super(`evaluation depends on which ${keyword} branches validate`);
-  }
+/** One case: when `when` holds, `ev` is what is evaluated. */
+export interface EvalCase<T> {
+  when: Shape;
+  ev: T;
+}
+
+/** The most cases one keyword may split into. */
+const MAX_CASES = 64;
+
+interface Ops<T> {
+  empty(): T;
+  merge(a: T, b: T): T;
+  /** The schema object's own contributions (`top`: the schema holding the keyword). */
+  own(ctx: AnalyzeContext, loc: SchemaLoc, top: boolean): T;
 }
 
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 
-function subschemas(reg: SchemaRegistry, loc: SchemaLoc, keyword: string): SchemaLoc[] {
-  const s = loc.schema as Obj;
-  const v = s[keyword];
-  if (Array.isArray(v)) return v.filter((x) => isObj(x) || typeof x === "boolean").map((x, i) => reg.child(loc, x as Obj, keyword, String(i)));
-  if (isObj(v) || typeof v === "boolean") return [reg.child(loc, v as Obj, keyword)];
+export const propOps: Ops<PropEval> = {
+  empty: () => ({ names: new Set(), patterns: new Set(), all: false }),
+  merge: (a, b) => ({ names: new Set([...a.names, ...b.names]), patterns: new Set([...a.patterns, ...b.patterns]), all: a.all || b.all }),
+  own(_ctx, loc, top) {
+    const s = loc.schema as Obj;
+    const out = propOps.empty();
+    if (isObj(s.properties)) for (const k of Object.keys(s.properties)) out.names.add(k);
+    if (isObj(s.patternProperties)) for (const k of Object.keys(s.patternProperties)) out.patterns.add(k);
+    if (s.additionalProperties !== undefined) out.all = true;
+    if (!top && s.unevaluatedProperties !== undefined) out.all = true;
+    return out;
+  },
+};
+
+export const itemOps: Ops<ItemEval> = {
+  empty: () => ({ prefix: 0, all: false, contains: [] }),
+  merge: (a, b) => ({ prefix: Math.max(a.prefix, b.prefix), all: a.all || b.all, contains: [...a.contains, ...b.contains] }),
+  own(ctx, loc, top) {
+    const s = loc.schema as Obj;
+    const out = itemOps.empty();
+    if (Array.isArray(s.prefixItems)) out.prefix = s.prefixItems.length;
+    if (Array.isArray(s.items)) {
+      out.prefix = Math.max(out.prefix, s.items.length);
+      if (s.additionalItems !== undefined) out.all = true;
+    } else if (s.items !== undefined) out.all = true;
+    if (!top && s.unevaluatedItems !== undefined) out.all = true;
+    if (s.contains !== undefined && (isObj(s.contains) || typeof s.contains === "boolean")) {
+      out.contains.push(conjOf(ctx.registry.child(loc, s.contains as Obj, "contains")));
+    }
+    return out;
+  },
+};
+
+function subschemas(ctx: AnalyzeContext, loc: SchemaLoc, keyword: string): SchemaLoc[] {
+  const v = (loc.schema as Obj)[keyword];
+  if (Array.isArray(v)) return v.filter((x) => isObj(x) || typeof x === "boolean").map((x, i) => ctx.registry.child(loc, x as Obj, keyword, String(i)));
+  if (isObj(v) || typeof v === "boolean") return [ctx.registry.child(loc, v as Obj, keyword)];
   return [];
 }
 
-function walk<T>(reg: SchemaRegistry, loc: SchemaLoc, top: boolean, seen: Set<number>, own: (s: Obj, top: boolean, acc: T) => void, acc: T, isEmpty: (t: T) => boolean, fresh: () => T): void {
-  if (typeof loc.schema === "boolean" || seen.has(loc.id)) return;
-  seen.add(loc.id);
-  const s = loc.schema as Obj;
-  const refOnly = typeof s.$ref === "string" && reg.refOverridesSiblings;
-  if (!refOnly) own(s, top, acc);
-  if (typeof s.$ref === "string") walk(reg, reg.resolveRef(s.$ref, loc), false, seen, own, acc, isEmpty, fresh);
-  if (refOnly) return;
-  if (typeof s.$dynamicRef === "string") {
-    const target = reg.resolveDynamicRef(s.$dynamicRef, loc);
-    if (target === null) throw new DynamicEvaluation("$dynamicRef");
-    walk(reg, target, false, seen, own, acc, isEmpty, fresh);
-  }
-  for (const l of subschemas(reg, loc, "allOf")) walk(reg, l, false, seen, own, acc, isEmpty, fresh);
-  for (const kw of ["anyOf", "oneOf", "if", "then", "else"]) {
-    for (const l of subschemas(reg, loc, kw)) {
-      const sub = fresh();
-      walk(reg, l, false, new Set(seen), own, sub, isEmpty, fresh);
-      if (!isEmpty(sub)) throw new DynamicEvaluation(kw === "then" || kw === "else" ? "if" : kw);
+/** The cases of what `loc` and its in-place subschemas evaluate. */
+export function evaluationCases<T>(ctx: AnalyzeContext, loc: SchemaLoc, ops: Ops<T>, keyword: string): Array<EvalCase<T>> {
+  const product = (a: Array<EvalCase<T>>, b: Array<EvalCase<T>>): Array<EvalCase<T>> => {
+    const out: Array<EvalCase<T>> = [];
+    for (const x of a) {
+      for (const y of b) {
+        const when = shapeAnd(x.when, y.when, ctx);
+        if (shapeEmpty(when, ctx)) continue;
+        out.push({ when, ev: ops.merge(x.ev, y.ev) });
+        if (out.length > MAX_CASES) throw new Unsupported(keyword, `${keyword} needs more than ${MAX_CASES} cases of what is evaluated`);
+      }
     }
-  }
-  for (const kw of ["dependentSchemas", "dependencies"]) {
-    const v = s[kw];
-    if (!isObj(v)) continue;
-    for (const [k, x] of Object.entries(v)) {
-      if (!isObj(x) && typeof x !== "boolean") continue;
-      const sub = fresh();
-      walk(reg, reg.child(loc, x as Obj, kw, k), false, new Set(seen), own, sub, isEmpty, fresh);
-      if (!isEmpty(sub)) throw new DynamicEvaluation(kw);
+    return out;
+  };
+  const passing = (l: SchemaLoc, seen: Set<number>): Array<EvalCase<T>> =>
+    cases(l, false, seen).map((c) => ({ when: shapeAnd(ctx.shapeOf(l), c.when, ctx), ev: c.ev }));
+  const failing = (l: SchemaLoc): EvalCase<T> => ({ when: shapeNot(ctx.shapeOf(l), ctx), ev: ops.empty() });
+
+  const cases = (l: SchemaLoc, top: boolean, seenIn: Set<number>): Array<EvalCase<T>> => {
+    if (typeof l.schema === "boolean" || seenIn.has(l.id)) return [{ when: ANY, ev: ops.empty() }];
+    const seen = new Set(seenIn).add(l.id);
+    const s = l.schema as Obj;
+    const reg = ctx.registry;
+    const refOnly = typeof s.$ref === "string" && reg.refOverridesSiblings;
+    let out: Array<EvalCase<T>> = [{ when: ANY, ev: refOnly ? ops.empty() : ops.own(ctx, l, top) }];
+    if (typeof s.$ref === "string") out = product(out, cases(reg.resolveRef(s.$ref, l), false, seen));
+    if (refOnly) return out;
+    if (typeof s.$dynamicRef === "string") {
+      const target = reg.resolveDynamicRef(s.$dynamicRef, l);
+      if (target === null) throw new Unsupported("$dynamicRef", "$dynamicRef whose target depends on the dynamic scope is not supported");
+      out = product(out, cases(target, false, seen));
     }
-  }
-}
-
-/** The properties `loc` and its in-place subschemas evaluate (its own unevaluatedProperties excluded). */
-export function evaluatedProperties(reg: SchemaRegistry, loc: SchemaLoc): PropEval {
-  const acc: PropEval = { names: new Set(), patterns: new Set(), all: false };
-  const own = (s: Obj, top: boolean, a: PropEval): void => {
-    if (isObj(s.properties)) for (const k of Object.keys(s.properties)) a.names.add(k);
-    if (isObj(s.patternProperties)) for (const k of Object.keys(s.patternProperties)) a.patterns.add(k);
-    if (s.additionalProperties !== undefined) a.all = true;
-    if (!top && s.unevaluatedProperties !== undefined) a.all = true;
+    for (const sub of subschemas(ctx, l, "allOf")) out = product(out, cases(sub, false, seen));
+    // anyOf and oneOf: every combination of passing and failing branches (the impossible ones are empty).
+    for (const kw of ["anyOf", "oneOf"]) {
+      for (const sub of subschemas(ctx, l, kw)) out = product(out, [...passing(sub, seen), failing(sub)]);
+    }
+    const cond = subschemas(ctx, l, "if")[0];
+    if (cond !== undefined) {
+      const then = subschemas(ctx, l, "then")[0];
+      const els = subschemas(ctx, l, "else")[0];
+      const holds = then === undefined ? passing(cond, seen) : product(passing(cond, seen), cases(then, false, seen));
+      const fails = els === undefined ? [failing(cond)] : product([failing(cond)], cases(els, false, seen));
+      out = product(out, [...holds, ...fails]);
+    }
+    for (const kw of ["dependentSchemas", "dependencies"]) {
+      const deps = s[kw];
+      if (!isObj(deps)) continue;
+      for (const [name, x] of Object.entries(deps)) {
+        if (!isObj(x) && typeof x !== "boolean") continue;
+        const dep = reg.child(l, x as Obj, kw, name);
+        const present = only({ obj: [{ ...ANY_OBJ, required: new Set([name]), forbidden: new Set(), order: [name] }] });
+        const absent = shapeOr(anyExcept({ obj: [] }), only({ obj: [{ ...ANY_OBJ, forbidden: new Set([name]), required: new Set() }] }));
+        const withDep = product([{ when: present, ev: ops.empty() }], passing(dep, seen));
+        out = product(out, [...withDep, { when: absent, ev: ops.empty() }]);
+      }
+    }
+    return out;
   };
-  const fresh = (): PropEval => ({ names: new Set(), patterns: new Set(), all: false });
-  walk(reg, loc, true, new Set(), own, acc, (t) => t.names.size === 0 && t.patterns.size === 0 && !t.all, fresh);
-  return acc;
-}
-
-/** The item positions `loc` and its in-place subschemas evaluate (its own unevaluatedItems excluded). */
-export function evaluatedItems(reg: SchemaRegistry, loc: SchemaLoc): ItemEval {
-  const acc: ItemEval = { prefix: 0, all: false };
-  const own = (s: Obj, top: boolean, a: ItemEval): void => {
-    if (Array.isArray(s.prefixItems)) a.prefix = Math.max(a.prefix, s.prefixItems.length);
-    if (Array.isArray(s.items)) {
-      a.prefix = Math.max(a.prefix, s.items.length);
-      if (s.additionalItems !== undefined) a.all = true;
-    } else if (s.items !== undefined) a.all = true;
-    if (!top && s.unevaluatedItems !== undefined) a.all = true;
-    if (s.contains !== undefined && s.contains !== false) throw new DynamicEvaluation("contains");
-  };
-  const fresh = (): ItemEval => ({ prefix: 0, all: false });
-  walk(reg, loc, true, new Set(), own, acc, (t) => t.prefix === 0 && !t.all, fresh);
-  return acc;
+  return cases(loc, true, new Set());
 }
