@@ -66,3 +66,25 @@ describe("limits only the grammar knows", () => {
     expect(isMatch(grammarOf(name), text)).toBe(false);
   });
 });
+
+describe("the JSON object form accepts the argument objects the tag form can write", () => {
+  const call = (json: string): string =>
+    '<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="f" index="1"<|sep|>' +
+    `<|open|>json type="object"<|sep|>${json}<|close|>json<|sep|><|close|>call<|sep|><|close|>tools<|sep|>`;
+  const grammarFor = (parameters: Record<string, unknown>): IrGrammar =>
+    lowerFormat(buildToolCallingFormat({
+      family: "kimi-k3", tool_choice: "required",
+      tools: [{ type: "function", function: { name: "f", parameters } }],
+    })!);
+  const declared = { type: "object", properties: { a: { type: "string" }, n: { type: "object" } }, required: ["a"] };
+
+  it.each([
+    ["declared keys", declared, '{"a": "x"}', true],
+    ["an undeclared key (additionalProperties absent: closed, like the tag form)", declared, '{"a": "x", "b": 1}', false],
+    ["an undeclared key inside a nested object (nested objects keep JSON Schema's meaning)", declared, '{"a": "x", "n": {"b": 1}}', true],
+    ["an undeclared key with additionalProperties true", { ...declared, additionalProperties: true }, '{"a": "x", "b": 1}', true],
+    ["any key when nothing is declared", { type: "object" }, '{"b": 1}', true],
+  ] as const)("%s", (_what, parameters, json, accepted) => {
+    expect(isMatch(grammarFor(parameters), call(json))).toBe(accepted);
+  });
+});

@@ -140,12 +140,24 @@ function objectSchema(params: Schema): Schema {
   return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, k === "type" ? "object" : v]));
 }
 
+/**
+ * With declared parameters and no `additionalProperties`, the arguments object is closed (OpenAI's
+ * strict-mode convention, xgrammar's default): the tag form can only write declared keys, and the
+ * JSON form must accept the same objects. It also keeps the arguments grammar free of the
+ * recursive any-value rule extra members would need.
+ */
+function closedWhenDeclared(params: Schema): Schema {
+  const declares = (params["properties"] !== undefined && params["properties"] !== null) || Array.isArray(params["required"]);
+  if (!declares || params["additionalProperties"] !== undefined) return params;
+  return { ...params, additionalProperties: false };
+}
+
 /** The arguments of a call of `tool` (everything between the call's opening and closing markers). */
 export function argumentsFormat(tool: NormalizedTool): Format {
   const path = keyPath(keyPath(tool.path, "function"), "parameters");
   const params: Schema = tool.parameters ?? { type: "object" };
   const kv = tool.parameters === null ? anyKeyArguments(true, params, path) : keyValueForm(params, path);
-  const jsonForm = tag(JSON_OPEN, jsonSchema(objectSchema(params)), JSON_CLOSE);
+  const jsonForm = tag(JSON_OPEN, jsonSchema(closedWhenDeclared(objectSchema(params))), JSON_CLOSE);
   if (kv === NO_PARAMETERS) return optional(jsonForm);
   if (kv === null) return jsonForm;
   return or(kv, jsonForm);
