@@ -32,19 +32,20 @@ export function peerTokenList(): { tokens: string[]; stops: number[] } {
 }
 
 /**
- * The Kimi K3 structural tag of the seed tools for a tool_choice. `strict` adds
- * `additionalProperties: false` to the tools' parameters (what xgrammar's strict mode assumes).
+ * The Kimi K3 structural tag of the seed tools for a tool_choice. `open` adds
+ * `additionalProperties: true` to the tools' parameters (argument objects may carry undeclared
+ * members; as written, declared parameters close them).
  */
-export function seedTag(choice: ToolChoice, strict = false): StructuralTag {
+export function seedTag(choice: ToolChoice, open = false): StructuralTag {
   const tools = seedTools();
-  if (strict) for (const t of tools) Object.assign(t.function.parameters ?? {}, { additionalProperties: false });
+  if (open) for (const t of tools) Object.assign(t.function.parameters ?? {}, { additionalProperties: true });
   const tag = buildToolCallingFormat({ family: "kimi-k3", tools, tool_choice: choice });
   if (!tag) throw new Error("no format");
   return tag;
 }
 
-export function seedGrammar(choice: ToolChoice, strict = false): IrGrammar {
-  return lowerFormat(seedTag(choice, strict));
+export function seedGrammar(choice: ToolChoice, open = false): IrGrammar {
+  return lowerFormat(seedTag(choice, open));
 }
 
 /** A realistic output of the seed grammar with tool_choice "required". */

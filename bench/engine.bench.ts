@@ -55,7 +55,7 @@ const jsonAny = (() => {
   return b.build("root");
 })();
 const seed: IrGrammar = seedGrammar("required");
-const seedStrict: IrGrammar = seedGrammar("required", true);
+const seedOpen: IrGrammar = seedGrammar("required", true);
 const peerSeed = peerStructuralTag(seedTag("required"));
 const weather = compileJsonSchema(weatherSchema).grammar;
 const longString = longStringGrammar();
@@ -70,7 +70,7 @@ allRows.push(
     [
       { name: "tagmask seed required, 1 thread", fn: () => compileGrammar(vocab, seed, { threads: 1 }), peer: "web-xgrammar seed-like structural tag" },
       { name: "tagmask seed required, pool threads", fn: () => compileGrammar(vocab, seed) },
-      { name: "tagmask seed required, strict schemas, 1 thread", fn: () => compileGrammar(vocab, seedStrict, { threads: 1 }), peer: "web-xgrammar seed-like structural tag" },
+      { name: "tagmask seed required, open argument objects, 1 thread", fn: () => compileGrammar(vocab, seedOpen, { threads: 1 }), peer: "web-xgrammar seed-like structural tag" },
       { name: "web-xgrammar seed-like structural tag", fn: () => peerCompile(() => peerCompiler.compileStructuralTag(peerSeed)) },
       { name: "tagmask weather schema, 1 thread", fn: () => compileGrammar(vocab, weather, { threads: 1 }), peer: "web-xgrammar weather schema" },
       { name: "web-xgrammar weather schema", fn: () => peerCompile(() => peerCompiler.compileJSONSchema(JSON.stringify(weatherSchema), true)) },
@@ -212,7 +212,7 @@ const verdict = (ok: boolean | undefined) => (ok === undefined ? "n/a" : ok ? "m
 const us = (x: number | undefined) => (x === undefined ? "?" : `${x.toFixed(3)} µs`);
 const vocabRow = find("vocabulary", "tagmask createTokenizerInfo(data)");
 const compileRow = find("compile", "tagmask seed required, 1 thread");
-const compileStrictRow = find("compile", "tagmask seed required, strict schemas, 1 thread");
+const compileOpenRow = find("compile", "tagmask seed required, open argument objects, 1 thread");
 const structural = find("fill one mask", "tagmask fill: structural (call index)");
 const freeText = find("fill one mask", "tagmask fill: free text");
 const argString = find("fill one mask", "tagmask fill: argument string");
@@ -226,7 +226,7 @@ const targets = [
   `native vocabulary handle ≤ 100 ms: ${(vocabRow!.medianUs / 1000).toFixed(1)} ms (the tokenizer.json loader is measured in bench/integration-vocabulary) — ${verdict(vocabRow!.medianUs <= 100_000)}`,
   `vocabulary memory ≤ 20 MB: ${(handle.memoryBytes / 1e6).toFixed(2)} MB native — ${verdict(handle.memoryBytes <= 20e6)}`,
   `compile seed required ≤ 5 ms on 1 thread: ${(compileRow!.medianUs / 1000).toFixed(2)} ms — ${verdict(compileRow!.medianUs <= 5000)}` +
-    ` (with additionalProperties: false: ${(compileStrictRow!.medianUs / 1000).toFixed(2)} ms — ${verdict(compileStrictRow!.medianUs <= 5000)})`,
+    ` (argument objects opened with additionalProperties: true: ${(compileOpenRow!.medianUs / 1000).toFixed(2)} ms)`,
   `fill ≤ 1 µs structural: ${us(structural?.medianUs)}, free text: ${us(freeText?.medianUs)} — ${verdict(Math.max(structural!.medianUs, freeText!.medianUs) <= 1)}`,
   `fill ≤ 5 µs in strings: argument ${us(argString?.medianUs)}, JSON ${us(jsonString?.medianUs)} — ${verdict(Math.max(argString!.medianUs, jsonString!.medianUs) <= 5)}`,
   `fill p99 ≤ 30 µs over the outputs (JS call and native): ${p99.toFixed(2)} µs — ${verdict(p99 <= 30)}`,
