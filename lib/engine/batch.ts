@@ -36,8 +36,9 @@ export interface BatchMatcherOptions {
  * reported for that row in the result's `errors`; the other rows are done normally, and a
  * failed fill leaves its row all zero (nothing allowed).
  *
- * While an asynchronous call is pending, the batch refuses other calls (MatcherStateError), and
- * its matchers must not be used directly.
+ * While an asynchronous call is pending, the batch refuses other calls, and its matchers are
+ * held: calling one of them directly, or a call of another batch sharing one, throws
+ * MatcherStateError until the operation settles.
  *
  * @example
  * const batch = new BatchMatcher(sequences.map((s) => s.matcher));

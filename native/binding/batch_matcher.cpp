@@ -143,6 +143,7 @@ class BatchMatcherWrap : public Napi::ObjectWrap<BatchMatcherWrap> {
   Napi::Value Submit(Napi::Env env, std::unique_ptr<BatchJob> job);
 
   std::vector<Napi::ObjectReference> matcher_refs_;  // keep the matchers alive
+  std::vector<MatcherWrap*> wraps_;                   // the same matchers' wraps, kept alive by matcher_refs_
   std::unique_ptr<MatcherBatch> batch_;
   bool parallel_ = true;
   bool busy_ = false;  // an asynchronous operation is in flight (main thread only)
@@ -170,7 +171,9 @@ BatchMatcherWrap::BatchMatcherWrap(const Napi::CallbackInfo& info) : Napi::Objec
     for (uint32_t i = 0; i < list.Length(); ++i) {
       const std::string name = "matchers[" + std::to_string(i) + "]";
       Napi::Value v = list.Get(i);
-      matchers.push_back(&MatcherWrap::FromValue(v, name.c_str())->matcher());
+      MatcherWrap* wrap = MatcherWrap::FromValue(v, name.c_str());
+      matchers.push_back(&wrap->matcher());
+      wraps_.push_back(wrap);
       matcher_refs_.push_back(Napi::Persistent(v.As<Napi::Object>()));
     }
     if (info[1].IsObject()) {
@@ -206,6 +209,13 @@ void BatchMatcherWrap::CheckIdle(const char* what) const {
     throw Error(ErrorCode::MatcherState, std::string(what) +
                                              ": an asynchronous batch operation is still running; await it before "
                                              "starting another one on this batch");
+  }
+  for (size_t i = 0; i < wraps_.size(); ++i) {
+    if (wraps_[i]->held()) {
+      throw Error(ErrorCode::MatcherState, std::string(what) + ": matchers[" + std::to_string(i) +
+                                               "] is being stepped by another BatchMatcher's asynchronous operation; "
+                                               "await that operation first");
+    }
   }
 }
 
@@ -375,6 +385,7 @@ Napi::Value BatchMatcherWrap::Submit(Napi::Env env, std::unique_ptr<BatchJob> jo
   }
   if (state.pending++ == 0) state.tsfn.Ref(env);
   busy_ = true;
+  for (MatcherWrap* w : wraps_) w->Hold();
   BatchJob* raw = job.release();  // owned by the task until SettleJob takes it back
   EnvState* st = &state;
   holder->Submit([raw, st]() {
@@ -418,6 +429,7 @@ void BatchMatcherWrap::RunJob(BatchJob& job) {
 
 void BatchMatcherWrap::Settle(Napi::Env env, BatchJob& job) {
   busy_ = false;
+  for (MatcherWrap* w : wraps_) w->Release();
   if (!job.failure.empty()) {
     job.deferred.Reject(MakeError(env, ErrorCode::Internal, "batch operation failed: " + job.failure).Value());
     return;

@@ -91,6 +91,14 @@ MatcherWrap::MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Matc
   });
 }
 
+void MatcherWrap::CheckNotHeld(const char* what) const {
+  if (holds_ != 0) {
+    throw Error(ErrorCode::MatcherState, std::string(what) +
+                                             ": this matcher belongs to a BatchMatcher whose asynchronous operation is still "
+                                             "running on the thread pool; await that operation first");
+  }
+}
+
 Napi::Value MatcherWrap::Create(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
@@ -118,6 +126,7 @@ Napi::Value MatcherWrap::Create(const Napi::CallbackInfo& info) {
 Napi::Value MatcherWrap::AcceptToken(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("acceptToken");
     const uint32_t id = ArgU32(info, 0, "acceptToken", "the token id", 0, false);
     return Napi::Boolean::New(env, matcher_->AcceptToken(id));
   });
@@ -126,6 +135,7 @@ Napi::Value MatcherWrap::AcceptToken(const Napi::CallbackInfo& info) {
 Napi::Value MatcherWrap::AcceptBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("acceptBytes");
     if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
       ThrowInvalidArgument("acceptBytes expects a Uint8Array");
     }
@@ -137,6 +147,7 @@ Napi::Value MatcherWrap::AcceptBytes(const Napi::CallbackInfo& info) {
 Napi::Value MatcherWrap::FillNextTokenBitmask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("fillNextTokenBitmask");
     const uint32_t row = ArgU32(info, 1, "fillNextTokenBitmask", "row", 0, true);
     uint32_t* out = MaskRow(info.Length() > 0 ? info[0] : env.Undefined(), row, matcher_->MaskWordCount(), "fillNextTokenBitmask");
     matcher_->FillNextTokenBitmask(out);
@@ -146,15 +157,22 @@ Napi::Value MatcherWrap::FillNextTokenBitmask(const Napi::CallbackInfo& info) {
 
 Napi::Value MatcherWrap::CanTerminate(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guarded(env, [&]() -> Napi::Value { return Napi::Boolean::New(env, matcher_->CanTerminate()); });
+  return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("canTerminate");
+    return Napi::Boolean::New(env, matcher_->CanTerminate());
+  });
 }
 Napi::Value MatcherWrap::IsTerminated(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guarded(env, [&]() -> Napi::Value { return Napi::Boolean::New(env, matcher_->IsTerminated()); });
+  return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("isTerminated");
+    return Napi::Boolean::New(env, matcher_->IsTerminated());
+  });
 }
 Napi::Value MatcherWrap::Rollback(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("rollback");
     matcher_->Rollback(ArgU32(info, 0, "rollback", "the number of steps", 1, true));
     return env.Undefined();
   });
@@ -162,6 +180,7 @@ Napi::Value MatcherWrap::Rollback(const Napi::CallbackInfo& info) {
 Napi::Value MatcherWrap::Reset(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("reset");
     matcher_->Reset();
     return env.Undefined();
   });
@@ -169,6 +188,7 @@ Napi::Value MatcherWrap::Reset(const Napi::CallbackInfo& info) {
 Napi::Value MatcherWrap::Fork(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("fork");
     if (matcher_->InError()) {
       throw Error(ErrorCode::MatcherState, "the matcher is in its error state after an earlier failure (" +
                                                matcher_->ErrorMessage() + "); call reset() or create a new matcher");
@@ -181,16 +201,41 @@ Napi::Value MatcherWrap::Fork(const Napi::CallbackInfo& info) {
 }
 Napi::Value MatcherWrap::FindJumpForwardString(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guarded(env, [&]() -> Napi::Value { return Napi::String::New(env, matcher_->FindJumpForwardString()); });
+  return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("findJumpForwardString");
+    return Napi::String::New(env, matcher_->FindJumpForwardString());
+  });
 }
-Napi::Value MatcherWrap::StepCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), matcher_->StepCount()); }
-Napi::Value MatcherWrap::StackCount(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), matcher_->StackCount()); }
-Napi::Value MatcherWrap::InError(const Napi::CallbackInfo& info) { return Napi::Boolean::New(info.Env(), matcher_->InError()); }
+// The accessors read state a pool thread may be writing, so they are guarded like the methods.
+Napi::Value MatcherWrap::StepCount(const Napi::CallbackInfo& info) {
+  return Guarded(info.Env(), [&]() -> Napi::Value {
+    CheckNotHeld("stepCount");
+    return Napi::Number::New(info.Env(), matcher_->StepCount());
+  });
+}
+Napi::Value MatcherWrap::StackCount(const Napi::CallbackInfo& info) {
+  return Guarded(info.Env(), [&]() -> Napi::Value {
+    CheckNotHeld("stackCount");
+    return Napi::Number::New(info.Env(), matcher_->StackCount());
+  });
+}
+Napi::Value MatcherWrap::InError(const Napi::CallbackInfo& info) {
+  return Guarded(info.Env(), [&]() -> Napi::Value {
+    CheckNotHeld("inError");
+    return Napi::Boolean::New(info.Env(), matcher_->InError());
+  });
+}
 Napi::Value MatcherWrap::ErrorMessage(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), matcher_->ErrorMessage());
+  return Guarded(info.Env(), [&]() -> Napi::Value {
+    CheckNotHeld("errorMessage");
+    return Napi::String::New(info.Env(), matcher_->ErrorMessage());
+  });
 }
 Napi::Value MatcherWrap::MemoryBytes(const Napi::CallbackInfo& info) {
-  return Napi::Number::New(info.Env(), static_cast<double>(matcher_->MemoryBytes()));
+  return Guarded(info.Env(), [&]() -> Napi::Value {
+    CheckNotHeld("memoryBytes");
+    return Napi::Number::New(info.Env(), static_cast<double>(matcher_->MemoryBytes()));
+  });
 }
 
 // benchTrace(tokens: Uint32Array, repeats): walks the tokens, timing natively at every step the
@@ -200,6 +245,7 @@ Napi::Value MatcherWrap::MemoryBytes(const Napi::CallbackInfo& info) {
 Napi::Value MatcherWrap::BenchTrace(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
+    CheckNotHeld("benchTrace");
     if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
       ThrowInvalidArgument("benchTrace expects (tokens: Uint32Array, repeats?)");
     }

@@ -20,6 +20,12 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   explicit MatcherWrap(const Napi::CallbackInfo& info);
   Matcher& matcher() { return *matcher_; }
 
+  /// A BatchMatcher's asynchronous operation takes the matcher for the pool (main thread only):
+  /// while held, every call on this matcher and every other batch holding it throws MatcherState.
+  void Hold() { ++holds_; }
+  void Release() { --holds_; }
+  bool held() const { return holds_ != 0; }
+
  private:
   static Napi::Value Create(const Napi::CallbackInfo& info);
   Napi::Value AcceptToken(const Napi::CallbackInfo& info);
@@ -38,7 +44,11 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   Napi::Value MemoryBytes(const Napi::CallbackInfo& info);
   Napi::Value BenchTrace(const Napi::CallbackInfo& info);
 
+  /// Throws MatcherState naming `what` while an asynchronous batch operation holds the matcher.
+  void CheckNotHeld(const char* what) const;
+
   std::unique_ptr<Matcher> matcher_;
+  uint32_t holds_ = 0;  // asynchronous batch operations in flight that step this matcher
 };
 
 }  // namespace tagmask::binding

@@ -191,6 +191,62 @@ describe("the event loop stays responsive", () => {
   });
 });
 
+describe("matchers held by an asynchronous batch operation", () => {
+  it("refuse direct calls and other batches until it settles, and are intact afterwards", async () => {
+    // As above: a fill long enough that an immediate usually runs while the pool works.
+    const { matchers } = midGenerationMatchers(setup, 64);
+    const rows = Array.from({ length: 2048 }, (_, i) => matchers[i % 64]!.fork());
+    const member = rows[7]!;
+    const batch = new BatchMatcher(rows);
+    const other = new BatchMatcher([member, new GrammarMatcher(setup.compiled)]);
+    const steps = member.stepCount;
+    const words = batch.maskWords;
+    const before = member.nextTokenBitmask();
+    const calls: Array<[string, () => unknown]> = [
+      ["acceptToken", () => member.acceptToken(0)],
+      ["fillNextTokenBitmask", () => member.fillNextTokenBitmask(new Int32Array(words))],
+      ["rollback", () => member.rollback(1)],
+      ["reset", () => member.reset()],
+      ["fork", () => member.fork()],
+      ["stepCount", () => member.stepCount],
+      ["another batch's fill", () => other.fillNextTokenBitmasks()],
+      ["another batch's async accept", () => other.acceptTokensAsync([0, 0])],
+    ];
+    let refusals: unknown[] = [];
+    for (let attempt = 0; attempt < 5 && refusals.length === 0; attempt++) {
+      const probe = new Promise<unknown[]>((resolve) =>
+        setImmediate(() => {
+          if (!batch.busy) return resolve([]);
+          const seen: unknown[] = [];
+          for (const [, call] of calls) {
+            try {
+              call();
+              seen.push("no error");
+            } catch (e) {
+              seen.push(e);
+            }
+          }
+          resolve(seen);
+        }),
+      );
+      const fill = batch.fillNextTokenBitmasksAsync();
+      refusals = await probe;
+      expect((await fill).errors).toEqual([]);
+    }
+    expect(refusals).toHaveLength(calls.length);
+    refusals.forEach((e, i) => {
+      const name = calls[i]![0];
+      expect({ name, type: e instanceof MatcherStateError }).toEqual({ name, type: true });
+      expect((e as Error).message).toMatch(/asynchronous operation/);
+    });
+    // Settled: the member answers again, unchanged, and the other batch runs.
+    expect(member.stepCount).toBe(steps);
+    expect(firstDifference(member.nextTokenBitmask(), before, words)).toBeNull();
+    expect(firstDifference(batch.bitmask.subarray(7 * words, 8 * words), before, words)).toBeNull();
+    expect(other.fillNextTokenBitmasks()).toEqual([]);
+  });
+});
+
 describe("BatchMatcher argument checks", () => {
   it.each([
     ["an empty batch", () => new BatchMatcher([]), /matchers is empty/],
