@@ -20,7 +20,7 @@
  *   (a property, an item, a branch) is parenthesized.
  */
 import { SchemaError } from "../errors.js";
-import { MAX_NESTING, describeValue, isPlainObject } from "./json-path.js";
+import { MAX_NESTING, describeValue, isJsonType, isPlainObject } from "./json-path.js";
 import type { JsonSchema } from "./types.js";
 
 /** Keys that only annotate a schema and never constrain it. */
@@ -63,26 +63,6 @@ function refName(ref: string): string {
     // Not percent-encoded after all: keep the text as written.
   }
   return name.replace(/~1/g, "/").replace(/~0/g, "~");
-}
-
-/** Whether a JSON value is an instance of the JSON Schema type `type`. */
-function satisfies(value: unknown, type: string): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "null":
-      return value === null;
-    case "array":
-      return Array.isArray(value);
-    default:
-      return isPlainObject(value);
-  }
 }
 
 function pointer(base: string, ...tokens: string[]): string {
@@ -193,7 +173,7 @@ class SchemaRenderer {
     const parts: Rendered[] = [];
     if (ref !== undefined) parts.push(ref);
     // A type every listed value already has says nothing more; the shapes still do.
-    const typeImplied = types !== undefined && values.length > 0 && valueList.every((v) => types?.some((t) => satisfies(v, t)));
+    const typeImplied = types !== undefined && values.length > 0 && valueList.every((v) => types?.some((t) => isJsonType(v, t)));
     if (types !== undefined && !typeImplied) {
       let objectUsed = false;
       let arrayUsed = false;

@@ -10,6 +10,7 @@
  * machine fed the whole text at once.
  */
 import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
+import { isJsonType } from "../../format/json-path.js";
 import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
 import { JsonScanner, JsonSyntaxError } from "../json-scanner.js";
 import type {
@@ -63,23 +64,6 @@ function describeJson(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-function hasArgumentType(value: unknown, type: ArgumentType): boolean {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number";
-    case "boolean":
-      return typeof value === "boolean";
-    case "null":
-      return value === null;
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-  }
 }
 
 /** Sets an own property, so a key named `__proto__` is an ordinary key. */
@@ -227,7 +211,7 @@ export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser 
   /** The parsed JSON value just scanned, checked to be of `type`. */
   private jsonValue(type: ArgumentType, what: string): unknown {
     const value: unknown = JSON.parse(this.text);
-    if (!hasArgumentType(value, type)) {
+    if (!isJsonType(value, type)) {
       const start = this.textStart + (this.text.length - this.text.trimStart().length);
       this.fail(`${type === "object" || type === "array" ? "an" : "a"} ${type} (${what})`, describeJson(value), start);
     }
