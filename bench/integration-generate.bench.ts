@@ -20,7 +20,7 @@ const model = await llama.loadModel({ modelPath: ensureTinyModel().path });
 const session = await ConstrainedLlama.create(model);
 const context = await model.createContext({ contextSize: 4096, sequences: 4 });
 const pool = Array.from({ length: 4 }, () => context.getSequence());
-const grammar = (await session.toolCallingGrammar({ family: "kimi-k3", tools: DEMO_TOOLS, tool_choice: "required" }, { maxFreeTextTokens: 8 }))!;
+const grammar = (await session.toolCallingGrammar({ family: "kimi-k3", tools: DEMO_TOOLS, tool_choice: "required" }, { maxFreeTextTokens: 8, maxWhitespace: 4 }))!;
 const prompt = model.tokenize("<|open|>user<|sep|>Weather in Paris?<|close|>user<|sep|>", true) as Token[];
 
 /** Unconstrained: `count` sampled tokens, end-of-generation tokens ignored. */

@@ -104,7 +104,7 @@ const sessions = {
   gbnf: await ConstrainedLlama.create(model, { route: "gbnf" }),
 };
 const request = { family: "kimi-k3", tools: DEMO_TOOLS, tool_choice: "required" as const };
-const grammars = Object.fromEntries(await Promise.all(Object.entries(sessions).map(async ([name, session]) => [name, await session.toolCallingGrammar(request, { maxFreeTextTokens: 8 })] as const)));
+const grammars = Object.fromEntries(await Promise.all(Object.entries(sessions).map(async ([name, session]) => [name, await session.toolCallingGrammar(request, { maxFreeTextTokens: 8, maxWhitespace: 4 })] as const)));
 const k3 = new Map<string, { ms: number; sampled: number }>();
 for (let r = 0; r <= REPEATS; r++) {
   for (const [name, session] of Object.entries(sessions)) {

@@ -67,7 +67,7 @@ export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOp
 // end engine (D)
 // node-llama-cpp integration (E)
 export {
-  ConstrainedGrammar, ConstrainedLlama, MASK_ROUTES, SAMPLER_ARRAYS_VERSION, checkMaskRoute, ensureTinyModel, limitFreeText,
+  ConstrainedGrammar, ConstrainedLlama, MASK_ROUTES, SAMPLER_ARRAYS_VERSION, checkMaskRoute, ensureTinyModel, limitFreeText, limitWhitespace,
   nodeLlamaCppVersion, tinyModelCachePath, writeTinyModel,
 } from "./integrations/node-llama-cpp/index.js";
 export type {

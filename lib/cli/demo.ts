@@ -40,7 +40,7 @@ const DEFAULT_PROMPT = "<|open|>user<|sep|>What is the weather in Paris, and wha
 
 const usage = [
   "tagmask demo [--model FILE.gguf] [--tools FILE] [--tool-choice required|auto|none|NAME] [--no-parallel]",
-  "             [--prompt TEXT] [--max-tokens N] [--max-text-tokens N] [--temperature T] [--seed N]",
+  "             [--prompt TEXT] [--max-tokens N] [--max-text-tokens N] [--max-whitespace N] [--temperature T] [--seed N]",
   "             [--route auto|sampler-arrays|bias-object|gbnf] [--threads N] [--gpu] [--json]",
   "",
   "  --model FILE        a GGUF model (default: the tiny random model, generated into the cache if absent)",
@@ -50,6 +50,7 @@ const usage = [
   "  --prompt TEXT       the input, special tokens written as text (default: a short user message)",
   "  --max-tokens N      most tokens to generate (default 400)",
   "  --max-text-tokens N bound every free-text part to N tokens (default 8 with the tiny model, none otherwise)",
+  "  --max-whitespace N  at most N whitespace characters between JSON tokens (default 4 with the tiny model, none otherwise)",
   "  --temperature T     sampling temperature (default 1)",
   "  --seed N            sampling seed (default 1)",
   "  --route R           masking route (default auto: the fastest that passes its start-up check)",
@@ -112,6 +113,7 @@ export const command: CliCommand = {
       prompt: { type: "string" },
       "max-tokens": { type: "string" },
       "max-text-tokens": { type: "string" },
+      "max-whitespace": { type: "string" },
       temperature: { type: "string" },
       seed: { type: "string" },
       route: { type: "string" },
@@ -124,6 +126,9 @@ export const command: CliCommand = {
     const tiny = modelFile === undefined;
     const maxTokens = integer(args, "max-tokens", 400, 1)!;
     const maxTextTokens = integer(args, "max-text-tokens", tiny ? 8 : undefined, 1);
+    // The random model writes whitespace as readily as anything else: unbounded, it would fill
+    // maxTokens with it inside the first JSON value.
+    const maxWhitespace = integer(args, "max-whitespace", tiny ? 4 : undefined, 0);
     const seed = integer(args, "seed", 1);
     const threads = integer(args, "threads", tiny ? 1 : undefined, 1);
     const temperatureText = optional(args, "temperature");
@@ -175,10 +180,14 @@ export const command: CliCommand = {
       say(`vocabulary: ${tokenizer.tokenCount} tokens (${tokenizer.vocabType}); stop tokens ${[...tokenizer.stopTokenIds].map((id) => tokenizer.tokenText(id)).join(" ")}`);
       say(`masking route: ${session.route}${session.routeChecks.filter((c) => !c.ok).map((c) => ` (${c.route} not used: ${c.reason})`).join("")}`);
       const compileStart = performance.now();
-      const grammar = await session.toolCallingGrammar(request, maxTextTokens === undefined ? {} : { maxFreeTextTokens: maxTextTokens });
+      const grammar = await session.toolCallingGrammar(request, {
+        ...(maxTextTokens === undefined ? {} : { maxFreeTextTokens: maxTextTokens }),
+        ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
+      });
       if (grammar) {
         say(`grammar: built in ${(performance.now() - compileStart).toFixed(1)} ms (engine compile ${grammar.compiled.stats().totalMs.toFixed(1)} ms), ` +
-          `${grammar.compiled.stateCount} states${maxTextTokens === undefined ? "" : `, free text bounded to ${maxTextTokens} tokens`}`);
+          `${grammar.compiled.stateCount} states${maxTextTokens === undefined ? "" : `, free text bounded to ${maxTextTokens} tokens`}` +
+          `${maxWhitespace === undefined ? "" : `, JSON whitespace to ${maxWhitespace} characters`}`);
       }
       const context = await model.createContext({ contextSize: Math.min(model.trainContextSize, 4096), sequences: 1 });
       try {

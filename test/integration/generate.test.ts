@@ -192,9 +192,10 @@ describe("generation", () => {
     }
   });
 
-  it("refuses an unknown route and a free-text bound on grammar IR", async () => {
+  it("refuses an unknown route, and a free-text or whitespace bound on grammar IR", async () => {
     const { model } = await loadTinyModel();
     await expect(ConstrainedLlama.create(model, { route: "fast" as "gbnf" })).rejects.toThrow(/options.route: expected "auto" or one of/);
     await expect(session.grammar(grammar.ir, { maxFreeTextTokens: 3 })).rejects.toThrow(InvalidArgumentError);
+    await expect(session.grammar(grammar.ir, { maxWhitespace: 3 })).rejects.toThrow("options.maxWhitespace applies to structural tags and formats, not to grammar IR");
   });
 });

@@ -20,7 +20,7 @@ import type { ParsedToolOutput, ToolCallingRequest } from "../../tools/types.js"
 import type { VocabularyOptions } from "../../tokenizer/build-vocabulary.js";
 import { TokenizerInfo } from "../../tokenizer/tokenizer-info.js";
 import { BatchMaskScheduler, type BatchMaskStats } from "./batch-masks.js";
-import { limitFreeText } from "./free-text-limit.js";
+import { limitFreeText, limitWhitespace } from "./format-limits.js";
 import { checkGenerateOptions, runGeneration, type GenerateOptions, type GenerationResult, type MaskSource } from "./generate.js";
 import { checkMaskRoute, pickMaskRoute, type RouteCheck } from "./route-check.js";
 import { MASK_ROUTES, type MaskRouteName } from "./routes.js";
@@ -38,10 +38,16 @@ export interface ConstrainedLlamaOptions {
 /** Options of grammar compilation through {@link ConstrainedLlama}. */
 export interface GrammarOptions {
   /**
-   * Limit every free-text part (`any_text`) to this many tokens (see free-text-limit.ts). Not
+   * Limit every free-text part (`any_text`) to this many tokens (see format-limits.ts). Not
    * enforced on the gbnf route, which cannot count tokens.
    */
   maxFreeTextTokens?: number;
+  /**
+   * Allow at most this many whitespace characters between the tokens of every JSON value
+   * (`max_whitespace_cnt` on each `json_schema`; see format-limits.ts). Unbounded by default, as
+   * in xgrammar; a model that falls into a whitespace loop then runs until `maxTokens`.
+   */
+  maxWhitespace?: number;
 }
 
 /** A grammar compiled for one model, with what each route needs. */
@@ -143,13 +149,18 @@ export class ConstrainedLlama {
     let origin: StructuralTag | Format | undefined;
     let ir: IrGrammar;
     if (isIrGrammar(source)) {
-      if (options.maxFreeTextTokens !== undefined) throw new InvalidArgumentError("options.maxFreeTextTokens applies to structural tags and formats, not to grammar IR");
+      for (const key of ["maxFreeTextTokens", "maxWhitespace"] as const) {
+        if (options[key] !== undefined) throw new InvalidArgumentError(`options.${key} applies to structural tags and formats, not to grammar IR`);
+      }
       ir = source;
     } else {
       origin = source;
-      if (options.maxFreeTextTokens !== undefined) {
-        const tag: StructuralTag = (source as StructuralTag).type === "structural_tag" ? (source as StructuralTag) : { type: "structural_tag", format: source as Format };
-        origin = limitFreeText(tag, options.maxFreeTextTokens);
+      const { maxFreeTextTokens, maxWhitespace } = options;
+      if (maxFreeTextTokens !== undefined || maxWhitespace !== undefined) {
+        let tag: StructuralTag = (source as StructuralTag).type === "structural_tag" ? (source as StructuralTag) : { type: "structural_tag", format: source as Format };
+        if (maxFreeTextTokens !== undefined) tag = limitFreeText(tag, maxFreeTextTokens);
+        if (maxWhitespace !== undefined) tag = limitWhitespace(tag, maxWhitespace);
+        origin = tag;
       }
       ir = lowerFormat(origin);
     }
@@ -222,8 +233,11 @@ export class ConstrainedLlama {
     request: ToolCallingRequest,
     options: GenerateOptions & GrammarOptions = {},
   ): Promise<ToolCallsResult> {
-    const { maxFreeTextTokens, ...generateOptions } = options;
-    const grammar = await this.toolCallingGrammar(request, maxFreeTextTokens === undefined ? {} : { maxFreeTextTokens });
+    const { maxFreeTextTokens, maxWhitespace, ...generateOptions } = options;
+    const grammar = await this.toolCallingGrammar(request, {
+      ...(maxFreeTextTokens === undefined ? {} : { maxFreeTextTokens }),
+      ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
+    });
     const result = await this.generate(sequence, input, grammar, generateOptions);
     return { ...result, grammar, ...parseOutput(request, result.text) };
   }

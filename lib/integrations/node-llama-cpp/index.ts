@@ -11,7 +11,7 @@ export { MASK_ROUTES, SAMPLER_ARRAYS_VERSION, nodeLlamaCppVersion } from "./rout
 export type { MaskRouteName } from "./routes.js";
 export { checkMaskRoute } from "./route-check.js";
 export type { RouteCheck } from "./route-check.js";
-export { limitFreeText } from "./free-text-limit.js";
+export { limitFreeText, limitWhitespace } from "./format-limits.js";
 export {
   DEFAULT_FAVORED_TOKENS, DEFAULT_TINY_MODEL_SHAPE, ensureTinyModel, probeModelFile, tinyModelCacheDir, tinyModelCachePath, writeTinyModel,
 } from "./tiny-model.js";
