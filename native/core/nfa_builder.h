@@ -24,6 +24,9 @@ struct CompileLimits {
   /// NFA states after which the builder stops, keeps the rule whose copies take the most states
   /// as a call instead, and starts over.
   uint32_t inlineBudget = 1u << 19;
+  /// A rule whose inlined copy takes at least this many NFA states is kept as a call once it is
+  /// referenced a second time: its automaton (and its states' masks) are then built once.
+  uint32_t sharedRuleStates = 4096;
 };
 
 struct Nfa {

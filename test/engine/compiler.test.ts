@@ -60,6 +60,31 @@ describe("compileGrammar", () => {
     expect(() => compileGrammar(vocab, big.build("root"))).toThrow(/rule 'root': a repeat \{3000000,\}/);
   });
 
+  it("builds a large rule referenced twice once, as a call; a small one is inlined", () => {
+    // 800 words of 8 letters: over 4,096 NFA states per inlined copy.
+    const words = Array.from({ length: 800 }, (_, i) => `w${String(i).padStart(3, "0")}word`);
+    const build = (refs: number, rule: "big" | "small"): CompiledGrammar => {
+      const g = new GrammarBuilder();
+      g.define("big", choice(...words.map((w) => lit(w))));
+      g.define("small", choice(lit("ab"), lit("cd")));
+      const items = Array.from({ length: refs }, (_, i) => (i === 0 ? [g.ruleRef(rule)] : [lit(","), g.ruleRef(rule)])).flat();
+      g.define("root", seq(...items));
+      return compileGrammar(vocab, g.build("root"), { threads: 1 });
+    };
+    expect(build(1, "big").stats().keptRules).toEqual(["root"]);
+    expect(build(2, "small").stats().keptRules).toEqual(["root"]);
+    const twice = build(2, "big");
+    expect(twice.stats().keptRules.sort()).toEqual(["big", "root"]);
+    const accepts = (text: string): boolean => {
+      const m = new GrammarMatcher(twice);
+      return m.acceptString(text) && m.canTerminate();
+    };
+    expect(accepts("w000word,w799word")).toBe(true);
+    expect(accepts("w123word,w123word")).toBe(true);
+    expect(accepts("w123word,w800word")).toBe(false);
+    expect(accepts("w123word")).toBe(false);
+  });
+
   it("checks its arguments", () => {
     expect(() => compileGrammar({} as never, grammar("a"))).toThrow(InvalidArgumentError);
     expect(() => compileGrammar(vocab, "root ::= x" as never)).toThrow(InvalidArgumentError);
