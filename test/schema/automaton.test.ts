@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { complement, dfaMatches, dfaOfStrings, intersect, isEmpty, withLength } from "../../lib/compile/json-schema/automaton.js";
+import { complement, DfaBuilder, dfaKey, dfaMatches, dfaOfStrings, intersect, isEmpty, union, withLength, type Dfa } from "../../lib/compile/json-schema/automaton.js";
+import { minimize } from "../../lib/compile/json-schema/minimize.js";
 import { regexToDfa, RegexUnsupported } from "../../lib/compile/json-schema/regex.js";
 import { boundAtom, equalAtom, multipleOfSet, numDfa, NUM_INT, numAnd, numNot, type NumSet } from "../../lib/compile/json-schema/numbers.js";
 
@@ -56,6 +57,45 @@ describe("automaton operations", () => {
     expect(dfaMatches(intersect(ab, short), "abc")).toBe(false);
     expect(dfaMatches(intersect(ab, short), "ab")).toBe(true);
     expect(isEmpty(intersect(dfaOfStrings(["x"]), ab))).toBe(true);
+  });
+
+  it("memoizes products by language: equal operands from different objects give the same result", () => {
+    const x1 = dfaOfStrings(["ab", "cd"]);
+    const x2 = union(dfaOfStrings(["ab"]), dfaOfStrings(["cd"]));
+    expect(x2).not.toBe(x1);
+    const y = regexToDfa("^[a-c]+$");
+    const r = intersect(x1, y);
+    expect(intersect(x2, y)).toBe(r);
+    expect(dfaMatches(r, "ab")).toBe(true);
+    expect(dfaMatches(r, "cd")).toBe(false);
+    expect(intersect(y, x1)).not.toBe(r); // operand order is part of the key; the language is the same
+    expect(dfaKey(intersect(y, x1))).toBe(dfaKey(r));
+  });
+});
+
+/** "a" repeated a multiple of k times, written with 2k states (state i and i + k behave alike). */
+function doubledCounter(k: number): Dfa {
+  const b = new DfaBuilder();
+  const states = Array.from({ length: 2 * k }, (_, i) => b.addState(i % k === 0));
+  for (let i = 0; i < 2 * k; i++) b.addEdge(states[i]!, [[0x61, 0x61]], states[(i + 1) % (2 * k)]!);
+  return b.build(states[0]!);
+}
+
+describe("minimize", () => {
+  // 2k states: k = 20 goes through Moore's refinement (≤ 64 states), k = 50 through Hopcroft's.
+  it.each([20, 50])("merges equivalent states: a counter mod %i written with twice the states", (k) => {
+    const m = minimize(doubledCounter(k));
+    expect(m.accept.length).toBe(k);
+    for (let n = 0; n <= 3 * k; n++) expect(dfaMatches(m, "a".repeat(n))).toBe(n % k === 0);
+    expect(minimize(m)).toBe(m);
+  });
+
+  it("gives the same canonical automaton through either refinement", () => {
+    // The same language, once with 20 states and once with 100 (five copies of a 20-cycle).
+    const b = new DfaBuilder();
+    const states = Array.from({ length: 100 }, (_, i) => b.addState(i % 20 === 0));
+    for (let i = 0; i < 100; i++) b.addEdge(states[i]!, [[0x61, 0x61]], states[(i + 1) % 100]!);
+    expect(dfaKey(b.build(states[0]!))).toBe(dfaKey(doubledCounter(20)));
   });
 });
 

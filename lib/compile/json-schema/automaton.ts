@@ -178,6 +178,52 @@ type Op = "and" | "or" | "diff";
  * A missing edge is a dead state (-1) on that side.
  */
 export function product(a: Dfa, b: Dfa, op: Op): Dfa {
+  const ia = languageId(a);
+  const ib = languageId(b);
+  const memoKey = ia === undefined || ib === undefined ? undefined : `${ia} ${ib} ${op}`;
+  const known = memoKey === undefined ? undefined : products.get(memoKey);
+  if (known) return known;
+  const result = productUncached(a, b, op);
+  if (memoKey !== undefined) {
+    if (products.size >= MEMO_MAX_ENTRIES) {
+      products.clear();
+      idOfKey.clear();
+    }
+    products.set(memoKey, result);
+  }
+  return result;
+}
+
+// Products are memoized by the languages of their operands: a schema combines the same few
+// string languages again and again (each object alternative meets each allOf branch), 594
+// products but 71 distinct ones for one GitHub schema. A language's id comes from its canonical
+// text (dfaKey), computed once per DFA object; ids are never reused, so clearing the tables
+// when they fill up only loses hits. Large automata are not memoized (their texts are long and
+// their products rare).
+const MEMO_MAX_EDGES = 4096;
+const MEMO_MAX_ENTRIES = 8192;
+const idOfDfa = new WeakMap<Dfa, number>();
+const idOfKey = new Map<string, number>();
+const products = new Map<string, Dfa>();
+let nextLanguageId = 0;
+
+function languageId(dfa: Dfa): number | undefined {
+  const known = idOfDfa.get(dfa);
+  if (known !== undefined) return known;
+  let edges = 0;
+  for (const list of dfa.edges) edges += list.length;
+  if (edges > MEMO_MAX_EDGES) return undefined;
+  const key = dfaKey(dfa);
+  let id = idOfKey.get(key);
+  if (id === undefined) {
+    id = nextLanguageId++;
+    idOfKey.set(key, id);
+  }
+  idOfDfa.set(dfa, id);
+  return id;
+}
+
+function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
   const out = new DfaBuilder();
   const ids = new Map<number, number>();
   const queue: Array<[number, number]> = [];
@@ -231,8 +277,9 @@ export function product(a: Dfa, b: Dfa, op: Op): Dfa {
 export const intersect = (a: Dfa, b: Dfa): Dfa => product(a, b, "and");
 export const union = (a: Dfa, b: Dfa): Dfa => product(a, b, "or");
 export const difference = (a: Dfa, b: Dfa): Dfa => product(a, b, "diff");
+const ALL = dfaAll();
 /** All strings over the alphabet that `a` rejects. */
-export const complement = (a: Dfa): Dfa => product(dfaAll(), a, "diff");
+export const complement = (a: Dfa): Dfa => product(ALL, a, "diff");
 
 /** States that can reach an accepting state. */
 export function live(dfa: Dfa): boolean[] {

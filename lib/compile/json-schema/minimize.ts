@@ -40,7 +40,8 @@ function minimizeUncached(dfa: Dfa): Dfa {
   if (order.length === 0) return dfaNone();
   const n = order.length;
   const edges: Edge[][] = order.map((s) => dfa.edges[s]!.filter((e) => ok[e[2]]).map((e) => [e[0], e[1], index.get(e[2])!] as const));
-  const block = hopcroft(n, edges, order.map((s) => dfa.accept[s]!));
+  const accept = order.map((s) => dfa.accept[s]!);
+  const block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : hopcroft(n, edges, accept);
   // Renumber blocks so the start's block is 0, BFS order.
   const rep = new Map<number, number>();
   const b = new DfaBuilder();
@@ -67,6 +68,56 @@ function minimizeUncached(dfa: Dfa): Dfa {
     }
   }
   return b.build(0);
+}
+
+/**
+ * Up to this many states, Moore's refinement: it costs a pass over the edges per round, at most
+ * n rounds, where Hopcroft pays per (block, elementary interval) pair — and schema automata have
+ * hundreds of intervals. Most automata minimized here (string keywords combined by allOf, object
+ * keys) have under 50 states and are minimized hundreds of times per schema.
+ */
+const MOORE_MAX_STATES = 64;
+
+/**
+ * The equivalence classes of a trim DFA's states (Moore): states start split by acceptance, and
+ * each round splits them by their edges, read as ranges into the current classes (adjacent ranges
+ * into one class merged, so that how a range happens to be cut does not matter). Stable when a
+ * round makes no new class.
+ */
+function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[]): Int32Array {
+  let block = Int32Array.from(accept, (a) => (a ? 1 : 0));
+  let classes = new Set(block).size;
+  for (;;) {
+    const ids = new Map<string, number>();
+    const next = new Int32Array(n);
+    for (let s = 0; s < n; s++) {
+      let key = String(block[s]);
+      let lo = -1;
+      let hi = -2;
+      let to = -1;
+      for (const [elo, ehi, et] of edges[s]!) {
+        const b = block[et]!;
+        if (b === to && elo === hi + 1) {
+          hi = ehi;
+          continue;
+        }
+        if (to >= 0) key += ` ${lo} ${hi} ${to}`;
+        lo = elo;
+        hi = ehi;
+        to = b;
+      }
+      if (to >= 0) key += ` ${lo} ${hi} ${to}`;
+      let id = ids.get(key);
+      if (id === undefined) {
+        id = ids.size;
+        ids.set(key, id);
+      }
+      next[s] = id;
+    }
+    block = next;
+    if (ids.size === classes) return block;
+    classes = ids.size;
+  }
 }
 
 /**
