@@ -33,6 +33,11 @@ export interface CompileStats {
   nfaStates: number;
   /** Token-trie nodes the mask builder visited, over all states. */
   trieNodesVisited: number;
+  /**
+   * States the mask builder walked the tries from; every other state agrees with one of them on
+   * all byte strings up to the longest token and takes its mask (docs/engine.md).
+   */
+  walkedStates: number;
   /** Distinct stored masks, by form. */
   distinctMasks: number;
   listMasks: number;

@@ -50,6 +50,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.states = g->automaton_.StateCount();
   st.byteClasses = g->automaton_.classCount;
   st.trieNodesVisited = ms.trieNodesVisited;
+  st.walkedStates = ms.walkedStates;
   st.distinctMasks = ms.distinctMasks;
   st.listMasks = ms.listMasks;
   st.complementMasks = ms.complementMasks;

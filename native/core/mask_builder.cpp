@@ -6,6 +6,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "token_equivalence.h"
 #include "trie_walker.h"
 #include "tagmask/bitmask.h"
 #include "tagmask/error.h"
@@ -297,7 +298,23 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   cuts[0].maxLength = tok.PlainTrie().MaxLengthData();
   cuts[1].profileOf = profileOf.data();
   cuts[1].nodeMax = &nodeMax;
-  if (threads > 1 && count > 8) {
+  // One walk per class of states that no token tells apart; the other states take its result.
+  const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1);
+  std::vector<uint32_t> walked;  // the first state of each class, in state order
+  std::vector<uint32_t> source(count, 0);
+  {
+    std::vector<uint32_t> firstOfClass(count, 0);
+    for (uint32_t s = 1; s < count; ++s) {
+      uint32_t& first = firstOfClass[cls[s]];
+      if (first == 0) {
+        first = s;
+        walked.push_back(s);
+      }
+      source[s] = first;
+    }
+  }
+  const uint32_t todo = static_cast<uint32_t>(walked.size());
+  if (threads > 1 && todo > 8) {
     std::shared_ptr<ThreadPool> pool = SharedThreadPool();
     std::vector<std::unique_ptr<Worker>> workers;
     // One worker (scratch and subtree memo) per thread. States go out in blocks, round robin:
@@ -309,15 +326,15 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     pool->ParallelFor(chunks, 1, [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
-        for (uint32_t block = 1 + static_cast<uint32_t>(c) * kBlock; block < count; block += static_cast<uint32_t>(chunks) * kBlock) {
-          for (uint32_t s = block; s < std::min(count, block + kBlock); ++s) ComputeState(a, tok, cuts, s, w, &results[s]);
+        for (uint32_t block = static_cast<uint32_t>(c) * kBlock; block < todo; block += static_cast<uint32_t>(chunks) * kBlock) {
+          for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) ComputeState(a, tok, cuts, walked[i], w, &results[walked[i]]);
         }
       }
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
     Worker w(a, maxDepth);
-    for (uint32_t s = 1; s < count; ++s) ComputeState(a, tok, cuts, s, w, &results[s]);
+    for (uint32_t s : walked) ComputeState(a, tok, cuts, s, w, &results[s]);
     visited = w.visited;
   }
 
@@ -334,8 +351,9 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   std::vector<uint32_t> data;
   MaskBuildStats st;
   st.trieNodesVisited = visited;
+  st.walkedStates = todo;
   for (uint32_t s = 1; s < count; ++s) {
-    MaskData& d = results[s];
+    const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
     sm.uncertainOffset = static_cast<uint32_t>(store->uncertain.size());
     sm.uncertainCount = static_cast<uint32_t>(d.uncertain.size());

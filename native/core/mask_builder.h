@@ -13,6 +13,7 @@ namespace tagmask {
 
 struct MaskBuildStats {
   uint64_t trieNodesVisited = 0;
+  uint32_t walkedStates = 0;  // states walked from; the others share a walked state's result
   uint32_t uncertainTokens = 0;   // summed over states
   uint32_t statesWithUncertain = 0;
   uint32_t residualTokens = 0;     // summed over (state, return state) pairs

@@ -9,6 +9,8 @@ import { compileGrammar, compileGrammarAsync, CompiledGrammar } from "../../lib/
 import { GrammarCompiler } from "../../lib/engine/grammar-compiler.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { GrammarError, InvalidArgumentError } from "../../lib/errors.js";
+import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
+import { popcount32 } from "../../lib/mask/types.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
 
 const vocab = tinyVocabulary();
@@ -83,6 +85,28 @@ describe("compileGrammar", () => {
     expect(accepts("w123word,w123word")).toBe(true);
     expect(accepts("w123word,w800word")).toBe(false);
     expect(accepts("w123word")).toBe(false);
+  });
+
+  it("walks the tries once per class of token-equivalent states (a string with a length limit)", () => {
+    const limited = compileGrammar(vocab, compileJsonSchema({ type: "string", maxLength: 200 }).grammar, { threads: 1 });
+    const stats = limited.stats();
+    // The tiny vocabulary's tokens are a few bytes long: only the last positions differ for them.
+    expect(stats.walkedStates).toBeLessThan(stats.states / 4);
+    const accepts = (text: string): boolean => {
+      const m = new GrammarMatcher(limited);
+      return m.acceptString(text) && m.canTerminate();
+    };
+    expect(accepts(`"${"a".repeat(200)}"`)).toBe(true);
+    expect(accepts(`"${"a".repeat(201)}"`)).toBe(false);
+    expect(accepts(`"${"é".repeat(199)}\\n"`)).toBe(true);
+    const m = new GrammarMatcher(limited);
+    expect(m.acceptString(`"${"a".repeat(199)}`)).toBe(true);
+    const row = m.nextTokenBitmask();
+    const early = new GrammarMatcher(limited);
+    expect(early.acceptString(`"${"a".repeat(20)}`)).toBe(true);
+    // One character left: fewer tokens than with 180 left.
+    const count = (mask: Int32Array): number => mask.reduce((n, w) => n + popcount32(w), 0);
+    expect(count(row)).toBeLessThan(count(early.nextTokenBitmask()));
   });
 
   it("checks its arguments", () => {

@@ -107,4 +107,21 @@ export const SCHEMAS: Array<{ name: string; schema: JsonSchema; document: string
     },
     document: '{"email": "ada.lovelace@example.org", "homepage": "https://example.org/ada?x=1#top", "born": "1815-12-10"}',
   },
+  {
+    // Long enough that early positions of the string are token-equivalent (more characters left
+    // than the longest token holds) and late ones are not; the document runs up to the limit,
+    // with escapes and multi-byte characters on the way.
+    name: "strings with length limits",
+    schema: {
+      type: "object",
+      properties: { title: { type: "string", maxLength: 150 }, code: { type: "string", minLength: 3, maxLength: 5 }, when: { type: "string", format: "date-time" } },
+      required: ["title", "code"],
+      additionalProperties: false,
+    },
+    document: JSON.stringify({
+      title: `${"Größe \"café\" ".repeat(8)}${"x".repeat(150 - 8 * 14)}`,
+      code: "AB€",
+      when: "2016-12-31T15:59:60-08:00",
+    }).replace(/,/g, ", "),
+  },
 ];
