@@ -91,10 +91,12 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   // round before. Each class keeps the key its members had when it was made (`classKey`, unset
   // for the classes of round 0 until their first member is looked at in round 1): members whose
   // successors did not move still have it, so only the states that lead into moved states are
-  // looked at again. A looked-at state whose key differs from its class's moves to the class of
-  // that key made in this round within its old class. All keys of a round are read before any
-  // state moves, so that after round k the classes are exactly "equal on every string of at most
-  // k bytes".
+  // looked at again. The looked-at states of a class are grouped by key; the group with the
+  // class's key stays, the others become new classes (moved), and when every member was looked
+  // at and none has the old key, the largest group keeps the id and gives it its key (a renaming
+  // would only make more states look again). All keys of a round are read before any state
+  // moves, so that after round k the classes are exactly "equal on every string of at most k
+  // bytes".
   const Runs rows = CompressRows(a);
   std::vector<uint32_t> predBegin(count + 1, 0), preds;
   {
