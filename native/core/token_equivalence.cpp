@@ -28,13 +28,22 @@ Runs CompressRows(const Automaton& a) {
   return out;
 }
 
-uint64_t HashKey(const std::vector<uint32_t>& key) {
-  uint64_t h = 0xCBF29CE484222325ull;
-  for (uint32_t x : key) h = (h ^ x) * 0x100000001B3ull;
-  return h ^ key.size();
+uint64_t HashSpan(const uint32_t* p, uint32_t n) {
+  uint64_t h = 0xCBF29CE484222325ull ^ n;
+  for (uint32_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001B3ull;
+  return h;
 }
 
-// Keys to class ids, open addressing; Clear() costs only what was inserted since the last one.
+bool SameSpan(const uint32_t* a, uint32_t an, const uint32_t* b, uint32_t bn) {
+  return an == bn && std::equal(a, a + an, b);
+}
+
+// A key: a span of a buffer that lives as long as the table's entries.
+struct Span {
+  uint32_t begin, size;
+};
+
+// Keys (spans of one buffer) to ids, open addressing; Clear() costs only what was inserted.
 class KeyTable {
  public:
   explicit KeyTable(uint32_t states) {
@@ -42,21 +51,21 @@ class KeyTable {
     while (n < 2 * static_cast<size_t>(states) + 2) n *= 2;
     slot_.assign(n, kEmpty);
   }
-  /// The class of `key`, or `missing`.
-  uint32_t Find(const std::vector<uint32_t>& key, uint32_t missing) const {
-    for (size_t i = HashKey(key) & (slot_.size() - 1);; i = (i + 1) & (slot_.size() - 1)) {
+  /// The id of the key `k` of `buf`, or `missing`.
+  uint32_t Find(const std::vector<uint32_t>& buf, Span k, uint32_t missing) const {
+    for (size_t i = Home(buf, k);; i = (i + 1) & (slot_.size() - 1)) {
       if (slot_[i] == kEmpty) return missing;
-      if (entries_[slot_[i]].first == key) return entries_[slot_[i]].second;
+      const Entry& e = entries_[slot_[i]];
+      if (SameSpan(buf.data() + e.key.begin, e.key.size, buf.data() + k.begin, k.size)) return e.id;
     }
   }
-  void Insert(const std::vector<uint32_t>& key, uint32_t id) {
-    size_t i = HashKey(key) & (slot_.size() - 1);
+  void Insert(const std::vector<uint32_t>& buf, Span k, uint32_t id) {
+    size_t i = Home(buf, k);
     while (slot_[i] != kEmpty) i = (i + 1) & (slot_.size() - 1);
     slot_[i] = static_cast<uint32_t>(entries_.size());
     used_.push_back(i);
-    entries_.emplace_back(key, id);
+    entries_.push_back({k, id});
   }
-  size_t Size() const { return entries_.size(); }
   void Clear() {
     for (size_t i : used_) slot_[i] = kEmpty;
     used_.clear();
@@ -64,10 +73,15 @@ class KeyTable {
   }
 
  private:
+  struct Entry {
+    Span key;
+    uint32_t id;
+  };
+  size_t Home(const std::vector<uint32_t>& buf, Span k) const { return HashSpan(buf.data() + k.begin, k.size) & (slot_.size() - 1); }
   static constexpr uint32_t kEmpty = UINT32_MAX;
   std::vector<uint32_t> slot_;
   std::vector<size_t> used_;
-  std::vector<std::pair<std::vector<uint32_t>, uint32_t>> entries_;
+  std::vector<Entry> entries_;
 };
 
 }  // namespace
@@ -78,13 +92,17 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   KeyTable table(count);
 
   // Round 0: what the walk reads from the state itself.
-  std::vector<uint32_t> key;
-  for (uint32_t s = 1; s < count; ++s) {
-    key.assign({a.ruleOf[s], a.flags[s], profileOf[s], a.Is(s, kHasCalls) ? s : UINT32_MAX});
-    cls[s] = table.Find(key, static_cast<uint32_t>(table.Size() + 1));
-    if (cls[s] == table.Size() + 1) table.Insert(key, cls[s]);
+  std::vector<uint32_t> keys;
+  keys.reserve(static_cast<size_t>(count) * 4);
+  for (uint32_t s = 0; s < count; ++s) {
+    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], a.Is(s, kHasCalls) ? s : UINT32_MAX});
   }
-  uint32_t classes = static_cast<uint32_t>(table.Size()) + 1;  // class 0: the dead state
+  uint32_t classes = 1;  // class 0: the dead state
+  for (uint32_t s = 1; s < count; ++s) {
+    const Span k{s * 4, 4};
+    cls[s] = table.Find(keys, k, classes);
+    if (cls[s] == classes) table.Insert(keys, k, classes++);
+  }
 
   // Rounds 1..depth, Moore's refinement done incrementally: a state's key is the class it leads
   // to on each byte class (as runs), and it can only change when a successor changed class in the
@@ -135,26 +153,45 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     }
   };
 
-  std::vector<std::vector<uint32_t>> classKey(classes);
+  // Each class's key, a span of `classKeys` (size 0 with `classKeySet` 0: not known yet).
+  std::vector<uint32_t> classKeys;
+  std::vector<Span> classKey(classes, Span{0, 0});
   std::vector<uint8_t> classKeySet(classes, 0);
   std::vector<uint32_t> size(classes, 0);
   for (uint32_t s = 1; s < count; ++s) ++size[cls[s]];
-  std::vector<uint32_t> dirty, changed, keys, keyBegin, order, groupOf;
+  std::vector<uint32_t> dirty, changed, order, groupOf;
+  std::vector<Span> keyOf;
   std::vector<uint8_t> isDirty(count, 0);
   struct Group {
-    uint32_t key;  // index into `dirty` of its first member (for its key)
-    uint32_t members = 0;
+    Span key;
+    uint32_t members;
   };
   std::vector<Group> groups;
+  std::vector<uint32_t> idOf;
+  const auto saveKey = [&](Span k) {
+    const Span out{static_cast<uint32_t>(classKeys.size()), k.size};
+    classKeys.insert(classKeys.end(), keys.begin() + k.begin, keys.begin() + k.begin + k.size);
+    return out;
+  };
+  const auto hasClassKey = [&](uint32_t x, Span k) {
+    return classKeySet[x] && SameSpan(classKeys.data() + classKey[x].begin, classKey[x].size, keys.data() + k.begin, k.size);
+  };
+  const auto newClass = [&](uint32_t from, Span k, uint32_t members) {
+    classKey.push_back(saveKey(k));
+    classKeySet.push_back(1);
+    size.push_back(members);
+    size[from] -= members;
+    return classes++;
+  };
   for (uint32_t s = 1; s < count; ++s) dirty.push_back(s);
   for (uint32_t round = 0; round < depth && !dirty.empty(); ++round) {
     keys.clear();
-    keyBegin.assign(1, 0);
+    keyOf.clear();
     for (uint32_t s : dirty) {
+      const uint32_t begin = static_cast<uint32_t>(keys.size());
       successorKey(s, &keys);
-      keyBegin.push_back(static_cast<uint32_t>(keys.size()));
+      keyOf.push_back({begin, static_cast<uint32_t>(keys.size()) - begin});
     }
-    const auto keyOf = [&](size_t k) { return std::vector<uint32_t>(keys.begin() + keyBegin[k], keys.begin() + keyBegin[k + 1]); };
     // The dirty states class by class, and within a class grouped by key.
     order.resize(dirty.size());
     for (size_t k = 0; k < dirty.size(); ++k) order[k] = static_cast<uint32_t>(k);
@@ -163,46 +200,53 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     changed.clear();
     for (size_t i = 0; i < order.size();) {
       const uint32_t x = cls[dirty[order[i]]];
-      size_t j = i;
+      size_t j = i + 1;
+      while (j < order.size() && cls[dirty[order[j]]] == x) ++j;
+      const uint32_t looked = static_cast<uint32_t>(j - i);
+      // Which group keeps the id x: the one with the class's key (members not looked at have
+      // that key too); when every member was looked at and none has it, the largest group,
+      // whose key the class takes. Every other group becomes a new class; its members moved.
+      if (looked == 1) {
+        const uint32_t k = order[i];
+        if (!hasClassKey(x, keyOf[k])) {
+          if (!classKeySet[x] || size[x] == 1) {
+            classKey[x] = saveKey(keyOf[k]);
+            classKeySet[x] = 1;
+          } else {
+            cls[dirty[k]] = newClass(x, keyOf[k], 1);
+            changed.push_back(dirty[k]);
+          }
+        }
+        i = j;
+        continue;
+      }
       table.Clear();
       groups.clear();
-      for (; j < order.size() && cls[dirty[order[j]]] == x; ++j) {
-        const uint32_t k = order[j];
-        key = keyOf(k);
-        uint32_t g = table.Find(key, static_cast<uint32_t>(groups.size()));
+      for (size_t m = i; m < j; ++m) {
+        const uint32_t k = order[m];
+        uint32_t g = table.Find(keys, keyOf[k], static_cast<uint32_t>(groups.size()));
         if (g == groups.size()) {
-          table.Insert(key, g);
-          groups.push_back({k});
+          table.Insert(keys, keyOf[k], g);
+          groups.push_back({keyOf[k], 0});
         }
         ++groups[g].members;
         groupOf[k] = g;
       }
-      // Which group keeps the id x: the one whose key the class has (its other members, not
-      // looked at, have that key too); with no such members, the largest group, whose key the
-      // class takes. Every other group becomes a new class, and its members have moved.
-      const uint32_t looked = static_cast<uint32_t>(j - i);
       uint32_t keep = UINT32_MAX;
-      if (classKeySet[x]) {
-        for (uint32_t g = 0; g < groups.size(); ++g) {
-          if (keyOf(groups[g].key) == classKey[x]) keep = g;
-        }
+      for (uint32_t g = 0; g < groups.size() && keep == UINT32_MAX; ++g) {
+        if (hasClassKey(x, groups[g].key)) keep = g;
       }
       if (keep == UINT32_MAX && (!classKeySet[x] || looked == size[x])) {
         keep = 0;
         for (uint32_t g = 1; g < groups.size(); ++g) {
           if (groups[g].members > groups[keep].members) keep = g;
         }
-        classKey[x] = keyOf(groups[keep].key);
+        classKey[x] = saveKey(groups[keep].key);
         classKeySet[x] = 1;
       }
-      std::vector<uint32_t> idOf(groups.size(), x);
+      idOf.assign(groups.size(), x);
       for (uint32_t g = 0; g < groups.size(); ++g) {
-        if (g == keep) continue;
-        idOf[g] = classes++;
-        classKey.push_back(keyOf(groups[g].key));
-        classKeySet.push_back(1);
-        size.push_back(groups[g].members);
-        size[x] -= groups[g].members;
+        if (g != keep) idOf[g] = newClass(x, groups[g].key, groups[g].members);
       }
       for (size_t m = i; m < j; ++m) {
         const uint32_t k = order[m];
