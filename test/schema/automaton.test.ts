@@ -68,7 +68,6 @@ describe("automaton operations", () => {
     expect(intersect(x2, y)).toBe(r);
     expect(dfaMatches(r, "ab")).toBe(true);
     expect(dfaMatches(r, "cd")).toBe(false);
-    expect(intersect(y, x1)).not.toBe(r); // operand order is part of the key; the language is the same
     expect(dfaKey(intersect(y, x1))).toBe(dfaKey(r));
   });
 });
