@@ -62,6 +62,20 @@ bool IsAbsorbing(const Automaton& a, uint32_t s, const std::vector<std::vector<u
   return true;
 }
 
+// The op rows of the states whose transitions change or check the counter. The op columns were
+// appended to each class's target column (count entries each) when the classes were made.
+void AssembleCountOps(Automaton* a, const std::vector<std::vector<uint32_t>>& columns, uint32_t count) {
+  a->opRow.assign(count, Automaton::kNoOpRow);
+  a->transOps.clear();
+  for (uint32_t s = 1; s < count; ++s) {
+    bool any = false;
+    for (uint32_t c = 0; c < a->classCount && !any; ++c) any = columns[c][count + s] != kNoCountOp;
+    if (!any) continue;
+    a->opRow[s] = static_cast<uint32_t>(a->transOps.size());
+    for (uint32_t c = 0; c < a->classCount; ++c) a->transOps.push_back(columns[c][count + s]);
+  }
+}
+
 void CheckLeftRecursion(const Automaton& a) {
   const uint32_t n = static_cast<uint32_t>(a.rules.size());
   std::vector<std::vector<uint32_t>> edges(n);
@@ -107,7 +121,8 @@ void CheckLeftRecursion(const Automaton& a) {
 }  // namespace
 
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount) {
+                            uint32_t segCount, std::vector<CountOp> countOps) {
+  const bool counters = countOps.size() > 1;
   const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
   // Global numbering before trimming: 0 is dead, then each rule's states.
   std::vector<uint32_t> offset(ruleCount + 1, 1);
@@ -118,6 +133,9 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<uint32_t> ruleOf(total, 0);
   std::vector<uint32_t> callBegin(total + 1, 0);
   std::vector<CallEdge> calls;
+  // Counter operations per transition and per end (count_op.h), when there are any.
+  std::vector<uint32_t> transOp(counters ? static_cast<size_t>(total) * segCount : 0, kNoCountOp);
+  std::vector<uint32_t> finalOp(counters ? total : 0, kNoCountOp);
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const RuleDfa& d = dfas[r];
     for (uint32_t l = 0; l < d.final.size(); ++l) {
@@ -128,8 +146,15 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         const uint32_t t = d.trans[static_cast<size_t>(l) * segCount + k];
         trans[static_cast<size_t>(s) * segCount + k] = t == 0 ? 0 : offset[r] + t - 1;
       }
+      if (!d.transOp.empty()) {
+        std::copy(d.transOp.begin() + static_cast<size_t>(l) * segCount, d.transOp.begin() + static_cast<size_t>(l + 1) * segCount,
+                  transOp.begin() + static_cast<size_t>(s) * segCount);
+        finalOp[s] = d.finalOp[l];
+      }
       callBegin[s] = static_cast<uint32_t>(calls.size());
-      for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) calls.push_back({d.calls[e].rule, offset[r] + d.calls[e].returnState});
+      for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) {
+        calls.push_back({d.calls[e].rule, offset[r] + d.calls[e].returnState, d.calls[e].op});
+      }
     }
   }
   callBegin[0] = 0;
@@ -235,6 +260,10 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   mi.callBegin = &callBegin;
   mi.calls = &calls;
   mi.liveCall = [&](const CallEdge& c) { return liveCall(c); };
+  if (counters) {
+    mi.transOp = &transOp;
+    mi.finalOp = &finalOp;
+  }
   const std::vector<uint32_t> block = MinimizeStates(mi);  // old -> representative old state, or 0
 
   // Compact numbering: rules in order, representative states in order, the start first.
@@ -262,12 +291,18 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<uint32_t> segClass(segCount, 0);
   {
     std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
-    std::vector<uint32_t> column(count);
+    std::vector<uint32_t> column(count), opColumn(counters ? count : 0, kNoCountOp);
     std::vector<std::vector<uint32_t>> columns;
     for (uint32_t k = 0; k < segCount; ++k) {
       for (uint32_t s = 1; s < total; ++s) {
-        if (keep[s] && block[s] == s) column[newId[s]] = mapState(trans[static_cast<size_t>(s) * segCount + k]);
+        if (keep[s] && block[s] == s) {
+          const size_t at = static_cast<size_t>(s) * segCount + k;
+          column[newId[s]] = mapState(trans[at]);
+          // A class must also agree on what its bytes do to the counter.
+          if (counters) opColumn[newId[s]] = column[newId[s]] == 0 ? kNoCountOp : transOp[at];
+        }
       }
+      if (counters) column.insert(column.end(), opColumn.begin(), opColumn.end());
       uint64_t h = 1469598103934665603ull;
       for (uint32_t v : column) h = (h ^ v) * 1099511628211ull;
       auto& candidates = byHash[h];
@@ -284,17 +319,25 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         candidates.push_back(found);
       }
       segClass[k] = found;
+      column.resize(count);
     }
     a.classCount = static_cast<uint32_t>(columns.size());
     a.trans.assign(static_cast<size_t>(count) * a.classCount, 0);
     for (uint32_t c = 0; c < a.classCount; ++c) {
       for (uint32_t s = 0; s < count; ++s) a.trans[static_cast<size_t>(s) * a.classCount + c] = columns[c][s];
     }
+    if (counters) AssembleCountOps(&a, columns, count);
   }
   for (int b = 0; b < 256; ++b) a.byteClass[b] = static_cast<uint8_t>(segClass[segOf[b]]);
 
   a.flags.assign(count, 0);
   a.ruleOf.assign(count, 0);
+  if (counters) {
+    a.countOps = std::move(countOps);
+    a.finalOps.assign(count, kNoCountOp);
+  } else {
+    a.countOps.assign(1, CountOp{});
+  }
   a.callBegin.assign(count + 1, 0);
   a.singleByte.assign(count, -1);  // the dead state has no live byte
   a.rootRule = program.root;
@@ -307,15 +350,25 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
       if (program.rules[r].maxTokens != ir::kNone) a.flags[id] |= kLimitedText;
       a.callBegin[id] = static_cast<uint32_t>(a.calls.size());
       for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) {
-        if (liveCall(calls[e])) a.calls.push_back({calls[e].rule, mapState(calls[e].returnState)});
+        if (liveCall(calls[e])) a.calls.push_back({calls[e].rule, mapState(calls[e].returnState), calls[e].op});
       }
       // Merged states may list a call twice.
-      std::sort(a.calls.begin() + a.callBegin[id], a.calls.end(),
-                [](const CallEdge& x, const CallEdge& y) { return x.rule != y.rule ? x.rule < y.rule : x.returnState < y.returnState; });
+      std::sort(a.calls.begin() + a.callBegin[id], a.calls.end(), [](const CallEdge& x, const CallEdge& y) {
+        return x.rule != y.rule ? x.rule < y.rule : x.returnState != y.returnState ? x.returnState < y.returnState : x.op < y.op;
+      });
       a.calls.erase(std::unique(a.calls.begin() + a.callBegin[id], a.calls.end(),
-                                [](const CallEdge& x, const CallEdge& y) { return x.rule == y.rule && x.returnState == y.returnState; }),
+                                [](const CallEdge& x, const CallEdge& y) {
+                                  return x.rule == y.rule && x.returnState == y.returnState && x.op == y.op;
+                                }),
                     a.calls.end());
       if (a.calls.size() > a.callBegin[id]) a.flags[id] |= kHasCalls;
+      if (counters) {
+        a.finalOps[id] = final[s] ? finalOp[s] : kNoCountOp;
+        bool counted = a.finalOps[id] != kNoCountOp || a.opRow[id] != Automaton::kNoOpRow;
+        for (uint32_t e = a.callBegin[id]; e < a.calls.size(); ++e) counted = counted || a.calls[e].op != kNoCountOp;
+        if (counted) a.flags[id] |= kCounted;
+        if (program.rules[r].hasOps) a.rules[r].counted = true;
+      }
     }
   }
   a.callBegin[count] = static_cast<uint32_t>(a.calls.size());

@@ -32,9 +32,21 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
 
   const auto t1 = std::chrono::steady_clock::now();
   const CompileLimits limits;
-  NfaProgram program = BuildNfa(grammar, limits);
-  g->stats_.nfaStates = program.nfa.stateCount;
-  g->automaton_ = BuildAutomaton(program, limits);
+  // A counted repeat whose loop turns out ambiguous is unrolled instead, and the automaton built
+  // again (docs/engine.md, "Counted repetition").
+  UnrollSet unroll;
+  for (;;) {
+    NfaProgram program = BuildNfa(grammar, limits, unroll);
+    g->stats_.nfaStates = program.nfa.stateCount;
+    try {
+      g->automaton_ = BuildAutomaton(program, limits);
+      break;
+    } catch (const CountConflict& conflict) {
+      const size_t before = unroll.size();
+      unroll.insert(conflict.nodes.begin(), conflict.nodes.end());
+      TAGMASK_CHECK(unroll.size() > before, "an ambiguous counted repeat was already unrolled");
+    }
+  }
   g->stats_.automatonMs = MsSince(t1);
 
   const auto t2 = std::chrono::steady_clock::now();

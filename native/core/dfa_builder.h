@@ -17,14 +17,18 @@ struct RuleDfa {
   std::vector<uint8_t> final;
   std::vector<uint32_t> callBegin;  // states + 1
   std::vector<CallEdge> calls;
+  /// Rules with counted repetition: per transition, and per state for its end, an index into
+  /// the automaton's countOps (empty otherwise).
+  std::vector<uint32_t> transOp;
+  std::vector<uint32_t> finalOp;
 };
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
-/// match nothing, left recursion, and size limits.
+/// match nothing, left recursion, and size limits; CountConflict for an ambiguous counted repeat.
 Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits);
 
 /// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp).
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount);
+                            uint32_t segCount, std::vector<CountOp> countOps);
 
 }  // namespace tagmask

@@ -6,6 +6,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "count_regimes.h"
 #include "token_equivalence.h"
 #include "trie_walker.h"
 #include "tagmask/bitmask.h"
@@ -19,10 +20,12 @@ namespace {
 struct WalkResult {
   Ranges accepted[2];
   Ranges uncertain[2];
+  std::vector<CondSpan> conditional[2];
   void Clear() {
     for (int t = 0; t < 2; ++t) {
       accepted[t].Clear();
       uncertain[t].Clear();
+      conditional[t].clear();
     }
   }
 };
@@ -36,8 +39,15 @@ struct MaskData {
   uint32_t accepted = 0;
   std::vector<uint32_t> uncertain;
   // Per return state of the state's rule (in returnStates order): the uncertain tokens accepted
-  // when that is the frame below, and those that still depend on the stack further down.
-  std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> pairs;
+  // when that is the frame below, those that still depend on the stack further down, and those
+  // accepted for some counts of the frame (counted repetition).
+  struct Pair {
+    std::vector<uint32_t> accepted, residual;
+    std::vector<CountedToken> counted;
+  };
+  std::vector<Pair> pairs;
+  // Counted repetition: tokens accepted only for some counts of the state's level.
+  std::vector<CondSpan> cond[2];
 };
 
 void AppendIds(const TokenTrie& trie, const Ranges& ranges, std::vector<uint32_t>* out) {
@@ -251,9 +261,12 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   for (int t = 0; t < 2; ++t) {
     if (tries[t]->NodeCount() <= 1) continue;
-    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t]);
+    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t]);
   }
-  for (int t = 0; t < 2; ++t) out->acc[t] = w.result.accepted[t].r;
+  for (int t = 0; t < 2; ++t) {
+    out->acc[t] = w.result.accepted[t].r;
+    out->cond[t] = w.result.conditional[t];
+  }
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
   for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.result.uncertain[t], &out->uncertain);
@@ -273,8 +286,8 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   });
   for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
     out->pairs.emplace_back();
-    auto& [acc, residual] = out->pairs.back();
-    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual);
+    auto& [acc, residual, counted] = out->pairs.back();
+    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual, &counted);
     std::sort(acc.begin(), acc.end());
     std::sort(residual.begin(), residual.end());
   }
@@ -345,6 +358,8 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->words.clear();
   store->uncertain.clear();
   store->pairs.clear();
+  store->regimes.clear();
+  store->countedTokens.clear();
   store->states.assign(count, StateMask{});
   std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
   std::vector<uint32_t> sourceOf(1, 0);  // per stored mask: the state it came from
@@ -352,6 +367,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   MaskBuildStats st;
   st.trieNodesVisited = visited;
   st.walkedStates = todo;
+  RegimeBuilder regimes(tok, store, listMax);
   for (uint32_t s = 1; s < count; ++s) {
     const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
@@ -361,8 +377,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     st.uncertainTokens += sm.uncertainCount;
     if (sm.uncertainCount > 0) ++st.statesWithUncertain;
     sm.pairBegin = static_cast<uint32_t>(store->pairs.size());
-    for (const auto& [acc, residual] : d.pairs) {
+    for (const auto& [acc, residual, counted] : d.pairs) {
       PairMask pm;
+      pm.countedOffset = static_cast<uint32_t>(store->countedTokens.size());
+      pm.countedCount = static_cast<uint32_t>(counted.size());
+      store->countedTokens.insert(store->countedTokens.end(), counted.begin(), counted.end());
       pm.acceptedOffset = static_cast<uint32_t>(store->uncertain.size());
       pm.acceptedCount = static_cast<uint32_t>(acc.size());
       store->uncertain.insert(store->uncertain.end(), acc.begin(), acc.end());
@@ -371,6 +390,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       store->uncertain.insert(store->uncertain.end(), residual.begin(), residual.end());
       store->pairs.push_back(pm);
       st.residualTokens += pm.residualCount;
+    }
+    if (!d.cond[0].empty() || !d.cond[1].empty()) {
+      regimes.Add(d.acc, d.cond, &sm, &st);
+      sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges
+      continue;
     }
     if (d.accepted == 0) {
       sm.mask = 0;

@@ -10,6 +10,20 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const std::vector<uint32_t>& trans = *in.trans;
   const auto takesPart = [&](uint32_t s) { return s == 0 || keep[s] != 0; };
   const auto target = [&](uint32_t t) { return (t != 0 && keep[t]) ? t : 0u; };
+  // Call symbols: one per callee, or per (callee, counter operation) with counted repetition.
+  std::vector<std::pair<uint32_t, uint32_t>> callKinds;
+  for (const CallEdge& c : *in.calls) callKinds.emplace_back(c.rule, c.op);
+  std::sort(callKinds.begin(), callKinds.end());
+  callKinds.erase(std::unique(callKinds.begin(), callKinds.end()), callKinds.end());
+  const auto callSymbol = [&](const CallEdge& c) {
+    return static_cast<uint32_t>(std::lower_bound(callKinds.begin(), callKinds.end(), std::make_pair(c.rule, c.op)) - callKinds.begin());
+  };
+  // What a state does to the counter, as one row (transitions into dead states left out).
+  const auto opOf = [&](uint32_t s, uint32_t c) -> uint32_t {
+    const size_t at = static_cast<size_t>(s) * k + c;
+    return in.transOp == nullptr || target(trans[at]) == 0 ? 0u : (*in.transOp)[at];
+  };
+  const auto finalOpOf = [&](uint32_t s) -> uint32_t { return in.finalOp == nullptr ? 0u : (*in.finalOp)[s]; };
 
   // Inverse transitions, by target: (symbol, source). Symbols k.. are callees. Transitions into
   // the dead state are left out: the initial partition already separates states whose sets of
@@ -24,7 +38,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
       }
       for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
         const CallEdge& call = (*in.calls)[e];
-        if (in.liveCall(call)) fn(target(call.returnState), k + call.rule, s);
+        if (in.liveCall(call)) fn(target(call.returnState), k + callSymbol(call), s);
       }
     }
   };
@@ -50,7 +64,13 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     }
     uint64_t calls = 0;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
-      if (in.liveCall((*in.calls)[e])) calls = (calls ^ ((*in.calls)[e].rule + 0x9E3779B9ull)) * 0x100000001B3ull;
+      if (in.liveCall((*in.calls)[e])) calls = (calls ^ (callSymbol((*in.calls)[e]) + 0x9E3779B9ull)) * 0x100000001B3ull;
+    }
+    if (in.transOp != nullptr) {
+      h = (h ^ finalOpOf(s)) * 0xBF58476D1CE4E5B9ull;
+      for (uint32_t c = 0; c < k; ++c) {
+        if (opOf(s, c) != 0) h = (h ^ ((static_cast<uint64_t>(c) << 32) | opOf(s, c))) * 0xBF58476D1CE4E5B9ull;
+      }
     }
     key[s] = h ^ (calls << 1);
   }
@@ -59,7 +79,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     out->clear();
     if (s == 0) return;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
-      if (in.liveCall((*in.calls)[e])) out->push_back((*in.calls)[e].rule);
+      if (in.liveCall((*in.calls)[e])) out->push_back(callSymbol((*in.calls)[e]));
     }
     std::sort(out->begin(), out->end());
     out->erase(std::unique(out->begin(), out->end()), out->end());
@@ -67,8 +87,10 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto SameLive = [&](uint32_t x, uint32_t y) {
     if (x == 0 || y == 0) return x == y;
     if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
+    if (finalOpOf(x) != finalOpOf(y)) return false;
     for (uint32_t c = 0; c < k; ++c) {
       if ((target(trans[static_cast<size_t>(x) * k + c]) != 0) != (target(trans[static_cast<size_t>(y) * k + c]) != 0)) return false;
+      if (opOf(x, c) != opOf(y, c)) return false;
     }
     return true;
   };

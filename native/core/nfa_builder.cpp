@@ -47,20 +47,60 @@ class NfaBuilder {
   NfaProgram Run() {
     ruleIndex_.assign(g_.rules.size(), UINT32_MAX);
     program_.root = RuleIndexOf(g_.root);
-    // Kept rules are numbered on first reference; build them in that order until all are done.
-    for (size_t k = 0; k < pending_.size(); ++k) {
-      const uint32_t irRule = pending_[k];
-      const uint32_t index = ruleIndex_[irRule];
-      current_ = irRule;
-      const uint32_t start = program_.rules[index].start;
-      frames_.assign(1, {irRule, start, nextUid_++, kNotTail});
-      const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
-      AddEps(end, program_.rules[index].final);
+    // Kept rules are numbered on first reference, synthesized ones (counted repeats and their
+    // items, docs/engine.md) when first needed; build them in that order until all are done.
+    size_t kept = 0, synth = 0;
+    while (kept < pending_.size() || synth < synth_.size()) {
+      if (kept < pending_.size()) {
+        const uint32_t irRule = pending_[kept++];
+        const uint32_t index = ruleIndex_[irRule];
+        current_ = irRule;
+        currentRule_ = index;
+        const uint32_t start = program_.rules[index].start;
+        frames_.assign(1, {irRule, start, nextUid_++, kNotTail});
+        const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
+        AddEps(end, program_.rules[index].final);
+        continue;
+      }
+      const Synth job = synth_[synth++];
+      current_ = job.irRule;
+      currentRule_ = job.index;
+      frames_.assign(1, {UINT32_MAX, kNotTail, nextUid_++, kNotTail});
+      const uint32_t start = program_.rules[job.index].start;
+      const uint32_t end = Build(job.node, start, 0, kNotTail);
+      AddEps(end, program_.rules[job.index].final);
     }
     return std::move(program_);
   }
 
  private:
+  // A rule of its own for an expression (a counted repeat met inside another one's item, or the
+  // item of a counted repeat that contains one): one per node, since its language does not
+  // depend on where it is used.
+  uint32_t SynthRuleOf(uint32_t node, const char* what) {
+    const auto it = synthIndex_.find(node);
+    if (it != synthIndex_.end()) return it->second;
+    NfaRule rule;
+    rule.name = g_.rules[current_].name + "." + what + std::to_string(node);
+    rule.start = NewState();
+    rule.final = NewState();
+    rule.nullable = analysis_.NullableNode(node);
+    const uint32_t index = static_cast<uint32_t>(program_.rules.size());
+    program_.rules.push_back(std::move(rule));
+    synthIndex_.emplace(node, index);
+    synth_.push_back({index, node, current_});
+    return index;
+  }
+
+  uint32_t CallRule(uint32_t index, uint32_t from) {
+    const uint32_t to = NewState();
+    program_.nfa.calls.push_back({from, index, to});
+    // A call that may match nothing can also be skipped without a frame; the matcher's closure
+    // dedupes the two ways of matching the empty string.
+    if (program_.rules[index].nullable) AddEps(from, to);
+    return to;
+  }
+
   uint32_t RuleIndexOf(uint32_t irRule) {
     if (ruleIndex_[irRule] != UINT32_MAX) return ruleIndex_[irRule];
     NfaRule rule;
@@ -82,8 +122,13 @@ class NfaBuilder {
     }
     return program_.nfa.stateCount++;
   }
-  void AddEps(uint32_t from, uint32_t to) {
-    if (from != to) program_.nfa.eps.push_back({from, to});
+  void AddEps(uint32_t from, uint32_t to, uint32_t op = 0) {
+    if (from != to) program_.nfa.eps.push_back({from, to, op});
+  }
+  uint32_t CountStep(CountPrimitive kind, uint32_t value, uint32_t node) {
+    program_.nfa.ops.push_back({kind, value, node});
+    program_.rules[currentRule_].hasOps = true;
+    return static_cast<uint32_t>(program_.nfa.ops.size()) - 1;
   }
   void AddRange(uint32_t from, uint8_t lo, uint8_t hi, uint32_t to) { program_.nfa.ranges.push_back({from, lo, hi, to}); }
 
@@ -121,6 +166,7 @@ class NfaBuilder {
         return to;
       }
       case Kind::Repeat:
+        if (analysis_.Counted(id)) return BuildCounted(id, n, from, depth);
         return BuildRepeat(n, from, depth);
       case Kind::Ref: {
         if (tailFrom != kNotTail) {
@@ -194,18 +240,47 @@ class NfaBuilder {
           if (shareable) sharedTails_.emplace(key, std::make_pair(start, end));
           return end;
         }
-        const uint32_t callee = RuleIndexOf(n.a);
-        const uint32_t to = NewState();
-        program_.nfa.calls.push_back({from, callee, to});
-        // A call that may match nothing can also be skipped without a frame; the matcher's
-        // closure dedupes the two ways of matching the empty string.
-        if (program_.rules[callee].nullable) AddEps(from, to);
-        return to;
+        return CallRule(RuleIndexOf(n.a), from);
       }
       case Kind::Text:
         return BuildText(id, n, from);
     }
     return from;
+  }
+
+  // A counted repeat (docs/engine.md, "Counted repetition"): the item once, in a loop, with
+  // operations on the rule level's counter: entering sets it to 0, starting an item requires
+  // count < max and adds one, leaving requires count >= min.
+  //
+  //   from --reset--> head --inc(max)--> item --> head --check(min)--> out
+  //
+  // The operations ride on the next byte (or call): the first byte of an item is where the
+  // count goes up, so a count past max is refused at once (an item counted only when it ends
+  // would be refused only at the byte after it, leaving dead ends in the masks). An item must
+  // therefore start differently from what follows the repeat (",", not whitespace that may also
+  // precede "]"); otherwise the loop is ambiguous and gets unrolled (CountConflict).
+  //
+  // One counter per rule level: a counted repeat inside another one's item gets a rule of its
+  // own (a call, so a frame and a counter of its own), and an item that contains one is itself
+  // built as a rule, so that the inner repeats can stay inline there.
+  uint32_t BuildCounted(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (inCountedItem_ > 0) return CallRule(SynthRuleOf(id, "repeat"), from);
+    const uint32_t head = NewState();
+    AddEps(from, head, CountStep(CountPrimitive::Reset, 0, id));
+    const uint32_t itemStart = NewState();
+    AddEps(head, itemStart, CountStep(CountPrimitive::Inc, n.c == ir::kNone ? kNoCountLimit : n.c, id));
+    uint32_t itemEnd;
+    if (analysis_.ContainsCounted(n.a)) {
+      itemEnd = CallRule(SynthRuleOf(n.a, "item"), itemStart);
+    } else {
+      ++inCountedItem_;
+      itemEnd = Build(n.a, itemStart, depth + 1, kNotTail);
+      --inCountedItem_;
+    }
+    AddEps(itemEnd, head);
+    const uint32_t out = NewState();
+    AddEps(head, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id));
+    return out;
   }
 
   uint32_t BuildRepeat(const ir::Node& n, uint32_t from, uint32_t depth) {
@@ -360,8 +435,17 @@ class NfaBuilder {
   NfaProgram program_;
   std::vector<uint32_t> ruleIndex_;
   std::vector<uint32_t> pending_;
-  uint32_t current_ = 0;
+  uint32_t current_ = 0;      // the IR rule whose body (or part of it) is being built, for names
+  uint32_t currentRule_ = 0;  // the NFA rule being built
   uint32_t textRules_ = 0;
+  uint32_t inCountedItem_ = 0;  // building a counted repeat's item inline
+  struct Synth {
+    uint32_t index;   // NFA rule
+    uint32_t node;    // its body
+    uint32_t irRule;  // the IR rule it was met in (names)
+  };
+  std::vector<Synth> synth_;
+  std::unordered_map<uint32_t, uint32_t> synthIndex_;
   static constexpr uint32_t kNotTail = UINT32_MAX;
   // Rule bodies being built, outermost first, with the state a tail reference jumps to
   // (kNotTail: none).
@@ -400,8 +484,8 @@ class NfaBuilder {
 
 }  // namespace
 
-NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits) {
-  RuleAnalysis analysis(grammar, limits);
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll) {
+  RuleAnalysis analysis(grammar, limits, unroll);
   // Inlining copies a rule into every place that refers to it. When the copies outgrow the
   // budget, the rule whose copies cost the most becomes a call, and the build starts over; so
   // does a large rule at its second copy (the leap seconds of a date-time format are ~10^5 NFA

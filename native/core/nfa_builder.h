@@ -9,8 +9,10 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "tagmask/count_op.h"
 #include "tagmask/ir.h"
 
 namespace tagmask {
@@ -27,6 +29,20 @@ struct CompileLimits {
   /// A rule whose inlined copy takes at least this many NFA states is kept as a call once it is
   /// referenced a second time: its automaton (and its states' masks) are then built once.
   uint32_t sharedRuleStates = 4096;
+  /// A repeat whose unrolling would copy its item more than this many times is counted instead
+  /// (docs/engine.md, "Counted repetition"); smaller ones are unrolled.
+  uint32_t countedRepeatFrom = 32;
+};
+
+/// Repeat nodes (IR node ids) that must be unrolled rather than counted: their counted loop was
+/// ambiguous (CountConflict).
+using UnrollSet = std::unordered_set<uint32_t>;
+
+/// Thrown by the subset construction when a counted repeat's loop is ambiguous: one byte would
+/// both continue an item and start the next (`("a"+){0,100}`), so the count cannot follow the
+/// bytes. The compiler unrolls those repeats and tries again.
+struct CountConflict {
+  std::vector<uint32_t> nodes;  // the repeat nodes involved
 };
 
 struct Nfa {
@@ -37,6 +53,12 @@ struct Nfa {
   };
   struct Eps {
     uint32_t from, to;
+    uint32_t op;  // 0, or an index into `ops`: what taking the edge does to the rule's counter
+  };
+  struct CountStep {
+    CountPrimitive kind;
+    uint32_t value;  // max for Inc, min for Check
+    uint32_t node;   // the repeat node it comes from
   };
   struct Call {
     uint32_t from;
@@ -47,6 +69,7 @@ struct Nfa {
   std::vector<Range> ranges;
   std::vector<Eps> eps;
   std::vector<Call> calls;
+  std::vector<CountStep> ops{CountStep{CountPrimitive::Reset, 0, 0}};  // [0] unused
 };
 
 struct NfaRule {
@@ -56,6 +79,8 @@ struct NfaRule {
   /// For a rule made of one `text` node with maxTokens: the limit; ir::kNone otherwise.
   uint32_t maxTokens = ir::kNone;
   bool nullable = false;
+  /// The rule's body has counted repetition (epsilon edges with counter operations).
+  bool hasOps = false;
 };
 
 struct NfaProgram {
@@ -65,7 +90,7 @@ struct NfaProgram {
 };
 
 /// Builds the NFAs of the kept rules reachable from the root. Throws GrammarError when a limit
-/// is exceeded.
-NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits);
+/// is exceeded. Repeats in `unroll` are unrolled even when large.
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll = {});
 
 }  // namespace tagmask

@@ -9,6 +9,7 @@
 // return to where it was called).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -16,25 +17,72 @@
 
 namespace tagmask {
 
+/// Mask walks only (trie_walker.h): the count of the level the walk starts from, unknown there
+/// (it is the count of whatever stack the mask will be used for), plus Config::shift; and the
+/// count of a level reached by escaping the walk's bottom, unknown too but not tracked.
+constexpr uint32_t kSymbolicCount = 0xFFFFFFFEu;
+constexpr uint32_t kUnknownCount = 0xFFFFFFFDu;
+
 struct Config {
   uint32_t state = 0;
   uint32_t frame = 0;
-  /// Tokens the current occurrence of a limited `text` rule has consumed (0 elsewhere).
-  uint16_t count = 0;
+  /// The counter of this rule level: tokens the current occurrence of a limited `text` rule has
+  /// consumed, or items of the counted repeat being matched (0 elsewhere).
+  uint32_t count = 0;
+  /// Mask walks: what the path so far requires of the start level's unknown count c0
+  /// (lo <= c0 <= hi), and, while count is kSymbolicCount, how much was added to it (the level's
+  /// count is c0 + shift). Default everywhere else.
+  uint32_t lo = 0;
+  uint32_t hi = kNoCountLimit;
+  uint32_t shift = 0;
   /// Mask builder: no uncertain escape was taken on the way here.
   uint8_t exact = 1;
   /// During one token: a byte of the current limited text occurrence was consumed.
   uint8_t consumed = 0;
 
   bool SameAs(const Config& o) const {
-    return state == o.state && frame == o.frame && count == o.count && consumed == o.consumed;
+    return state == o.state && frame == o.frame && count == o.count && consumed == o.consumed && lo == o.lo && hi == o.hi &&
+           shift == o.shift;
   }
+  /// Whether the path holds for every value of the start level's count.
+  bool Unconditional() const { return lo == 0 && hi == kNoCountLimit; }
 };
 
+/// Applies counter operation `op` to the configuration's count (a real one, or in mask walks
+/// the symbolic or unknown one); false when it is not allowed. With the symbolic count the
+/// operation narrows what the start level's count may be; with an unknown one it makes the
+/// configuration inexact (the real stack decides at fill time).
+inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
+  if (op == kNoCountOp) return true;
+  const CountOp& o = a.countOps[op];
+  if (c->count == kSymbolicCount) {
+    // c0 + shift must lie in [o.lo, o.hi].
+    if (o.hi != kNoCountLimit) {
+      if (o.hi < c->shift) return false;
+      c->hi = std::min(c->hi, o.hi - c->shift);
+    }
+    if (o.lo > c->shift) c->lo = std::max(c->lo, o.lo - c->shift);
+    if (c->lo > c->hi) return false;
+    if (o.reset) {
+      c->count = o.add;
+    } else {
+      c->shift += o.add;
+    }
+    return true;
+  }
+  if (c->count == kUnknownCount) {
+    if (o.Conditional()) c->exact = 0;
+    if (o.reset) c->count = o.add;
+    return true;
+  }
+  return o.Apply(&c->count);
+}
+
 /// Arena policy (see MaskBuilder and Matcher):
-///   uint32_t Push(uint32_t ret, uint32_t parent)   -> frame, or kNoFrame to drop the path
+///   uint32_t Push(uint32_t ret, uint32_t parent, uint32_t count) -> frame, or kNoFrame to drop
+///       the path (`count`: the caller's counter, restored when the callee ends)
 ///   bool IsBottom(uint32_t frame)                  -> no frame of ours below
-///   uint32_t Ret(uint32_t frame), Parent(uint32_t frame)
+///   uint32_t Ret(uint32_t frame), Parent(uint32_t frame), Count(uint32_t frame)
 ///   template <class Fn> void Escape(const Automaton&, const Config&, Fn&& expand)
 ///       what ending the rule at the bottom means (compile time: continue in each return state)
 constexpr uint32_t kNoFrame = 0xFFFFFFFFu;
@@ -67,30 +115,36 @@ class PdaStepper {
         Config n = c;
         n.state = t;
         if (f & kLimitedText) n.consumed = 1;
-        out->push_back(n);
+        if (!(f & kCounted) || ApplyCountOp(a_, a_.TransOp(s, byte), &n)) out->push_back(n);
       }
     }
     if (f & kHasCalls) {
       for (uint32_t e = a_.callBegin[s]; e < a_.callBegin[s + 1]; ++e) {
         const CallEdge& call = a_.calls[e];
-        const uint32_t frame = arena_.Push(call.returnState, c.frame);
+        Config caller = c;
+        if (!ApplyCountOp(a_, call.op, &caller)) continue;
+        const uint32_t frame = arena_.Push(call.returnState, c.frame, caller.count);
         if (frame == kNoFrame) continue;
-        Config n;
+        Config n = caller;
         n.state = a_.rules[call.rule].start;
         n.frame = frame;
-        n.exact = c.exact;
+        n.count = 0;
+        n.consumed = 0;
         Expand(n, byte, out);
       }
     }
     if (f & kFinal) {
+      Config e = c;
+      if ((f & kCounted) && !ApplyCountOp(a_, a_.FinalOp(s), &e)) return;
+      e.consumed = 0;
       if (!arena_.IsBottom(c.frame)) {
-        Config n;
+        Config n = e;
         n.state = arena_.Ret(c.frame);
         n.frame = arena_.Parent(c.frame);
-        n.exact = c.exact;
+        n.count = arena_.Count(c.frame);
         Expand(n, byte, out);
       } else {
-        arena_.Escape(a_, c, [&](const Config& n) { Expand(n, byte, out); });
+        arena_.Escape(a_, e, [&](const Config& n) { Expand(n, byte, out); });
       }
     }
   }
@@ -100,7 +154,7 @@ class PdaStepper {
   std::vector<Config> visited_;
 };
 
-/// Sorts out duplicates (same state, frame, count, consumed), keeping the most exact.
+/// Sorts out duplicates (same state, frame, counts, consumed), keeping the most exact.
 inline void DedupeConfigs(std::vector<Config>* configs, size_t from = 0) {
   std::vector<Config>& v = *configs;
   size_t end = from;

@@ -21,7 +21,8 @@ void FailRule(const std::string& rule, const std::string& what) {
   throw Error(ErrorCode::InvalidGrammar, "rule '" + rule + "': " + what);
 }
 
-RuleAnalysis::RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits) : g_(g), limits_(limits) {
+RuleAnalysis::RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits, const UnrollSet& unroll)
+    : g_(g), limits_(limits), unroll_(unroll) {
   const size_t r = g.rules.size();
   callees_.resize(r);
   nonTail_.resize(r);
@@ -100,7 +101,8 @@ void RuleAnalysis::FindRightLinearGroups() {
 
 void RuleAnalysis::ComputeNullable() {
   ruleNullable_.assign(g_.rules.size(), 0);
-  std::vector<uint8_t> node(g_.nodes.size(), 0);
+  std::vector<uint8_t>& node = nodeNullable_;
+  node.assign(g_.nodes.size(), 0);
   for (bool changed = true; changed;) {
     changed = false;
     // Children precede parents, so one pass in id order settles every node given the rules.
@@ -279,8 +281,8 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
       break;
     case Kind::Repeat: {
       const uint64_t item = NodeSize(n.a, depth + 1, rule);
-      const uint64_t copies = n.c == ir::kNone ? std::max<uint64_t>(n.b, 1) : n.c;
-      size = SatAdd(1, SatMul(item, copies));
+      const uint64_t copies = Counted(id) ? 1 : n.c == ir::kNone ? std::max<uint64_t>(n.b, 1) : n.c;
+      size = SatAdd(3, SatMul(item, copies));
       break;
     }
     case Kind::Ref:
@@ -299,6 +301,46 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
   }
   nodeSize_[id] = size;
   return size;
+}
+
+}  // namespace tagmask
+
+namespace tagmask {
+
+bool RuleAnalysis::Counted(uint32_t node) const {
+  const ir::Node& n = g_.nodes[node];
+  if (n.kind != Kind::Repeat || nodeNullable_[n.a] || unroll_.count(node) != 0) return false;
+  const uint32_t min = n.b, max = n.c;
+  if (min > kMaxCountBound || (max != ir::kNone && max > kMaxCountBound)) return false;
+  const uint64_t copies = max == ir::kNone ? static_cast<uint64_t>(min) + 1 : max;
+  return copies > limits_.countedRepeatFrom;
+}
+
+bool RuleAnalysis::ContainsCounted(uint32_t node) const {
+  if (containsCounted_.empty()) containsCounted_.assign(g_.nodes.size(), 0);
+  uint8_t& memo = containsCounted_[node];
+  if (memo >= 2) return memo == 3;
+  if (memo == 1) return false;  // a loop through inlined references (tail jumps, groups)
+  memo = 1;
+  const ir::Node& n = g_.nodes[node];
+  bool found = false;
+  switch (n.kind) {
+    case Kind::Seq:
+    case Kind::Choice:
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = ContainsCounted(g_.Children(n)[i]);
+      break;
+    case Kind::Repeat:
+      found = Counted(node) || ContainsCounted(n.a);
+      break;
+    case Kind::Ref:
+      found = !kept_[n.a] && ContainsCounted(g_.rules[n.a].body);
+      break;
+    default:
+      break;
+  }
+  // Re-read: the vector does not move (sized once), but keep the write explicit.
+  containsCounted_[node] = found ? 3 : 2;
+  return found;
 }
 
 }  // namespace tagmask

@@ -15,7 +15,7 @@ namespace tagmask {
 
 class RuleAnalysis {
  public:
-  RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits);
+  RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits, const UnrollSet& unroll);
 
   bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
   /// Keeps a rule as a call from now on (the NFA builder found its copies too large).
@@ -31,6 +31,14 @@ class RuleAnalysis {
   uint32_t Group(uint32_t rule) const { return group_[rule]; }
   static constexpr uint32_t kNoGroup = UINT32_MAX;
   bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
+  bool NullableNode(uint32_t node) const { return nodeNullable_[node] != 0; }
+  /// Whether a repeat node is built as a counted loop (docs/engine.md, "Counted repetition"):
+  /// its unrolling would copy a non-nullable item more than limits.countedRepeatFrom times, its
+  /// bounds fit a counter, and it was not found ambiguous.
+  bool Counted(uint32_t node) const;
+  /// Whether the expression contains a counted repeat, looking through references that are
+  /// inlined (not through calls to kept rules).
+  bool ContainsCounted(uint32_t node) const;
 
  private:
   // References per rule. A reference of a rule to itself in tail position (the last thing its
@@ -56,6 +64,9 @@ class RuleAnalysis {
 
   const ir::Grammar& g_;
   const CompileLimits& limits_;
+  const UnrollSet& unroll_;
+  std::vector<uint8_t> nodeNullable_;
+  mutable std::vector<uint8_t> containsCounted_;  // per node: 0 unknown, 1 being looked at, 2 no, 3 yes
   std::vector<std::vector<uint32_t>> callees_;
   std::vector<std::vector<uint32_t>> nonTail_;  // rules referenced in non-tail position
   std::vector<uint32_t> refCount_;

@@ -65,6 +65,8 @@ export interface WalkOptions {
    * wandering in free text.
    */
   structural?: number;
+  /** Text both the engine and the oracle accept before the walk starts (to start near a bound). */
+  prefix?: string;
 }
 
 const STRUCTURAL_BYTES = new Set([0x3c, 0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a]);
@@ -116,6 +118,12 @@ export function randomWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab:
   const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
   const structural = structuralMask(vocab);
   let state: RecognizerState = oracle.initial();
+  if (options.prefix) {
+    const next = oracle.recognizer.stepBytes(state, new TextEncoder().encode(options.prefix));
+    expect(next, `the oracle rejects the prefix ${JSON.stringify(options.prefix)}`).not.toBeNull();
+    expect(matcher.acceptString(options.prefix), `acceptString(${JSON.stringify(options.prefix)})`).toBe(true);
+    state = next!;
+  }
   let compared = 0;
   let step = 0;
   for (; step < options.steps; step++) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tagmask/count_op.h"
+
 namespace tagmask {
 
 /// The dead state: every transition out of it leads back to it.
@@ -22,11 +24,18 @@ enum StateFlag : uint8_t {
   kAbsorbing = 4,
   /// The state belongs to a `text` rule with maxTokens.
   kLimitedText = 8,
+  /// Some transition, call edge or the end of the rule here changes or checks the counter of
+  /// the rule level (counted repetition; Automaton::countOps).
+  kCounted = 16,
 };
+
+/// No operation on the counter (index 0 of Automaton::countOps).
+constexpr uint32_t kNoCountOp = 0;
 
 struct CallEdge {
   uint32_t rule;         // the callee
   uint32_t returnState;  // where the caller continues after the callee ends
+  uint32_t op = kNoCountOp;  // applied to the caller's counter before the call
 };
 
 struct AutomatonRule {
@@ -44,6 +53,8 @@ struct AutomatonRule {
   /// Whether, with the stack below a frame of this rule unknown, the state after the rule ends is
   /// still known for sure: the rule is not the root and has exactly one return state.
   bool exactEscape = false;
+  /// Whether the rule has counted repetition: its frames' counts matter (kCounted states).
+  bool counted = false;
 };
 
 struct Automaton {
@@ -60,9 +71,25 @@ struct Automaton {
   std::vector<int16_t> singleByte;
   std::vector<AutomatonRule> rules;
   uint32_t rootRule = 0;
+  /// Counter operations (count_op.h); [0] is kNoCountOp. Only kCounted states refer to others:
+  /// per such state a row of one op index per byte class (opRow[s] is its offset in transOps,
+  /// kNoOpRow for the other states), and the op applied when its rule ends there (finalOps, empty
+  /// when the grammar has no counted repetition).
+  std::vector<CountOp> countOps;
+  std::vector<uint32_t> opRow;
+  std::vector<uint32_t> transOps;
+  std::vector<uint32_t> finalOps;
+  static constexpr uint32_t kNoOpRow = 0xFFFFFFFFu;
 
   uint32_t StateCount() const { return static_cast<uint32_t>(flags.size()); }
   uint32_t Next(uint32_t state, uint8_t byte) const { return trans[state * classCount + byteClass[byte]]; }
+  bool HasCounters() const { return countOps.size() > 1; }
+  /// The counter operation of the transition of `state` on `byte` (kNoCountOp for most).
+  uint32_t TransOp(uint32_t state, uint8_t byte) const {
+    return opRow.empty() || opRow[state] == kNoOpRow ? kNoCountOp : transOps[opRow[state] + byteClass[byte]];
+  }
+  /// The counter operation applied when the state's rule ends there.
+  uint32_t FinalOp(uint32_t state) const { return finalOps.empty() ? kNoCountOp : finalOps[state]; }
   bool Is(uint32_t state, StateFlag flag) const { return (flags[state] & flag) != 0; }
   size_t MemoryBytes() const;
 };

@@ -75,6 +75,7 @@ class Matcher {
     uint32_t ret;
     uint32_t parent;
     uint32_t depth;
+    uint32_t count;  // the caller's counter, restored when the callee ends
   };
   struct Step {
     uint32_t begin;       // into stacks_
@@ -90,10 +91,10 @@ class Matcher {
   auto Guard(const char* operation, Fn&& fn) -> decltype(fn());
   bool Advance(const uint8_t* bytes, size_t length);
   void PushStep(const Config* configs, size_t count, bool terminated);
-  uint32_t InternFrame(uint32_t ret, uint32_t parent);
+  uint32_t InternFrame(uint32_t ret, uint32_t parent, uint32_t count);
   void TruncateFrames(uint32_t count);
   void Rehash(size_t buckets);
-  bool CanEnd(uint32_t state, uint32_t frame) const;
+  bool CanEnd(const Config& stack) const;
   void FillStack(const Config& stack, uint32_t* row, bool* first) const;
   bool CheckToken(const Config& stack, uint32_t id) const;
 
