@@ -53,7 +53,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   uint32_t threads = options.threads == 0 ? static_cast<uint32_t>(SharedThreadPoolSize()) : options.threads;
   if (threads == 0) threads = 1;
   MaskBuildStats ms;
-  BuildMasks(g->automaton_, *g->tokenizer_, threads, &g->masks_, &ms);
+  BuildMasks(g->automaton_, *g->tokenizer_, threads, limits.maxMaskWork, &g->masks_, &ms);
   g->stats_.masksMs = MsSince(t2);
   g->stats_.totalMs = MsSince(t0);
 
@@ -62,6 +62,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.states = g->automaton_.StateCount();
   st.byteClasses = g->automaton_.classCount;
   st.trieNodesVisited = ms.trieNodesVisited;
+  st.maskWork = ms.work;
   st.walkedStates = ms.walkedStates;
   st.distinctMasks = ms.distinctMasks;
   st.listMasks = ms.listMasks;

@@ -248,7 +248,7 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
 
 // Per-thread scratch of the walks.
 struct Worker {
-  explicit Worker(const Automaton& a, uint32_t maxDepth) : walker(a, maxDepth) {}
+  Worker(const Automaton& a, uint32_t maxDepth, WorkBudget* budget) : walker(a, maxDepth) { walker.SetBudget(budget); }
   Walker walker;
   SubtreeMemo memo[2];
   WalkResult result;
@@ -295,7 +295,9 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
 
 }  // namespace
 
-void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, MaskStore* store, MaskBuildStats* stats) {
+void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, uint64_t workLimit, MaskStore* store,
+                MaskBuildStats* stats) {
+  WorkBudget budget(workLimit);
   const uint32_t count = a.StateCount();
   const uint32_t listMax = std::max<uint32_t>(32, tok.MaskWordCount() / 4);
   std::vector<MaskData> results(count);
@@ -335,19 +337,21 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     // the round robin spreads the costly regions over the threads.
     const size_t chunks = std::max<size_t>(1, std::min<size_t>(threads, pool->Size()));
     constexpr uint32_t kBlock = 16;
-    for (size_t i = 0; i < chunks; ++i) workers.push_back(std::make_unique<Worker>(a, maxDepth));
+    for (size_t i = 0; i < chunks; ++i) workers.push_back(std::make_unique<Worker>(a, maxDepth, &budget));
     pool->ParallelFor(chunks, 1, [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
         for (uint32_t block = static_cast<uint32_t>(c) * kBlock; block < todo; block += static_cast<uint32_t>(chunks) * kBlock) {
           for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) ComputeState(a, tok, cuts, walked[i], w, &results[walked[i]]);
         }
+        w.walker.Flush();
       }
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
-    Worker w(a, maxDepth);
+    Worker w(a, maxDepth, &budget);
     for (uint32_t s : walked) ComputeState(a, tok, cuts, s, w, &results[s]);
+    w.walker.Flush();
     visited = w.visited;
   }
 
@@ -366,6 +370,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   std::vector<uint32_t> data;
   MaskBuildStats st;
   st.trieNodesVisited = visited;
+  st.work = budget.Used();
   st.walkedStates = todo;
   RegimeBuilder regimes(tok, store, listMax);
   for (uint32_t s = 1; s < count; ++s) {

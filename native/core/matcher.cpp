@@ -199,6 +199,7 @@ bool Matcher::Advance(const uint8_t* bytes, size_t length) {
   if (i < length) {
     RealArena arena(*this);
     PdaStepper<RealArena> stepper(a, arena);
+    ConfigTable table;  // allocates only when a step has many stacks
     for (; i < length; ++i) {
       next_.clear();
       stepper.ClearVisited();
@@ -213,7 +214,12 @@ bool Matcher::Advance(const uint8_t* bytes, size_t length) {
         TruncateFrames(frameMark);
         return false;
       }
-      DedupeConfigs(&next_);
+      DedupeConfigs(&next_, 0, &table);
+      if (next_.size() > options_.maxStacks) {
+        TruncateFrames(frameMark);
+        throw Error(ErrorCode::Internal, "the grammar is ambiguous here: more than maxStacks = " + std::to_string(options_.maxStacks) +
+                                             " parses of the output are alive at once (docs/engine.md, \"Limits\")");
+      }
       cur_.swap(next_);
     }
   }

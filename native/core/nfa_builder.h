@@ -32,6 +32,9 @@ struct CompileLimits {
   /// A repeat whose unrolling would copy its item more than this many times is counted instead
   /// (docs/engine.md, "Counted repetition"); smaller ones are unrolled.
   uint32_t countedRepeatFrom = 32;
+  /// Work of the mask cache: trie nodes visited plus parser configurations made by its walks
+  /// (docs/engine.md, "Limits"). The largest JSONSchemaBench grammars take about 2^27.
+  uint64_t maxMaskWork = uint64_t{1} << 29;
 };
 
 /// Repeat nodes (IR node ids) that must be unrolled rather than counted: their counted loop was

@@ -87,6 +87,65 @@ inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
 ///       what ending the rule at the bottom means (compile time: continue in each return state)
 constexpr uint32_t kNoFrame = 0xFFFFFFFFu;
 
+/// Finds equal configurations (Config::SameAs) among many by hashing, for the steps of ambiguous
+/// grammars where a linear scan per configuration would make a step quadratic. Positions refer to
+/// a vector the caller owns; the table is reused across steps without reallocating once warm.
+class ConfigTable {
+ public:
+  /// Starts over for a new set.
+  void Clear() {
+    if (++epoch_ == 0) {
+      std::fill(stamp_.begin(), stamp_.end(), 0u);
+      epoch_ = 1;
+    }
+    size_ = 0;
+  }
+  /// The position of a configuration equal to `c` in `items`, or kAbsent; with `add`, records
+  /// `add` (c's own position) when absent.
+  uint32_t Find(const std::vector<Config>& items, size_t base, const Config& c, uint32_t add = kAbsent) {
+    if (2 * (size_ + 1) > stamp_.size()) Grow(items, base);
+    const size_t mask = stamp_.size() - 1;
+    for (size_t h = Hash(c) & mask;; h = (h + 1) & mask) {
+      if (stamp_[h] != epoch_) {
+        if (add != kAbsent) {
+          stamp_[h] = epoch_;
+          pos_[h] = add;
+          ++size_;
+        }
+        return kAbsent;
+      }
+      if (items[base + pos_[h]].SameAs(c)) return pos_[h];
+    }
+  }
+  static constexpr uint32_t kAbsent = 0xFFFFFFFFu;
+
+ private:
+  static size_t Hash(const Config& c) {
+    uint64_t h = (static_cast<uint64_t>(c.state) << 32 | c.frame) * 0x9E3779B97F4A7C15ull;
+    h = (h ^ c.count ^ (static_cast<uint64_t>(c.lo) << 20) ^ (static_cast<uint64_t>(c.hi) << 40) ^ c.shift ^ c.consumed) *
+        0xBF58476D1CE4E5B9ull;
+    return static_cast<size_t>(h ^ (h >> 31));
+  }
+  // Doubles the table and re-enters the current set (positions stay valid).
+  void Grow(const std::vector<Config>& items, size_t base) {
+    std::vector<uint32_t> old;
+    const size_t mask = stamp_.size() - 1;
+    for (size_t h = 0; h < stamp_.size(); ++h) {
+      if (stamp_[h] == epoch_) old.push_back(pos_[h]);
+    }
+    (void)mask;
+    const size_t n = std::max<size_t>(64, stamp_.size() * 2);
+    stamp_.assign(n, 0u);
+    pos_.assign(n, 0u);
+    epoch_ = 1;
+    size_ = 0;
+    for (uint32_t p : old) Find(items, base, items[base + p], p);
+  }
+  std::vector<uint32_t> stamp_, pos_;
+  uint32_t epoch_ = 1;
+  size_t size_ = 0;
+};
+
 template <class Arena>
 class PdaStepper {
  public:
@@ -103,10 +162,25 @@ class PdaStepper {
 
  private:
   void Expand(const Config& c, uint8_t byte, std::vector<Config>* out) {
-    for (const Config& v : visited_) {
-      if (v.SameAs(c) && v.exact >= c.exact) return;
+    if (visited_.size() < kScan) {
+      for (const Config& v : visited_) {
+        if (v.SameAs(c) && v.exact >= c.exact) return;
+      }
+      visited_.push_back(c);
+      if (visited_.size() == kScan) {
+        // From here on, look configurations up by hash.
+        table_.Clear();
+        for (uint32_t i = 0; i < visited_.size(); ++i) table_.Find(visited_, 0, visited_[i], i);
+      }
+    } else {
+      const uint32_t at = table_.Find(visited_, 0, c, static_cast<uint32_t>(visited_.size()));
+      if (at != ConfigTable::kAbsent) {
+        if (visited_[at].exact >= c.exact) return;
+        visited_[at].exact = c.exact;
+      } else {
+        visited_.push_back(c);
+      }
     }
-    visited_.push_back(c);
     const uint32_t s = c.state;
     const uint8_t f = a_.flags[s];
     if (!(f & kLimitedText) || c.count < a_.rules[a_.ruleOf[s]].maxTokens) {
@@ -149,15 +223,31 @@ class PdaStepper {
     }
   }
 
+  static constexpr size_t kScan = 16;
   const Automaton& a_;
   Arena& arena_;
   std::vector<Config> visited_;
+  ConfigTable table_;
 };
 
-/// Sorts out duplicates (same state, frame, counts, consumed), keeping the most exact.
-inline void DedupeConfigs(std::vector<Config>* configs, size_t from = 0) {
+/// Sorts out duplicates (same state, frame, counts, consumed), keeping the most exact. `table`
+/// is used when there are many (ambiguous grammars).
+inline void DedupeConfigs(std::vector<Config>* configs, size_t from = 0, ConfigTable* table = nullptr) {
   std::vector<Config>& v = *configs;
   size_t end = from;
+  if (table != nullptr && v.size() - from > 16) {
+    table->Clear();
+    for (size_t i = from; i < v.size(); ++i) {
+      const uint32_t at = table->Find(v, from, v[i], static_cast<uint32_t>(end - from));
+      if (at == ConfigTable::kAbsent) {
+        v[end++] = v[i];
+      } else if (v[i].exact > v[from + at].exact) {
+        v[from + at].exact = v[i].exact;
+      }
+    }
+    v.resize(end);
+    return;
+  }
   for (size_t i = from; i < v.size(); ++i) {
     bool merged = false;
     for (size_t j = from; j < end; ++j) {

@@ -5,14 +5,17 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pda_step.h"
 #include "tagmask/automaton.h"
+#include "tagmask/error.h"
 #include "tagmask/token_trie.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -153,6 +156,28 @@ class SubtreeMemo {
   std::vector<std::vector<Span>> entries_;
 };
 
+// The mask cache's work budget (docs/engine.md, "Limits"): trie nodes visited plus parser
+// configurations made, shared by the threads of one compilation. A walker reports its work in
+// batches and the compilation stops with a GrammarError once the total passes the limit, so a
+// pathologically ambiguous grammar (parses that multiply with every byte of a token) is refused
+// in seconds whatever the machine.
+class WorkBudget {
+ public:
+  explicit WorkBudget(uint64_t limit) : limit_(limit) {}
+  void Spend(uint64_t units) {
+    if (used_.fetch_add(units, std::memory_order_relaxed) + units > limit_) {
+      throw Error(ErrorCode::InvalidGrammar, "the grammar is too ambiguous to compile: building its token masks took more than " +
+                                                 std::to_string(limit_) + " steps (parses that multiply with every byte of a token); "
+                                                 "make the rules unambiguous");
+    }
+  }
+  uint64_t Used() const { return used_.load(std::memory_order_relaxed); }
+
+ private:
+  const uint64_t limit_;
+  std::atomic<uint64_t> used_{0};
+};
+
 // Walks a trie from one state. Most of the time the bytes so far lead to a single configuration
 // that can only take byte transitions (no call, no return, no token counting); then a node costs
 // one table lookup (SimpleChildren). Elsewhere the walk keeps the set of configurations per depth
@@ -192,6 +217,7 @@ class Walker {
     if (!plain_[start] || counting_) {
       buf_.push_back(StartConfig(start));
       GeneralChildren(0, 1, 1, n, 1);
+      Spend(visited_);
       return visited_;
     }
     // From a plain start only the bytes with a live transition matter; they are found once per
@@ -235,6 +261,7 @@ class Walker {
       for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
       if (visited_ - before > 16) memo->Store(b, t, std::move(spans));
     }
+    Spend(visited_);
     return visited_;
   }
 
@@ -590,10 +617,36 @@ class Walker {
       const Config parent = buf_[k];  // copy: the buffer grows
       stepper_.StepMore(parent, byte, &buf_);
     }
-    DedupeConfigs(&buf_, to);
+    Spend(buf_.size() - to);
+    DedupeConfigs(&buf_, to, &table_);
+    if (buf_.size() - to > kMaxConfigs) {
+      throw Error(ErrorCode::InvalidGrammar, "the grammar is too ambiguous to compile: one token prefix has more than " +
+                                                 std::to_string(kMaxConfigs) + " parses (docs/engine.md, \"Limits\"); make the rules unambiguous");
+    }
     return buf_.size() > to;
   }
 
+  // Counts work, reporting it to the shared budget in batches.
+  void Spend(uint64_t units) {
+    pending_ += units;
+    if (pending_ >= kBatch) Flush();
+  }
+
+ public:
+  void SetBudget(WorkBudget* budget) { budget_ = budget; }
+  /// Reports the work not reported yet (at the end of a batch of walks).
+  void Flush() {
+    if (budget_ != nullptr && pending_ != 0) budget_->Spend(pending_);
+    pending_ = 0;
+  }
+
+ private:
+  static constexpr uint64_t kBatch = 1u << 16;
+  // Parses of one token prefix: ambiguity that multiplies with every byte reaches it within a
+  // few bytes; real grammars stay far below (a few per level of nesting).
+  static constexpr size_t kMaxConfigs = size_t{1} << 16;
+  WorkBudget* budget_ = nullptr;
+  uint64_t pending_ = 0;
   const Automaton& a_;
   LocalArena arena_;
   PdaStepper<LocalArena> stepper_;
@@ -610,6 +663,7 @@ class Walker {
   std::vector<uint8_t> live_;
   // Counted repetition (the automaton has counters): per-depth configurations of
   // CountedChildren, and where conditionally accepted tokens go.
+  ConfigTable table_;
   bool counting_ = false;
   std::vector<Config> cfgs_;
   std::vector<uint32_t> cutCap_;

@@ -28,6 +28,10 @@ struct MatcherOptions {
   /// Deepest nesting of rule calls (frames on one stack) before the matcher gives up with an
   /// error state; it bounds runaway recursion such as tens of thousands of nested brackets.
   uint32_t maxStackDepth = 10000;
+  /// Most parses (stacks) alive at once: an ambiguous grammar keeps several, and one whose parses
+  /// multiply with the input (`s ::= "a" s "b" | "a" t "c" | ""`, `t ::= ...`) would take time
+  /// exponential in it. Past this the matcher enters its error state (docs/engine.md, "Limits").
+  uint32_t maxStacks = 1024;
 };
 
 class Matcher {
