@@ -72,7 +72,26 @@ export interface IrText {
   maxTokens: number | null;
 }
 
-export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText;
+/**
+ * Matches what `item` matches, restricted to the matches that hold between `min` and `max`
+ * (null: unbounded) `unit` nodes: those met anywhere in the derivation of the item (through
+ * references too), except inside nested `counted` nodes, which count their own. The engine keeps
+ * the count in the matcher instead of multiplying states (docs/engine.md, "Counted repetition");
+ * `repeat` is the special case of an item repeated as a whole.
+ */
+export interface IrCounted {
+  kind: "counted";
+  item: IrExpr;
+  min: number;
+  max: number | null;
+}
+/** Matches what `item` matches (never the empty string) and counts one for the innermost `counted` around it. */
+export interface IrUnit {
+  kind: "unit";
+  item: IrExpr;
+}
+
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrCounted | IrUnit;
 export type IrKind = IrExpr["kind"];
 
 export interface IrRule {
@@ -110,6 +129,10 @@ export const optional = (item: IrExpr): IrRepeat => repeat(item, 0, 1);
 export const star = (item: IrExpr): IrRepeat => repeat(item, 0, null);
 export const plus = (item: IrExpr): IrRepeat => repeat(item, 1, null);
 export const ref = (rule: number): IrRef => ({ kind: "ref", rule });
+/** Matches of `item` holding between `min` and `max` (null: unbounded) units (see {@link IrCounted}). */
+export const counted = (item: IrExpr, min: number, max: number | null): IrCounted => ({ kind: "counted", item, min, max });
+/** One counted unit (see {@link IrUnit}). */
+export const unit = (item: IrExpr): IrUnit => ({ kind: "unit", item });
 
 /**
  * A code-point class. Ranges may be given unsorted and overlapping; they are normalized.
@@ -266,11 +289,15 @@ export function validateGrammar(grammar: IrGrammar): void {
           e.items.forEach((it, i) => visit(it, `${where}.items[${i}]`));
           return;
         case "repeat":
-          checkCount(where, e.min, "repeat min");
+        case "counted":
+          checkCount(where, e.min, `${e.kind} min`);
           if (e.max !== null) {
-            checkCount(where, e.max, "repeat max");
-            if (e.max < e.min) fail(where, `repeat max ${e.max} is below min ${e.min}`);
+            checkCount(where, e.max, `${e.kind} max`);
+            if (e.max < e.min) fail(where, `${e.kind} max ${e.max} is below min ${e.min}`);
           }
+          visit(e.item, `${where}.item`);
+          return;
+        case "unit":
           visit(e.item, `${where}.item`);
           return;
         case "ref":
@@ -307,6 +334,8 @@ const KIND_CODE: Record<IrKind, number> = {
   repeat: 6,
   ref: 7,
   text: 8,
+  counted: 9,
+  unit: 10,
 };
 
 /**
@@ -359,9 +388,13 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
         break;
       }
       case "repeat":
+      case "counted":
         a = emit(e.item);
         b = e.min;
         c = e.max === null ? IR_NONE : e.max;
+        break;
+      case "unit":
+        a = emit(e.item);
         break;
       case "ref":
         a = e.rule;
@@ -430,13 +463,13 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
     return u32(extraAt + i);
   };
   const exprs: IrExpr[] = [];
-  const kinds = Object.keys(KIND_CODE) as IrKind[];
+  const kindOfCode = new Map(Object.entries(KIND_CODE).map(([k, code]) => [code, k as IrKind]));
   for (let id = 0; id < nodeCount; id++) {
     const where = `node ${id}`;
     const base = nodesAt + id * 4;
     const code = u32(base);
     const [a, b, c] = [u32(base + 1), u32(base + 2), u32(base + 3)];
-    const kind = kinds[code];
+    const kind = kindOfCode.get(code);
     const child = (n: number): IrExpr => {
       if (n >= id) fail(where, `child ${n} does not come before its parent (nodes must be in post-order)`);
       return exprs[n]!;
@@ -466,7 +499,12 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
         break;
       }
       case "repeat":
-        exprs.push({ kind: "repeat", item: child(a), min: b, max: c === IR_NONE ? null : c });
+      case "counted":
+        exprs.push({ kind, item: child(a), min: b, max: c === IR_NONE ? null : c });
+        break;
+      case "unit":
+        if (b !== 0 || c !== 0) fail(where, "unit fields b and c must be 0");
+        exprs.push({ kind: "unit", item: child(a) });
         break;
       case "ref":
         exprs.push({ kind: "ref", rule: a });
@@ -563,6 +601,10 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
       if (e.maxTokens !== null) parts.push(`max_tokens=${e.maxTokens}`);
       return parts.length === 0 ? "text" : `text(${parts.join("; ")})`;
     }
+    case "counted":
+      return `counted{${e.min},${e.max ?? ""}}(${printExpr(e.item, names)})`;
+    case "unit":
+      return `unit(${printExpr(e.item, names)})`;
   }
 }
 

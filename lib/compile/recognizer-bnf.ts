@@ -1,6 +1,7 @@
 /**
  * The reference recognizer's view of a grammar: the IR rewritten as plain productions over
- * byte, code-point-class and text terminals, plus counted-repeat productions. Written apart from
+ * byte, code-point-class and text terminals, plus counted-repeat productions and the productions
+ * of `counted` and `unit` nodes (which count units along a derivation). Written apart from
  * the engine on purpose (it is the engine's oracle): no automata, no shared code.
  *
  * Also the UTF-8 helpers the recognizer uses to decide, byte by byte, whether a partial character
@@ -34,6 +35,26 @@ export interface Bnf {
   prodStart: number[];
   /** For a repeat production: [min, max] (max null: unbounded); otherwise null. */
   prodRepeat: Array<readonly [number, number | null] | null>;
+  /**
+   * For the production of a `counted` node: [min, max]; it completes only when the units counted
+   * in its derivation lie in the range, and passes none up. Otherwise null.
+   */
+  prodCounted: Array<readonly [number, number | null] | null>;
+  /** Whether the production is a `unit` node's: completing it counts one more unit. */
+  prodUnit: boolean[];
+  /** 1 + the largest bound of any counted node: unit counts saturate there. */
+  unitCap: number;
+  /** Whether the grammar has counted or unit nodes (items then track units). */
+  counting: boolean;
+  /**
+   * Per position: the fewest and most units the rest of its production (from the dot on) can
+   * count (the most saturates at unitCap). Repeat productions use `ntUnits` of their item instead.
+   */
+  restMin: number[];
+  restMax: number[];
+  /** Per nonterminal: the fewest and most units one of its matches counts. */
+  ntMinUnits: number[];
+  ntMaxUnits: number[];
   posSym: number[];
   posProd: number[];
   /** The start nonterminal: one production, the root rule. */
@@ -79,7 +100,9 @@ export function toBnf(grammar: IrGrammar): Bnf {
   const terminals: Terminal[] = [];
   const terminalIndex = new Map<string, number>();
   const ntNames: string[] = grammar.rules.map((r) => r.name);
-  const prods: Array<{ lhs: number; rhs: number[]; repeat: readonly [number, number | null] | null }> = [];
+  type Bounds = readonly [number, number | null];
+  const prods: Array<{ lhs: number; rhs: number[]; repeat: Bounds | null; counted?: Bounds; unit?: boolean }> = [];
+  let unitCap = 1;
   let symbols = 0;
 
   const terminal = (key: string, make: () => Terminal): number => {
@@ -95,12 +118,12 @@ export function toBnf(grammar: IrGrammar): Bnf {
     ntNames.push(name);
     return ntNames.length - 1;
   };
-  const addProd = (lhs: number, rhs: number[], repeat: readonly [number, number | null] | null = null): void => {
+  const addProd = (lhs: number, rhs: number[], repeat: Bounds | null = null, mark: { counted?: Bounds; unit?: boolean } = {}): void => {
     symbols += rhs.length + 1;
     if (symbols > MAX_SYMBOLS) {
       throw new GrammarError(`the grammar is too large for the reference recognizer (over ${MAX_SYMBOLS} symbols)`);
     }
-    prods.push({ lhs, rhs, repeat });
+    prods.push({ lhs, rhs, repeat, ...mark });
   };
   // A nonterminal with no productions: matches nothing, removed by the reduction below.
   const neverNt = newNt("<never>");
@@ -156,6 +179,21 @@ export function toBnf(grammar: IrGrammar): Bnf {
             emit(it, rhs);
             addProd(nt, rhs);
           }
+        }
+        out.push(nt);
+        return;
+      }
+      case "counted":
+      case "unit": {
+        // A nonterminal of its own, whose completion checks or counts units.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<${e.kind} ${helpers.size}>`);
+          helpers.set(e, nt);
+          const rhs: number[] = [];
+          emit(e.item, rhs);
+          if (e.kind === "counted") unitCap = Math.max(unitCap, (e.max ?? e.min) + 1);
+          addProd(nt, rhs, null, e.kind === "counted" ? { counted: [e.min, e.max] } : { unit: true });
         }
         out.push(nt);
         return;
@@ -229,29 +267,90 @@ export function toBnf(grammar: IrGrammar): Bnf {
     changed = false;
     for (const p of kept) {
       if (nullable[p.lhs]) continue;
-      const ok = p.repeat ? p.repeat[0] === 0 || symNullable(p.rhs[0]!) : p.rhs.every(symNullable);
+      // An empty match counts no unit.
+      const ok = p.repeat ? p.repeat[0] === 0 || symNullable(p.rhs[0]!) : p.rhs.every(symNullable) && (!p.counted || p.counted[0] === 0);
       if (ok) {
         nullable[p.lhs] = true;
         changed = true;
       }
     }
   }
+  for (const p of kept) {
+    if (p.unit && p.rhs.every(symNullable)) {
+      throw new GrammarError(`${ntNames[p.lhs]}: a unit node must not match the empty string`);
+    }
+  }
+
+  // Units a nonterminal's matches count, as [fewest, most]: least and greatest fixed points
+  // (most saturates at unitCap, which a cycle that counts reaches).
+  const cap = unitCap;
+  const symMin = (sym: number, mins: number[]) => (sym < 0 ? 0 : mins[sym]!);
+  const ntMin = new Array<number>(ntCount).fill(Infinity);
+  const ntMax = new Array<number>(ntCount).fill(-Infinity);
+  const prodUnits = (p: (typeof kept)[number], get: (sym: number) => number, most: boolean): number => {
+    if (p.counted) return 0;
+    let total: number;
+    if (p.repeat) {
+      const item = get(p.rhs[0]!);
+      const times = most ? (p.repeat[1] ?? (item > 0 ? Infinity : 0)) : p.repeat[0];
+      total = item === 0 ? 0 : item * times;
+    } else {
+      total = p.rhs.reduce((sum, sym) => sum + get(sym), 0);
+    }
+    return Math.min(total + (p.unit ? 1 : 0), cap);
+  };
+  const symMinOf = (sym: number) => symMin(sym, ntMin);
+  const symMaxOf = (sym: number) => (sym < 0 ? 0 : ntMax[sym]!);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const p of kept) {
+      const v = prodUnits(p, symMinOf, false);
+      if (v < ntMin[p.lhs]!) (ntMin[p.lhs] = v), (changed = true);
+    }
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const p of kept) {
+      const v = prodUnits(p, (sym) => Math.max(0, symMaxOf(sym)), true);
+      if (v > ntMax[p.lhs]!) (ntMax[p.lhs] = v), (changed = true);
+    }
+  }
 
   const bnf: Bnf = {
     terminals, ntNames, ntProds: Array.from({ length: ntCount }, () => []), nullable,
-    prodLhs: [], prodStart: [], prodRepeat: [], posSym: [], posProd: [], start,
+    prodLhs: [], prodStart: [], prodRepeat: [], prodCounted: [], prodUnit: [], unitCap, posSym: [], posProd: [], start,
+    counting: kept.some((p) => p.counted !== undefined || p.unit === true),
+    restMin: [], restMax: [], ntMinUnits: ntMin.map((x) => (x === Infinity ? 0 : x)), ntMaxUnits: ntMax.map((x) => Math.max(0, x)),
   };
   kept.forEach((p, i) => {
     bnf.prodLhs.push(p.lhs);
     bnf.prodStart.push(bnf.posSym.length);
     bnf.prodRepeat.push(p.repeat);
+    bnf.prodCounted.push(p.counted ?? null);
+    bnf.prodUnit.push(p.unit === true);
     bnf.ntProds[p.lhs]!.push(i);
+    const start = bnf.posSym.length;
     for (const s of p.rhs) {
       bnf.posSym.push(s);
       bnf.posProd.push(i);
     }
     bnf.posSym.push(DONE);
     bnf.posProd.push(i);
+    // The rest of the production from each position, back to front (counted productions pass
+    // no units up, but their own rest counts for their items).
+    let lo = 0;
+    let hi = 0;
+    const rest: Array<[number, number]> = [[0, 0]];
+    for (let k = p.rhs.length - 1; k >= 0; k--) {
+      const sym = p.rhs[k]!;
+      lo += sym < 0 ? 0 : bnf.ntMinUnits[sym]!;
+      hi = Math.min(cap, hi + (sym < 0 ? 0 : bnf.ntMaxUnits[sym]!));
+      rest.unshift([lo, hi]);
+    }
+    rest.forEach(([a, b], k) => {
+      bnf.restMin[start + k] = a;
+      bnf.restMax[start + k] = b;
+    });
   });
   return bnf;
 }

@@ -16,6 +16,16 @@
  * costs time linear in the nesting depth per byte (no Leo optimization), which is fine for the
  * grammars lowered here, whose repetitions are counted repeats.
  *
+ * Units (`counted` / `unit` nodes): each item also carries the units its production has counted
+ * so far (saturating above every bound), its room (the most it may count before the innermost
+ * `counted` around it overflows) and its need (the fewest it must count for that node to reach
+ * its min); completing a nonterminal hands its count to the items waiting on it, a `unit`
+ * production adds one, and a `counted` production completes only within its bounds and hands up
+ * nothing (its units are its own). Predicted items get the room and need their predictor leaves
+ * them, given what the rest of its production can count; an item that can no longer end within
+ * them is dropped, so a prefix is viable only if its counts can still work out (exact when the
+ * counts a rest can take form a range, which the engine requires of counted nodes too).
+ *
  * `maxTokens` of text nodes is not a property of bytes and is ignored here.
  */
 import { InvalidArgumentError } from "../errors.js";
@@ -47,9 +57,15 @@ export class RecognizerState {
   }
 }
 
+/** Numbers per item: position, origin, sub, units, room, need. */
+const W = 6;
+
 interface SetData {
   state: RecognizerState;
-  /** Triples (position, origin, sub): origin is SELF or an earlier state id; sub is a terminal sub-state id or a repeat count. */
+  /**
+   * Items of W numbers (position, origin, sub, units, room, need): origin is SELF or an earlier
+   * state id; sub is a terminal sub-state id or a repeat count; units, room, need: see above.
+   */
   items: Int32Array;
   /** Item indices waiting on each nonterminal, built when first needed. */
   waiting: Map<number, number[]> | null;
@@ -88,7 +104,7 @@ export class Recognizer {
     this.subSteps = this.bnf.terminals.map(() => new Map());
     this.canFinish = this.bnf.terminals.map(() => new Map());
     // The start symbol has one production (the root rule) unless the grammar matches nothing.
-    const seeds: Array<[number, number, number]> = this.bnf.ntProds[this.bnf.start]!.map((p) => [this.bnf.prodStart[p]!, SELF, 0]);
+    const seeds: Array<[number, number, number, number, number, number]> = this.bnf.ntProds[this.bnf.start]!.map((p) => [this.bnf.prodStart[p]!, SELF, 0, 0, this.bnf.unitCap, 0]);
     this.build(seeds);
   }
 
@@ -146,24 +162,27 @@ export class Recognizer {
   /** Scans `byte` from `from`, then closes the new set. */
   private advance(from: SetData, byte: number): number {
     const { posSym } = this.bnf;
-    const seeds: Array<[number, number, number]> = [];
+    const seeds: Array<[number, number, number, number, number, number]> = [];
     const fromId = from.state.id;
     const items = from.items;
-    for (let i = 0; i < items.length; i += 3) {
+    for (let i = 0; i < items.length; i += W) {
       const pos = items[i]!;
       const sym = posSym[pos]!;
       if (sym >= 0 || sym === DONE) continue;
       const origin = items[i + 1] === SELF ? fromId : items[i + 1]!;
       const t = -sym - 1;
       const term = this.bnf.terminals[t]!;
+      const units = items[i + 3]!;
+      const room = items[i + 4]!;
+      const need = items[i + 5]!;
       if (term.kind === "byte") {
-        if (term.byte === byte) seeds.push([pos, origin, -1]);
+        if (term.byte === byte) seeds.push([pos, origin, -1, units, room, need]);
         continue;
       }
       const sub = this.stepSub(t, term, items[i + 2]!, byte);
       if (sub === DEAD) continue;
-      if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1]);
-      else seeds.push([pos, origin, sub]);
+      if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1, units, room, need]);
+      else seeds.push([pos, origin, sub, units, room, need]);
     }
     if (seeds.length === 0) return DEAD;
     return this.build(seeds);
@@ -173,94 +192,149 @@ export class Recognizer {
    * Closes a set from its seeds and interns it. A seed with sub -1 is an item whose terminal was
    * just completed: it is advanced past it.
    */
-  private build(seeds: Array<[number, number, number]>): number {
-    const { posSym, posProd, prodLhs, prodRepeat, prodStart, ntProds, nullable, start } = this.bnf;
+  private build(seeds: Array<[number, number, number, number, number, number]>): number {
+    const { posSym, posProd, prodLhs, prodRepeat, prodCounted, prodUnit, prodStart, ntProds, nullable, start, unitCap, restMin, restMax, ntMinUnits, ntMaxUnits } = this.bnf;
+    // What the rest of an item's production can still count: [fewest, most].
+    const rest = (pos: number, sub: number): [number, number] => {
+      const rep = prodRepeat[posProd[pos]!];
+      if (!rep) return [restMin[pos]!, restMax[pos]!];
+      const item = posSym[pos]!;
+      const lo = Math.max(0, rep[0] - sub) * ntMinUnits[item]!;
+      const most = ntMaxUnits[item]!;
+      const hi = most === 0 ? 0 : rep[1] === null ? unitCap : Math.min(unitCap, (rep[1] - sub) * most);
+      return [lo, hi];
+    };
     const keys = new Set<string>();
     const list: number[] = [];
-    const predicted = new Set<number>();
+    const predicted = new Set<string>();
     const completed = new Set<string>();
     let accepting = false;
 
-    const add = (pos: number, origin: number, sub: number): void => {
-      const key = `${pos},${origin},${sub}`;
+    // Grammars without counted nodes keep units, room and need constant (0, unitCap, 0).
+    const counting = this.bnf.counting;
+    const add = (pos: number, origin: number, sub: number, units: number, room: number, need: number): void => {
+      let key: string;
+      if (counting) {
+        // Dropped when the counted node around it can no longer end within its bounds.
+        const [lo, hi] = rest(pos, sub);
+        if (units + lo > room || Math.min(unitCap, units + hi) < need) return;
+        key = `${pos},${origin},${sub},${units},${room},${need}`;
+      } else {
+        key = `${pos},${origin},${sub}`;
+      }
       if (keys.has(key)) return;
       keys.add(key);
-      list.push(pos, origin, sub);
+      list.push(pos, origin, sub, units, room, need);
     };
     // Completions wait in a queue rather than recursing, so long chains of rules ending at
     // once (right recursion) cannot overflow the stack.
     const pending: number[] = [];
-    const complete = (nt: number, origin: number): void => {
+    // The production p (at `origin`) ends having counted `units`.
+    const complete = (p: number, origin: number, units: number): void => {
+      const bounds = prodCounted[p];
+      if (bounds) {
+        if (units < bounds[0] || (bounds[1] !== null && units > bounds[1])) return;
+        units = 0;
+      } else if (prodUnit[p]) {
+        units = Math.min(units + 1, unitCap);
+      }
+      const nt = prodLhs[p]!;
       if (nt === start) accepting = true;
-      // Completions of nullable symbols at this very position are handled when predicting.
+      // Completions of nullable symbols at this very position are handled when predicting
+      // (an empty match counts no unit).
       if (origin === SELF) return;
-      const key = `${nt},${origin}`;
+      const key = `${nt},${origin},${units}`;
       if (completed.has(key)) return;
       completed.add(key);
-      pending.push(nt, origin);
+      pending.push(nt, origin, units);
     };
-    // Moves an item past the symbol after its dot (for a repeat: counts one more item).
-    const moveOn = (pos: number, origin: number, sub: number): void => {
+    // Moves an item past the symbol after its dot, which counted `more` units (for a repeat:
+    // counts one more item).
+    const moveOn = (pos: number, origin: number, sub: number, units: number, room: number, need: number, more: number): void => {
       const p = posProd[pos]!;
+      const total = Math.min(units + more, unitCap);
+      if (total > room) return;
       const rep = prodRepeat[p];
       if (rep) {
         const [min, max] = rep;
         // Past `min`, an unbounded repeat behaves the same whatever the count: saturate it.
         const count = max === null ? Math.min(sub + 1, min) : sub + 1;
-        if (max === null || count < max) add(pos, origin, count);
-        if (count >= min) complete(prodLhs[p]!, origin);
+        if (max === null || count < max) add(pos, origin, count, total, room, need);
+        if (count >= min && total >= need) complete(p, origin, total);
         return;
       }
-      if (posSym[pos + 1] === DONE) complete(prodLhs[p]!, origin);
-      else add(pos + 1, origin, 0);
+      if (posSym[pos + 1] === DONE) {
+        if (total >= need) complete(p, origin, total);
+      } else {
+        add(pos + 1, origin, 0, total, room, need);
+      }
+    };
+    // The room and need of production p, predicted by an item at `pos` (repeat count `sub`) that
+    // has counted `units` of its `room` and `need`: what is left once the rest after the
+    // predicted symbol is accounted for.
+    const boundsFor = (p: number, pos: number, sub: number, units: number, room: number, need: number): [number, number] => {
+      const counted = prodCounted[p];
+      if (counted) return [counted[1] ?? unitCap, counted[0]];
+      const rep = prodRepeat[posProd[pos]!];
+      const [lo, hi] = rep ? rest(pos, sub + 1) : rest(pos + 1, 0);
+      const own = prodUnit[p] ? 1 : 0;
+      return [room - units - lo - own, Math.max(0, need - units - hi - own)];
     };
 
-    for (const [pos, origin, sub] of seeds) {
-      if (sub === -1) moveOn(pos, origin, 0);
-      else add(pos, origin, sub);
+    for (const [pos, origin, sub, units, room, need] of seeds) {
+      if (sub === -1) moveOn(pos, origin, 0, units, room, need, 0);
+      else add(pos, origin, sub, units, room, need);
     }
     let i = 0;
     while (i < list.length || pending.length > 0) {
       if (pending.length > 0) {
+        const units = pending.pop()!;
         const origin = pending.pop()!;
         const nt = pending.pop()!;
         const set = this.sets[origin]!;
         for (const w of this.waitingOn(set, nt)) {
           const o = set.items[w + 1] === SELF ? origin : set.items[w + 1]!;
-          moveOn(set.items[w]!, o, set.items[w + 2]!);
+          moveOn(set.items[w]!, o, set.items[w + 2]!, set.items[w + 3]!, set.items[w + 4]!, set.items[w + 5]!, units);
         }
         continue;
       }
       const pos = list[i]!;
       const origin = list[i + 1]!;
       const sub = list[i + 2]!;
-      i += 3;
+      const units = list[i + 3]!;
+      const room = list[i + 4]!;
+      const need = list[i + 5]!;
+      i += W;
       const sym = posSym[pos]!;
       if (sym >= 0) {
-        if (!predicted.has(sym)) {
-          predicted.add(sym);
-          for (const p of ntProds[sym]!) if (posSym[prodStart[p]!] !== DONE) add(prodStart[p]!, SELF, 0);
+        for (const p of ntProds[sym]!) {
+          if (posSym[prodStart[p]!] === DONE) continue;
+          const [r, n] = boundsFor(p, pos, sub, units, room, need);
+          const key = `${p},${r},${n}`;
+          if (predicted.has(key)) continue;
+          predicted.add(key);
+          add(prodStart[p]!, SELF, 0, 0, r, n);
         }
-        if (nullable[sym]) moveOn(pos, origin, sub);
+        if (nullable[sym]) moveOn(pos, origin, sub, units, room, need, 0);
       } else if (sym !== DONE) {
         const term = this.bnf.terminals[-sym - 1]!;
         // Text may end at any character boundary.
-        if (term.kind === "text" && this.subs[sub]!.partial.length === 0) moveOn(pos, origin, sub);
+        if (term.kind === "text" && this.subs[sub]!.partial.length === 0) moveOn(pos, origin, sub, units, room, need, 0);
       }
     }
     return this.intern(list, accepting);
   }
 
   private intern(list: number[], accepting: boolean): number {
-    const triples: Array<[number, number, number]> = [];
-    for (let i = 0; i < list.length; i += 3) triples.push([list[i]!, list[i + 1]!, list[i + 2]!]);
-    triples.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const key = `${accepting ? 1 : 0}|${triples.join(";")}`;
+    const tuples: number[][] = [];
+    for (let i = 0; i < list.length; i += W) tuples.push(list.slice(i, i + W));
+    tuples.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]! || a[3]! - b[3]! || a[4]! - b[4]! || a[5]! - b[5]!);
+    const key = `${accepting ? 1 : 0}|${tuples.join(";")}`;
     const known = this.setIndex.get(key);
     if (known !== undefined) return known;
     const id = this.sets.length;
-    const items = new Int32Array(triples.length * 3);
-    triples.forEach((t, i) => items.set(t, i * 3));
+    const items = new Int32Array(tuples.length * W);
+    tuples.forEach((t, i) => items.set(t, i * W));
     this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null });
     this.setIndex.set(key, id);
     return id;
@@ -269,7 +343,7 @@ export class Recognizer {
   private waitingOn(set: SetData, nt: number): number[] {
     if (set.waiting === null) {
       set.waiting = new Map();
-      for (let i = 0; i < set.items.length; i += 3) {
+      for (let i = 0; i < set.items.length; i += W) {
         const sym = this.bnf.posSym[set.items[i]!]!;
         if (sym < 0 || sym === DONE) continue;
         let l = set.waiting.get(sym);

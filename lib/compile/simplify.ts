@@ -66,6 +66,12 @@ class Rewriter {
         return this.choice(e.items.map((x) => this.expr(x)));
       case "repeat":
         return this.repeat(this.expr(e.item), e.min, e.max);
+      case "counted":
+      case "unit": {
+        const item = this.expr(e.item);
+        if (item.kind === "never") return never();
+        return item === e.item ? e : { ...e, item };
+      }
       case "ref": {
         const body = this.substitutions.get(e.rule);
         return body ? this.expr(body) : e;
@@ -181,7 +187,11 @@ class Rewriter {
         s = `${e.kind}(${e.items.map((x) => this.key(x)).join(",")})`;
         break;
       case "repeat":
-        s = `repeat(${this.key(e.item)},${e.min},${e.max})`;
+      case "counted":
+        s = `${e.kind}(${this.key(e.item)},${e.min},${e.max})`;
+        break;
+      case "unit":
+        s = `unit(${this.key(e.item)})`;
         break;
     }
     let id = this.keyIds.get(s);
@@ -217,7 +227,7 @@ function size(e: IrExpr, limit: number): number {
     if (n > limit) return;
     n++;
     if (x.kind === "seq" || x.kind === "choice") x.items.forEach(walk);
-    else if (x.kind === "repeat") walk(x.item);
+    else if (x.kind === "repeat" || x.kind === "counted" || x.kind === "unit") walk(x.item);
   };
   walk(e);
   return n;
@@ -228,7 +238,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
-  else if (e.kind === "repeat") refsOf(e.item, out, seen);
+  else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit") refsOf(e.item, out, seen);
   return out;
 }
 
@@ -300,6 +310,8 @@ function removeUnreachable(grammar: IrGrammar): IrGrammar {
         out = { kind: e.kind, items: e.items.map(renumber) };
         break;
       case "repeat":
+      case "counted":
+      case "unit":
         out = { ...e, item: renumber(e.item) };
         break;
       default:

@@ -136,6 +136,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   // Counter operations per transition and per end (count_op.h), when there are any.
   std::vector<uint32_t> transOp(counters ? static_cast<size_t>(total) * segCount : 0, kNoCountOp);
   std::vector<uint32_t> finalOp(counters ? total : 0, kNoCountOp);
+  std::vector<uint32_t> region(counters ? total : 0, 0);
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const RuleDfa& d = dfas[r];
     for (uint32_t l = 0; l < d.final.size(); ++l) {
@@ -150,6 +151,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         std::copy(d.transOp.begin() + static_cast<size_t>(l) * segCount, d.transOp.begin() + static_cast<size_t>(l + 1) * segCount,
                   transOp.begin() + static_cast<size_t>(s) * segCount);
         finalOp[s] = d.finalOp[l];
+        region[s] = d.region[l];
       }
       callBegin[s] = static_cast<uint32_t>(calls.size());
       for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) {
@@ -263,6 +265,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   if (counters) {
     mi.transOp = &transOp;
     mi.finalOp = &finalOp;
+    mi.region = &region;
   }
   const std::vector<uint32_t> block = MinimizeStates(mi);  // old -> representative old state, or 0
 
@@ -404,6 +407,13 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     ar.exactEscape = !ar.isRoot && ar.returnStates.size() == 1;
   }
   CheckLeftRecursion(a);
+  if (!program.regions.empty()) {
+    std::vector<uint32_t> stateRegion(count, 0);
+    for (uint32_t s = 1; s < total; ++s) {
+      if (keep[s] && block[s] == s) stateRegion[newId[s]] = region[s];
+    }
+    ComputeLiveness(program, stateRegion, &a);
+  }
   return a;
 }
 

@@ -42,9 +42,15 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
       g->automaton_ = BuildAutomaton(program, limits);
       break;
     } catch (const CountConflict& conflict) {
+      // Repeats can be unrolled; a counted node cannot.
       const size_t before = unroll.size();
-      unroll.insert(conflict.nodes.begin(), conflict.nodes.end());
-      TAGMASK_CHECK(unroll.size() > before, "an ambiguous counted repeat was already unrolled");
+      for (uint32_t node : conflict.nodes) {
+        if (node < grammar.nodes.size() && grammar.nodes[node].kind == ir::Kind::Repeat) unroll.insert(node);
+      }
+      if (unroll.size() == before) {
+        throw Error(ErrorCode::InvalidGrammar, "a counted node's units cannot be told apart from the bytes (one byte could both start a "
+                                               "unit and continue another, or end the node); make its units start unambiguously");
+      }
     }
   }
   g->stats_.automatonMs = MsSince(t1);

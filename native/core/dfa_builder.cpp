@@ -134,10 +134,10 @@ class SubsetBuilder {
   using Elem = std::conditional_t<kCounted, uint64_t, uint32_t>;
 
  public:
-  SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::array<uint8_t, 256>& segOf, uint32_t segCount,
-                uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
-      : index_(index), nfa_(nfa), segOf_(segOf), segCount_(segCount), stateLimit_(stateLimit), ruleName_(ruleName),
-        table_(table), mark_(nfa.stateCount, 0), buckets_(segCount) {
+  SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::vector<uint32_t>& stateRegion, const std::array<uint8_t, 256>& segOf,
+                uint32_t segCount, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
+      : index_(index), nfa_(nfa), stateRegion_(stateRegion), segOf_(segOf), segCount_(segCount), stateLimit_(stateLimit),
+        ruleName_(ruleName), table_(table), mark_(nfa.stateCount, 0), buckets_(segCount) {
     if (kCounted) opAt_.assign(nfa.stateCount, 0);
   }
 
@@ -157,6 +157,7 @@ class SubsetBuilder {
         if (StateOf(e) == final) finalOp = OpOf(e);
       }
       dfa.final.push_back(finalOp != kNoFinal ? 1 : 0);
+      if (kCounted) dfa.region.push_back(RegionOf(members));
       dfa.trans.resize(static_cast<size_t>(s + 1) * segCount_, 0);
       if (kCounted) {
         dfa.transOp.resize(static_cast<size_t>(s + 1) * segCount_, kNoCountOp);
@@ -237,6 +238,21 @@ class SubsetBuilder {
   static Elem Make(uint32_t state, uint32_t op) {
     return kCounted ? static_cast<Elem>((static_cast<uint64_t>(state) << 32) | op) : static_cast<Elem>(state);
   }
+  // The counted node a subset lies in: the one region its members are tagged with.
+  uint32_t RegionOf(const std::vector<Elem>& members) const {
+    uint32_t region = 0;
+    for (Elem e : members) {
+      const uint32_t q = StateOf(e);
+      const uint32_t r = q < nfa_.stateCount && q < stateRegion_.size() ? stateRegion_[q] : 0;
+      if (r == 0 || r == region) continue;
+      if (region != 0) {
+        throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': two counted nodes overlap (one byte could belong to either); "
+                                               "make what precedes the second one end unambiguously");
+      }
+      region = r;
+    }
+    return region;
+  }
   bool Keeps(uint32_t q) const {
     return q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1];
   }
@@ -308,6 +324,7 @@ class SubsetBuilder {
 
   const NfaIndex& index_;
   const Nfa& nfa_;
+  const std::vector<uint32_t>& stateRegion_;
   const std::array<uint8_t, 256>& segOf_;
   uint32_t segCount_;
   uint32_t stateLimit_;
@@ -362,10 +379,10 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits)
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const NfaRule& rule = program.rules[r];
     if (rule.hasOps) {
-      SubsetBuilder<true> builder(index, program.nfa, segOf, segCount, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, segOf, segCount, limits.maxDfaStates, rule.name, &ops);
       dfas[r] = builder.Run(rule.start, rule.final);
     } else {
-      SubsetBuilder<false> builder(index, program.nfa, segOf, segCount, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, segOf, segCount, limits.maxDfaStates, rule.name, &ops);
       dfas[r] = builder.Run(rule.start, rule.final);
     }
     total += dfas[r].final.size();

@@ -21,11 +21,18 @@ struct RuleDfa {
   /// the automaton's countOps (empty otherwise).
   std::vector<uint32_t> transOp;
   std::vector<uint32_t> finalOp;
+  /// Per state: the counted node (NfaProgram::regions index + 1) it lies in, or 0.
+  std::vector<uint32_t> region;
 };
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
 /// match nothing, left recursion, and size limits; CountConflict for an ambiguous counted repeat.
 Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits);
+
+/// The liveness conditions of the states of counted nodes (count_liveness.cpp). Throws
+/// GrammarError when the numbers of units a node can still hold from some state are not an
+/// interval (only those are supported).
+void ComputeLiveness(const NfaProgram& program, const std::vector<uint32_t>& stateRegion, Automaton* a);
 
 /// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp).
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,

@@ -11,8 +11,8 @@ namespace tagmask::ir {
 namespace {
 
 const char* KindName(uint32_t code) {
-  static const char* const kNames[] = {"empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text"};
-  return code <= 8 ? kNames[code] : "unknown";
+  static const char* const kNames[] = {"empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text", "counted", "unit"};
+  return code <= 10 ? kNames[code] : "unknown";
 }
 
 [[noreturn]] void Fail(const std::string& where, const std::string& what) {
@@ -82,7 +82,7 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
     const uint32_t code = word(base);
     const uint32_t a = word(base + 1), b = word(base + 2), c = word(base + 3);
     const std::string where = NodeWhere(id, code);
-    if (code > 8) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..8)");
+    if (code > 10) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..10)");
     const Kind kind = static_cast<Kind>(code);
     switch (kind) {
       case Kind::Empty:
@@ -129,11 +129,18 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
         }
         break;
       case Kind::Repeat:
+      case Kind::Counted:
         if (a >= id) {
           Fail(where, "its item is node " + std::to_string(a) + ", which does not come before it (nodes must be in post-order)");
         }
         if (b == kNone) Fail(where, "min must be below 2^32-1");
         if (c != kNone && c < b) Fail(where, "max " + std::to_string(c) + " is below min " + std::to_string(b));
+        break;
+      case Kind::Unit:
+        if (a >= id) {
+          Fail(where, "its item is node " + std::to_string(a) + ", which does not come before it (nodes must be in post-order)");
+        }
+        if (b != 0 || c != 0) Fail(where, "fields b and c must be 0");
         break;
       case Kind::Ref:
         if (a >= ruleCount) {

@@ -194,6 +194,8 @@ bool Matcher::Advance(const uint8_t* bytes, size_t length) {
       const uint32_t t = a.Next(c.state, bytes[i]);
       if (t == kDeadState) return false;
       c.state = t;
+      // Entering a counted node's state: its count must still be able to end the node.
+      if ((a.flags[t] & kCounted) && !ApplyCountOp(a, a.LiveOp(t), &c)) return false;
     }
   }
   if (i < length) {

@@ -24,6 +24,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     return in.transOp == nullptr || target(trans[at]) == 0 ? 0u : (*in.transOp)[at];
   };
   const auto finalOpOf = [&](uint32_t s) -> uint32_t { return in.finalOp == nullptr ? 0u : (*in.finalOp)[s]; };
+  const auto regionOf = [&](uint32_t s) -> uint32_t { return in.region == nullptr ? 0u : (*in.region)[s]; };
 
   // Inverse transitions, by target: (symbol, source). Symbols k.. are callees. Transitions into
   // the dead state are left out: the initial partition already separates states whose sets of
@@ -67,7 +68,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
       if (in.liveCall((*in.calls)[e])) calls = (calls ^ (callSymbol((*in.calls)[e]) + 0x9E3779B9ull)) * 0x100000001B3ull;
     }
     if (in.transOp != nullptr) {
-      h = (h ^ finalOpOf(s)) * 0xBF58476D1CE4E5B9ull;
+      h = (h ^ finalOpOf(s) ^ (static_cast<uint64_t>(regionOf(s)) << 32)) * 0xBF58476D1CE4E5B9ull;
       for (uint32_t c = 0; c < k; ++c) {
         if (opOf(s, c) != 0) h = (h ^ ((static_cast<uint64_t>(c) << 32) | opOf(s, c))) * 0xBF58476D1CE4E5B9ull;
       }
@@ -87,7 +88,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto SameLive = [&](uint32_t x, uint32_t y) {
     if (x == 0 || y == 0) return x == y;
     if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
-    if (finalOpOf(x) != finalOpOf(y)) return false;
+    if (finalOpOf(x) != finalOpOf(y) || regionOf(x) != regionOf(y)) return false;
     for (uint32_t c = 0; c < k; ++c) {
       if ((target(trans[static_cast<size_t>(x) * k + c]) != 0) != (target(trans[static_cast<size_t>(y) * k + c]) != 0)) return false;
       if (opOf(x, c) != opOf(y, c)) return false;

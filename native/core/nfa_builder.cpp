@@ -34,7 +34,8 @@ class NfaBuilder {
     uint32_t best = UINT32_MAX;
     uint64_t bestCost = 0;
     for (uint32_t r = 0; r < copies_.size(); ++r) {
-      if (copies_[r] < 2 || analysis_.Kept(r)) continue;
+      // A rule with units must stay inline: a call would count them on another level.
+      if (copies_[r] < 2 || analysis_.Kept(r) || analysis_.FreeUnits(g_.rules[r].body)) continue;
       const uint64_t cost = copiedStates_[r] - copiedStates_[r] / copies_[r];
       if (cost > bestCost) {
         best = r;
@@ -82,8 +83,8 @@ class NfaBuilder {
     if (it != synthIndex_.end()) return it->second;
     NfaRule rule;
     rule.name = g_.rules[current_].name + "." + what + std::to_string(node);
-    rule.start = NewState();
-    rule.final = NewState();
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
     rule.nullable = analysis_.NullableNode(node);
     const uint32_t index = static_cast<uint32_t>(program_.rules.size());
     program_.rules.push_back(std::move(rule));
@@ -105,8 +106,8 @@ class NfaBuilder {
     if (ruleIndex_[irRule] != UINT32_MAX) return ruleIndex_[irRule];
     NfaRule rule;
     rule.name = g_.rules[irRule].name;
-    rule.start = NewState();
-    rule.final = NewState();
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
     rule.nullable = analysis_.NullableRule(irRule);
     ruleIndex_[irRule] = static_cast<uint32_t>(program_.rules.size());
     program_.rules.push_back(std::move(rule));
@@ -120,7 +121,19 @@ class NfaBuilder {
       FailRule(g_.rules[current_].name, "the grammar is too large: its automata need more than " +
                                             std::to_string(limits_.maxNfaStates) + " states");
     }
+    if (currentRegion_ != 0) {
+      program_.stateRegion.resize(program_.nfa.stateCount + 1, 0);
+      program_.stateRegion[program_.nfa.stateCount] = currentRegion_;
+    }
     return program_.nfa.stateCount++;
+  }
+  // A state of another rule (its start or end), made while a counted node's item is built.
+  uint32_t NewRuleState() {
+    const uint32_t region = currentRegion_;
+    currentRegion_ = 0;
+    const uint32_t s = NewState();
+    currentRegion_ = region;
+    return s;
   }
   void AddEps(uint32_t from, uint32_t to, uint32_t op = 0) {
     if (from != to) program_.nfa.eps.push_back({from, to, op});
@@ -168,6 +181,10 @@ class NfaBuilder {
       case Kind::Repeat:
         if (analysis_.Counted(id)) return BuildCounted(id, n, from, depth);
         return BuildRepeat(n, from, depth);
+      case Kind::Counted:
+        return BuildCountedNode(id, n, from, depth);
+      case Kind::Unit:
+        return BuildUnit(n, from, depth);
       case Kind::Ref: {
         if (tailFrom != kNotTail) {
           // A tail reference to a body being built: jump back to its start. Nothing follows
@@ -213,6 +230,8 @@ class NfaBuilder {
           // (Outside groups and kept rules the call graph is acyclic, so the rule's own tail
           // references cannot jump into frames that differ between the references.) Grammars
           // that spell out a state machine as rules reach each rule along many paths.
+          // (Safe inside a counted item too: the items are built out of tail position, so the
+          // frames these references continue were all pushed inside the item.)
           const bool shareable = tailFrom != kNotTail && analysis_.Group(n.a) == RuleAnalysis::kNoGroup;
           const uint64_t key = (static_cast<uint64_t>(frames_[tailFrom == kNotTail ? 0 : tailFrom].uid) << 32) | n.a;
           if (shareable) {
@@ -236,7 +255,10 @@ class NfaBuilder {
           frames_.pop_back();
           ++copies_[n.a];
           copiedStates_[n.a] += program_.nfa.stateCount - before;
-          if (softLimit_ && copies_[n.a] >= 2 && copiedStates_[n.a] / copies_[n.a] >= limits_.sharedRuleStates) throw OverBudget{n.a};
+          if (softLimit_ && copies_[n.a] >= 2 && copiedStates_[n.a] / copies_[n.a] >= limits_.sharedRuleStates &&
+              !analysis_.FreeUnits(g_.rules[n.a].body)) {
+            throw OverBudget{n.a};
+          }
           if (shareable) sharedTails_.emplace(key, std::make_pair(start, end));
           return end;
         }
@@ -264,7 +286,7 @@ class NfaBuilder {
   // own (a call, so a frame and a counter of its own), and an item that contains one is itself
   // built as a rule, so that the inner repeats can stay inline there.
   uint32_t BuildCounted(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
-    if (inCountedItem_ > 0) return CallRule(SynthRuleOf(id, "repeat"), from);
+    if (!regions_.empty()) return CallRule(SynthRuleOf(id, "repeat"), from);
     const uint32_t head = NewState();
     AddEps(from, head, CountStep(CountPrimitive::Reset, 0, id));
     const uint32_t itemStart = NewState();
@@ -273,14 +295,52 @@ class NfaBuilder {
     if (analysis_.ContainsCounted(n.a)) {
       itemEnd = CallRule(SynthRuleOf(n.a, "item"), itemStart);
     } else {
-      ++inCountedItem_;
+      regions_.push_back({false, 0});
       itemEnd = Build(n.a, itemStart, depth + 1, kNotTail);
-      --inCountedItem_;
+      regions_.pop_back();
     }
     AddEps(itemEnd, head);
     const uint32_t out = NewState();
     AddEps(head, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id));
     return out;
+  }
+
+  // A counted node: its item inline, with the rule level's counter set to 0 on entry, one
+  // added by each unit (which requires count < max), and count >= min required on leaving. Its
+  // states are tagged with a region, whose liveness (which counts can still end within the
+  // bounds) the automaton works out per state (automaton_assembly.cpp).
+  uint32_t BuildCountedNode(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (!regions_.empty()) return CallRule(SynthRuleOf(id, "counted"), from);
+    if (n.c != ir::kNone && n.c > kMaxCountBound) {
+      FailRule(g_.rules[current_].name, "a counted node's max " + std::to_string(n.c) + " is above " + std::to_string(kMaxCountBound));
+    }
+    if (n.b > kMaxCountBound) FailRule(g_.rules[current_].name, "a counted node's min " + std::to_string(n.b) + " is above " + std::to_string(kMaxCountBound));
+    analysis_.CheckUnitsInline(id, g_.rules[current_].name);
+    program_.regions.push_back({n.b, n.c == ir::kNone ? kNoCountLimit : n.c});
+    const uint32_t region = static_cast<uint32_t>(program_.regions.size());
+    const uint32_t outer = currentRegion_;
+    currentRegion_ = region;
+    const uint32_t start = NewState();
+    AddEps(from, start, CountStep(CountPrimitive::Reset, 0, id));
+    regions_.push_back({true, n.c == ir::kNone ? kNoCountLimit : n.c});
+    const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
+    regions_.pop_back();
+    currentRegion_ = outer;
+    const uint32_t out = NewState();
+    AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id));
+    return out;
+  }
+
+  // A unit counts one for the counted node around it on this level (none: it counts nothing;
+  // RuleAnalysis::CheckUnitsInline refuses units a counted node would meet through a call).
+  uint32_t BuildUnit(const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (!analysis_.NullableNode(n.a) && !regions_.empty() && regions_.back().counted) {
+      const uint32_t s = NewState();
+      AddEps(from, s, CountStep(CountPrimitive::Inc, regions_.back().max, UINT32_MAX));
+      return Build(n.a, s, depth + 1, kNotTail);
+    }
+    if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a unit node matches the empty string");
+    return Build(n.a, from, depth + 1, kNotTail);
   }
 
   uint32_t BuildRepeat(const ir::Node& n, uint32_t from, uint32_t depth) {
@@ -414,8 +474,8 @@ class NfaBuilder {
     // One rule per occurrence, so that its tokens are counted per occurrence (docs/engine.md).
     NfaRule rule;
     rule.name = g_.rules[current_].name + ".text" + std::to_string(++textRules_);
-    rule.start = NewState();
-    rule.final = NewState();
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
     rule.maxTokens = maxTokens;
     rule.nullable = true;
     EmbedText(dfa, rule.start, rule.final);
@@ -438,7 +498,13 @@ class NfaBuilder {
   uint32_t current_ = 0;      // the IR rule whose body (or part of it) is being built, for names
   uint32_t currentRule_ = 0;  // the NFA rule being built
   uint32_t textRules_ = 0;
-  uint32_t inCountedItem_ = 0;  // building a counted repeat's item inline
+  // Counted repeats and counted nodes whose items are being built inline, innermost last.
+  struct Region {
+    bool counted;  // a counted node (its units count); false: a counted repeat's item
+    uint32_t max;
+  };
+  std::vector<Region> regions_;
+  uint32_t currentRegion_ = 0;  // NfaProgram::regions index + 1 of the counted node being built
   struct Synth {
     uint32_t index;   // NFA rule
     uint32_t node;    // its body

@@ -90,6 +90,13 @@ struct NfaProgram {
   Nfa nfa;
   std::vector<NfaRule> rules;
   uint32_t root = 0;  // index into rules
+  /// Counted nodes built inline: bounds, and per NFA state the region + 1 it lies in (0: none;
+  /// the vector may be shorter than the state count).
+  struct Region {
+    uint32_t min, max;
+  };
+  std::vector<Region> regions;
+  std::vector<uint32_t> stateRegion;
 };
 
 /// Builds the NFAs of the kept rules reachable from the root. Throws GrammarError when a limit

@@ -189,7 +189,7 @@ class PdaStepper {
         Config n = c;
         n.state = t;
         if (f & kLimitedText) n.consumed = 1;
-        if (!(f & kCounted) || ApplyCountOp(a_, a_.TransOp(s, byte), &n)) out->push_back(n);
+        if ((!(f & kCounted) || ApplyCountOp(a_, a_.TransOp(s, byte), &n)) && Live(&n)) out->push_back(n);
       }
     }
     if (f & kHasCalls) {
@@ -216,12 +216,15 @@ class PdaStepper {
         n.state = arena_.Ret(c.frame);
         n.frame = arena_.Parent(c.frame);
         n.count = arena_.Count(c.frame);
-        Expand(n, byte, out);
+        if (Live(&n)) Expand(n, byte, out);
       } else {
         arena_.Escape(a_, e, [&](const Config& n) { Expand(n, byte, out); });
       }
     }
   }
+
+  // Whether the configuration's count can still end the counted node its state lies in.
+  bool Live(Config* c) const { return !(a_.flags[c->state] & kCounted) || ApplyCountOp(a_, a_.LiveOp(c->state), c); }
 
   static constexpr size_t kScan = 16;
   const Automaton& a_;

@@ -60,6 +60,8 @@ void RuleAnalysis::CollectCallees() {
           for (uint32_t i = 0; i < n.b; ++i) stack.push_back({g_.Children(n)[i], tail});
           break;
         case Kind::Repeat:
+        case Kind::Counted:
+        case Kind::Unit:
           stack.push_back({n.a, false});
           break;
         case Kind::Ref:
@@ -128,6 +130,13 @@ void RuleAnalysis::ComputeNullable() {
           break;
         case Kind::Repeat:
           v = (n.b == 0 || node[n.a]) ? 1 : 0;
+          break;
+        case Kind::Counted:
+          // An empty match holds no unit.
+          v = (n.b == 0 && node[n.a]) ? 1 : 0;
+          break;
+        case Kind::Unit:
+          v = node[n.a];
           break;
         case Kind::Ref:
           v = ruleNullable_[n.a];
@@ -279,6 +288,10 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
     case Kind::Choice:
       for (uint32_t i = 0; i < n.b; ++i) size = SatAdd(size, NodeSize(g_.Children(n)[i], depth + 1, rule));
       break;
+    case Kind::Counted:
+    case Kind::Unit:
+      size = SatAdd(3, NodeSize(n.a, depth + 1, rule));
+      break;
     case Kind::Repeat: {
       const uint64_t item = NodeSize(n.a, depth + 1, rule);
       const uint64_t copies = Counted(id) ? 1 : n.c == ir::kNone ? std::max<uint64_t>(n.b, 1) : n.c;
@@ -332,6 +345,12 @@ bool RuleAnalysis::ContainsCounted(uint32_t node) const {
     case Kind::Repeat:
       found = Counted(node) || ContainsCounted(n.a);
       break;
+    case Kind::Counted:
+      found = true;
+      break;
+    case Kind::Unit:
+      found = ContainsCounted(n.a);
+      break;
     case Kind::Ref:
       found = !kept_[n.a] && ContainsCounted(g_.rules[n.a].body);
       break;
@@ -341,6 +360,82 @@ bool RuleAnalysis::ContainsCounted(uint32_t node) const {
   // Re-read: the vector does not move (sized once), but keep the write explicit.
   containsCounted_[node] = found ? 3 : 2;
   return found;
+}
+
+}  // namespace tagmask
+
+namespace tagmask {
+
+bool RuleAnalysis::FreeUnits(uint32_t node) const {
+  if (freeUnits_.empty()) freeUnits_.assign(g_.nodes.size(), 0);
+  uint8_t& memo = freeUnits_[node];
+  if (memo >= 2) return memo == 3;
+  if (memo == 1) return false;
+  memo = 1;
+  const ir::Node& n = g_.nodes[node];
+  bool found = false;
+  switch (n.kind) {
+    case Kind::Seq:
+    case Kind::Choice:
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeUnits(g_.Children(n)[i]);
+      break;
+    case Kind::Repeat:
+      found = FreeUnits(n.a);
+      break;
+    case Kind::Unit:
+      found = true;
+      break;
+    case Kind::Ref:
+      found = FreeUnits(g_.rules[n.a].body);
+      break;
+    default:  // a nested counted node counts its own units
+      break;
+  }
+  freeUnits_[node] = found ? 3 : 2;
+  return found;
+}
+
+void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rule) const {
+  // The units a counted node counts must be met on its own rule level: inside a call they would
+  // count for another frame (a recursive rule, or a large repeat built as a rule of its own).
+  std::vector<uint32_t> stack{g_.nodes[countedNode].a};
+  std::vector<uint8_t> seen(g_.nodes.size(), 0);
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+        break;
+      case Kind::Unit:
+        stack.push_back(n.a);
+        break;
+      case Kind::Repeat:
+        if (Counted(id) && FreeUnits(n.a)) {
+          FailRule(rule, "a counted node holds a repeat {" + std::to_string(n.b) + "," +
+                             (n.c == ir::kNone ? std::string() : std::to_string(n.c)) +
+                             "} with units inside; a repeat that large is a rule level of its own, so those units cannot count");
+        }
+        stack.push_back(n.a);
+        break;
+      case Kind::Ref:
+        if (kept_[n.a]) {
+          if (FreeUnits(g_.rules[n.a].body)) {
+            FailRule(rule, "a counted node reaches units through the recursive rule '" + g_.rules[n.a].name +
+                               "'; units must be met on the counted node's own rule level");
+          }
+        } else {
+          stack.push_back(g_.rules[n.a].body);
+        }
+        break;
+      default:
+        break;
+    }
+  }
 }
 
 }  // namespace tagmask

@@ -39,6 +39,11 @@ class RuleAnalysis {
   /// Whether the expression contains a counted repeat, looking through references that are
   /// inlined (not through calls to kept rules).
   bool ContainsCounted(uint32_t node) const;
+  /// Whether the expression holds a unit not enclosed by a counted node of its own (through
+  /// references of any kind).
+  bool FreeUnits(uint32_t node) const;
+  /// Throws InvalidGrammar when the units a counted node counts would be met inside a call.
+  void CheckUnitsInline(uint32_t countedNode, const std::string& rule) const;
 
  private:
   // References per rule. A reference of a rule to itself in tail position (the last thing its
@@ -66,7 +71,7 @@ class RuleAnalysis {
   const CompileLimits& limits_;
   const UnrollSet& unroll_;
   std::vector<uint8_t> nodeNullable_;
-  mutable std::vector<uint8_t> containsCounted_;  // per node: 0 unknown, 1 being looked at, 2 no, 3 yes
+  mutable std::vector<uint8_t> containsCounted_, freeUnits_;  // per node: 0 unknown, 1 being looked at, 2 no, 3 yes
   std::vector<std::vector<uint32_t>> callees_;
   std::vector<std::vector<uint32_t>> nonTail_;  // rules referenced in non-tail position
   std::vector<uint32_t> refCount_;

@@ -358,8 +358,10 @@ class Walker {
         const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
         if (t == kDeadState) continue;
         const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
-        reads = reads || conditional(op);
-        fails = fails || conditional(op);
+        // Entering t also checks its liveness (counted nodes).
+        const bool checks = conditional(op) || conditional(a_.LiveOp(t));
+        reads = reads || checks;
+        fails = fails || checks;
         preds[t].push_back({st, resets(op)});
       }
       for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) {
@@ -468,7 +470,8 @@ class Walker {
       const uint8_t byte = static_cast<uint8_t>(word >> 24);
       Config n = p;
       n.state = a_.Next(p.state, byte);
-      if (n.state == kDeadState || ((a_.flags[p.state] & kCounted) && !ApplyCountOp(a_, a_.TransOp(p.state, byte), &n))) {
+      if (n.state == kDeadState || ((a_.flags[p.state] & kCounted) && !ApplyCountOp(a_, a_.TransOp(p.state, byte), &n)) ||
+          ((a_.flags[n.state] & kCounted) && !ApplyCountOp(a_, a_.LiveOp(n.state), &n))) {
         i = end;
         continue;
       }

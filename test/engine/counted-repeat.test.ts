@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ebnfToIr } from "../../lib/compile/ebnf/index.js";
-import { charClass, choice, GrammarBuilder, lit, plus, repeat, seq, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
+import { charClass, choice, counted, GrammarBuilder, lit, optional, plus, repeat, seq, star, unit, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { compileGrammar, type CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
@@ -47,6 +47,17 @@ const TINY_CASES: Array<[string, IrGrammar, string[]]> = [
   ["an ambiguous loop (unrolled instead)", rootOf(() => seq(repeat(plus(lit("a")), 0, 40), lit("x"))), ["", "a".repeat(38)]],
   ["JSON array maxItems 40, minItems 33", compileJsonSchema({ type: "array", items: { type: "integer" }, minItems: 33, maxItems: 40 }, { whitespace: "compact" }).grammar, ["", "[1" + ",22".repeat(31), "[0" + ",1".repeat(38)]],
   ["JSON string with minLength 34 and maxLength 36", compileJsonSchema({ type: "string", minLength: 34, maxLength: 36 }).grammar, ['"', '"' + "é".repeat(32), '"' + "a\\n".repeat(17)]],
+  // Counted nodes: a pattern's code points as units, its length bounded apart from its automaton.
+  ["counted{3,36} letters, with an '@' part", rootOf(() => {
+    const at = seq(unit(lit("@")), star(unit(charClass([0x61, 0xe9]))));
+    return seq(lit('"'), counted(seq(plus(unit(AB)), optional(at)), 3, 36), lit('"'));
+  }), ['"', '"' + "ab".repeat(16), '"' + "a".repeat(30) + "@", '"' + "b".repeat(34) + "@é"]],
+  ["counted{34,} with units in a referenced rule", (() => {
+    const g = new GrammarBuilder();
+    g.define("root", seq(lit("["), counted(seq(g.ruleRef("word"), star(seq(lit(","), g.ruleRef("word")))), 34, null), lit("]")));
+    g.define("word", plus(unit(AB)));
+    return g.build("root");
+  })(), ["[", "[" + "ab,".repeat(10), "[" + "a,b,".repeat(8) + "a"]],
 ];
 
 describe("counted repeats on a tiny vocabulary: exact at every step, every token", () => {
@@ -165,6 +176,42 @@ describe("counted repeats on Llama 3: masks at n - 1, n and n + 1", () => {
       const m = new GrammarMatcher(compiled);
       expect(m.acceptString(text) && m.canTerminate(), `${n} items`).toBe(n >= 35 && n <= 40);
     }
+  });
+});
+
+describe("counted nodes from JSON Schema: a pattern or format with length bounds, on Llama 3", () => {
+  const vocab = loadTestVocabulary("llama3");
+
+  it("format email with maxLength 254 (once refused: the product automaton was too large)", () => {
+    const { grammar, unenforced } = compileJsonSchema({ type: "string", format: "email", maxLength: 254 });
+    expect(unenforced).toEqual([]);
+    const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+    for (const local of [240, 241, 242, 243]) {
+      const text = JSON.stringify(`${"first.last".repeat(30).slice(0, local)}@ex.com`);
+      walkCompare(grammar, compiled, vocab.data, text, 10);
+      const m = new GrammarMatcher(compiled);
+      expect(m.acceptString(text) && m.canTerminate(), `local part ${local}`).toBe(local + 7 <= 254);
+    }
+  });
+
+  it("a pattern with minLength 3 and maxLength 5000", () => {
+    const { grammar } = compileJsonSchema({ type: "string", pattern: "^[a-z0-9-]+(\\.[a-z0-9-]+)*$", minLength: 3, maxLength: 5000 });
+    const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+    const host = (n: number) => "node-7.example".repeat(400).slice(0, n).replace(/\.$/, "x");
+    for (const n of [2, 3, 4999, 5000, 5001]) {
+      const text = JSON.stringify(host(n));
+      walkCompare(grammar, compiled, vocab.data, text, n < 10 ? 6 : 8);
+      const m = new GrammarMatcher(compiled);
+      expect(m.acceptString(text) && m.canTerminate(), `length ${n}`).toBe(n >= 3 && n <= 5000);
+    }
+  });
+
+  it("refuses length bounds whose counts would not be one range per state, naming the keyword", () => {
+    const r = compileJsonSchema({ type: "string", pattern: "^(ab)+$", minLength: 10001, maxLength: 10001 }, { lenient: true });
+    expect(r.unenforced.map((u) => u.keyword)).toEqual(["minLength"]);
+    expect(() => compileJsonSchema({ type: "string", pattern: "^(ab)+$", minLength: 10001, maxLength: 10001 })).toThrow(/not a range/);
+    // With a range of lengths the gaps close: counted.
+    expect(compileJsonSchema({ type: "string", pattern: "^(ab)+$", maxLength: 10000 }).unenforced).toEqual([]);
   });
 });
 

@@ -300,6 +300,8 @@ function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
       case "choice":
         return { ...e, items: e.items.map(strip) };
       case "repeat":
+      case "counted":
+      case "unit":
         return { ...e, item: strip(e.item) };
       default:
         return e;

@@ -79,6 +79,9 @@ struct Automaton {
   std::vector<uint32_t> opRow;
   std::vector<uint32_t> transOps;
   std::vector<uint32_t> finalOps;
+  /// Counted nodes (IR `counted`): per state, the op whose condition says which counts can still
+  /// end the node within its bounds (liveness, count_liveness.cpp); kNoCountOp outside them.
+  std::vector<uint32_t> liveOps;
   static constexpr uint32_t kNoOpRow = 0xFFFFFFFFu;
 
   uint32_t StateCount() const { return static_cast<uint32_t>(flags.size()); }
@@ -90,6 +93,8 @@ struct Automaton {
   }
   /// The counter operation applied when the state's rule ends there.
   uint32_t FinalOp(uint32_t state) const { return finalOps.empty() ? kNoCountOp : finalOps[state]; }
+  /// The liveness condition of a state (see liveOps).
+  uint32_t LiveOp(uint32_t state) const { return liveOps.empty() ? kNoCountOp : liveOps[state]; }
   bool Is(uint32_t state, StateFlag flag) const { return (flags[state] & flag) != 0; }
   size_t MemoryBytes() const;
 };

@@ -17,7 +17,13 @@ constexpr uint32_t kVersion = 1;
 /// The largest Unicode code point.
 constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 
-enum class Kind : uint32_t { Empty = 0, Never = 1, Bytes = 2, Class = 3, Seq = 4, Choice = 5, Repeat = 6, Ref = 7, Text = 8 };
+enum class Kind : uint32_t {
+  Empty = 0, Never = 1, Bytes = 2, Class = 3, Seq = 4, Choice = 5, Repeat = 6, Ref = 7, Text = 8,
+  /// a = item, b = min, c = max or kNone: matches of the item holding min..max units.
+  Counted = 9,
+  /// a = item: a match of the item that counts one unit for the innermost counted node.
+  Unit = 10,
+};
 
 /// One node, fields as in the binary table (meaning depends on `kind`, see docs/ir.md).
 struct Node {
