@@ -278,7 +278,8 @@ export class Recognizer {
       const rep = prodRepeat[posProd[pos]!];
       const [lo, hi] = rep ? rest(pos, sub + 1) : rest(pos + 1, 0);
       const own = prodUnit[p] ? 1 : 0;
-      return [room - units - lo - own, Math.max(0, need - units - hi - own)];
+      // A room of unitCap or more is no bound at all (an unbounded counted node).
+      return [room >= unitCap ? unitCap : room - units - lo - own, Math.max(0, need - units - hi - own)];
     };
 
     for (const [pos, origin, sub, units, room, need] of seeds) {

@@ -72,16 +72,19 @@ constexpr size_t kMaxSubsetWork = size_t{1} << 23;
 // the repeat nodes it came from (to name them when two paths disagree).
 class PendingOps {
  public:
-  PendingOps() : ops_(1), nodes_(1) {}
+  PendingOps() : ops_(1), nodes_(1), regions_(1, 0) {}
   const CountOp& Op(uint32_t id) const { return ops_[id]; }
+  /// The counted node whose count the operation last read or changed (0: none).
+  uint32_t Region(uint32_t id) const { return regions_[id]; }
   // The operation `id` followed by the primitive `step`, or UINT32_MAX when no count passes it.
   uint32_t Then(uint32_t id, const Nfa::CountStep& step) {
     CountOp op = ops_[id];
     if (!op.Then(step.kind, step.value)) return UINT32_MAX;
     std::vector<uint32_t> nodes = nodes_[id];
     if (std::find(nodes.begin(), nodes.end(), step.node) == nodes.end()) nodes.push_back(step.node);
+    const uint32_t region = step.region != 0 ? step.region : regions_[id];
     for (uint32_t i = 0; i < ops_.size(); ++i) {
-      if (ops_[i] == op) {
+      if (ops_[i] == op && regions_[i] == region) {
         for (uint32_t n : nodes) {
           if (std::find(nodes_[i].begin(), nodes_[i].end(), n) == nodes_[i].end()) nodes_[i].push_back(n);
         }
@@ -90,6 +93,7 @@ class PendingOps {
     }
     ops_.push_back(op);
     nodes_.push_back(std::move(nodes));
+    regions_.push_back(region);
     return static_cast<uint32_t>(ops_.size()) - 1;
   }
   [[noreturn]] void Conflict(uint32_t x, uint32_t y) const {
@@ -101,6 +105,7 @@ class PendingOps {
  private:
   std::vector<CountOp> ops_;
   std::vector<std::vector<uint32_t>> nodes_;
+  std::vector<uint32_t> regions_;
 };
 
 // Operations of the whole automaton, by value; index 0 is kNoCountOp.
@@ -243,7 +248,9 @@ class SubsetBuilder {
     uint32_t region = 0;
     for (Elem e : members) {
       const uint32_t q = StateOf(e);
-      const uint32_t r = q < nfa_.stateCount && q < stateRegion_.size() ? stateRegion_[q] : 0;
+      uint32_t r = q < stateRegion_.size() ? stateRegion_[q] : 0;
+      // A pending check (or count) of a node keeps the state in it: its count still decides.
+      if (r == 0 && OpOf(e) != 0 && !ops_.Op(OpOf(e)).reset) r = ops_.Region(OpOf(e));
       if (r == 0 || r == region) continue;
       if (region != 0) {
         throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': two counted nodes overlap (one byte could belong to either); "

@@ -138,8 +138,8 @@ class NfaBuilder {
   void AddEps(uint32_t from, uint32_t to, uint32_t op = 0) {
     if (from != to) program_.nfa.eps.push_back({from, to, op});
   }
-  uint32_t CountStep(CountPrimitive kind, uint32_t value, uint32_t node) {
-    program_.nfa.ops.push_back({kind, value, node});
+  uint32_t CountStep(CountPrimitive kind, uint32_t value, uint32_t node, uint32_t region = 0) {
+    program_.nfa.ops.push_back({kind, value, node, region});
     program_.rules[currentRule_].hasOps = true;
     return static_cast<uint32_t>(program_.nfa.ops.size()) - 1;
   }
@@ -321,13 +321,15 @@ class NfaBuilder {
     const uint32_t outer = currentRegion_;
     currentRegion_ = region;
     const uint32_t start = NewState();
-    AddEps(from, start, CountStep(CountPrimitive::Reset, 0, id));
+    AddEps(from, start, CountStep(CountPrimitive::Reset, 0, id, region));
     regions_.push_back({true, n.c == ir::kNone ? kNoCountLimit : n.c});
     const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
     regions_.pop_back();
     currentRegion_ = outer;
     const uint32_t out = NewState();
-    AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id));
+    // The check rides on what follows the node; the states it is pending in still belong to the
+    // node for liveness (SubsetBuilder::RegionOf), since their count still decides.
+    AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id, region));
     return out;
   }
 
@@ -336,7 +338,7 @@ class NfaBuilder {
   uint32_t BuildUnit(const ir::Node& n, uint32_t from, uint32_t depth) {
     if (!analysis_.NullableNode(n.a) && !regions_.empty() && regions_.back().counted) {
       const uint32_t s = NewState();
-      AddEps(from, s, CountStep(CountPrimitive::Inc, regions_.back().max, UINT32_MAX));
+      AddEps(from, s, CountStep(CountPrimitive::Inc, regions_.back().max, UINT32_MAX, currentRegion_));
       return Build(n.a, s, depth + 1, kNotTail);
     }
     if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a unit node matches the empty string");

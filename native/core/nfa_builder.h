@@ -60,8 +60,9 @@ struct Nfa {
   };
   struct CountStep {
     CountPrimitive kind;
-    uint32_t value;  // max for Inc, min for Check
-    uint32_t node;   // the repeat node it comes from
+    uint32_t value;   // max for Inc, min for Check
+    uint32_t node;    // the repeat node it comes from
+    uint32_t region;  // the counted node (NfaProgram::regions index + 1) it belongs to, or 0
   };
   struct Call {
     uint32_t from;
@@ -72,7 +73,7 @@ struct Nfa {
   std::vector<Range> ranges;
   std::vector<Eps> eps;
   std::vector<Call> calls;
-  std::vector<CountStep> ops{CountStep{CountPrimitive::Reset, 0, 0}};  // [0] unused
+  std::vector<CountStep> ops{CountStep{CountPrimitive::Reset, 0, 0, 0}};  // [0] unused
 };
 
 struct NfaRule {

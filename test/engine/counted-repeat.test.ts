@@ -215,6 +215,60 @@ describe("counted nodes from JSON Schema: a pattern or format with length bounds
   });
 });
 
+describe("member counts: minProperties and maxProperties with additional members (issue 13)", () => {
+  const vocab = loadTestVocabulary("llama3");
+  const cases: Array<[string, object, (n: number) => boolean]> = [
+    ["minProperties 3, maxProperties 5 over additional members", { type: "object", additionalProperties: { type: "integer" }, minProperties: 3, maxProperties: 5 }, (n) => n >= 3 && n <= 5],
+    ["declared, pattern and additional members, minProperties 4", {
+      type: "object", properties: { id: { type: "integer" }, name: { type: "string" } }, required: ["id"],
+      patternProperties: { "^x-": { type: "string" } }, additionalProperties: { type: "boolean" }, minProperties: 4,
+    }, (n) => n >= 4],
+  ];
+  for (const [name, schema, ok] of cases) {
+    it(name, () => {
+      const grammar = compileJsonSchema(schema).grammar;
+      expect(printGrammarKinds(grammar)).toContain("counted");
+      const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+      for (const n of [2, 3, 4, 5, 6]) {
+        const doc: Record<string, unknown> = {};
+        for (let i = 0; i < n; i++) {
+          if (name.startsWith("declared")) {
+            if (i === 0) doc.id = 7;
+            else if (i === 1) doc.name = "n";
+            else if (i % 2 === 0) doc[`x-k${i}`] = "v";
+            else doc[`flag${i}`] = true;
+          } else {
+            doc[`k${i}`] = i;
+          }
+        }
+        const text = JSON.stringify(doc).replace(/,/g, ", ");
+        walkCompare(grammar, compiled, vocab.data, text, 8);
+        const m = new GrammarMatcher(compiled);
+        expect(m.acceptString(text) && m.canTerminate(), `${n} members`).toBe(ok(n));
+      }
+    });
+  }
+  it("counts members: a repeated additional name counts each time (docs/json-schema.md)", () => {
+    const grammar = compileJsonSchema({ type: "object", additionalProperties: true, minProperties: 2 }).grammar;
+    expect(isMatch(grammar, '{"a":1,"a":2}')).toBe(true);
+    expect(isMatch(grammar, '{"a":1}')).toBe(false);
+  });
+});
+
+function printGrammarKinds(g: IrGrammar): string {
+  const kinds = new Set<string>();
+  const seen = new Set<IrExpr>();
+  const walk = (e: IrExpr): void => {
+    if (seen.has(e)) return;
+    seen.add(e);
+    kinds.add(e.kind);
+    if (e.kind === "seq" || e.kind === "choice") e.items.forEach(walk);
+    else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit") walk(e.item);
+  };
+  g.rules.forEach((r) => walk(r.body));
+  return [...kinds].join(",");
+}
+
 describe("counted repeats: structure", () => {
   const vocab = loadTestVocabulary("llama3");
 
