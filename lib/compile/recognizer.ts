@@ -75,8 +75,8 @@ interface SetData {
   waiting: Map<number, number[]> | null;
   /** Step results by byte: a state id, DEAD or UNKNOWN; built when first needed. */
   next: Int32Array | null;
-  /** Next states by token id (token steps), built when first needed. */
-  nextToken: Map<number, number> | null;
+  /** Next states of token steps, by the token terminals that take the token; built when first needed. */
+  nextToken: Map<string, number> | null;
 }
 
 /** The sub-state of a class or text terminal: see the module comment. */
@@ -165,11 +165,21 @@ export class Recognizer {
   stepToken(state: RecognizerState, id: number): RecognizerState | null {
     const set = this.own(state);
     if (!Number.isInteger(id) || id < 0) throw new InvalidArgumentError(`token id must be a non-negative integer, got ${id}`);
+    // Tokens that the same token terminals of this set take lead to the same set: memoize by them.
+    const { posSym, terminals } = this.bnf;
+    let key = "";
+    for (let i = 0; i < set.items.length; i += 3) {
+      const sym = posSym[set.items[i]!]!;
+      if (sym >= 0 || sym === DONE) continue;
+      const term = terminals[-sym - 1]!;
+      if (term.kind === "token" && this.tokenMatches(-sym - 1, term, id)) key += `${-sym - 1},`;
+    }
+    if (key === "") return null;
     set.nextToken ??= new Map();
-    let next = set.nextToken.get(id);
+    let next = set.nextToken.get(key);
     if (next === undefined) {
       next = this.advanceToken(set, id);
-      set.nextToken.set(id, next);
+      set.nextToken.set(key, next);
     }
     return next === DEAD ? null : this.sets[next]!.state;
   }
