@@ -22,6 +22,7 @@
 import type {
   AnyTokensFormat, DispatchFormat, ExcludeTokenFormat, Format, TagFormat, TokenDispatchFormat, TokenRef, TokenTriggeredTagsFormat,
 } from "../format/types.js";
+import { dispatchExpr } from "./dispatch.js";
 import { anyTokens, choice, excludeToken, lit, repeat, seq, star, text, token, type IrExpr } from "./ir.js";
 
 /** What the lowering of lower.ts offers the functions here. */
@@ -43,17 +44,12 @@ function distinctRefs(lists: ReadonlyArray<readonly TokenRef[]>): TokenRef[] {
   return out;
 }
 
-/** `T (item T)*` with loop, `T item?` without. */
-function dispatchBody(free: IrExpr, item: IrExpr, loop: boolean): IrExpr {
-  return loop ? seq(free, star(seq(item, free))) : seq(free, repeat(item, 0, 1));
-}
-
 /** A `dispatch` format. */
 export function lowerDispatch(ctx: TokenLoweringContext, f: DispatchFormat, path: string): IrExpr {
   const patterns = f.rules.map((r) => r[0]);
   const free = text([...new Set([...patterns, ...(f.excludes ?? [])])]);
   const item = choice(...f.rules.map(([pattern, rule], i) => seq(lit(pattern), ctx.format(rule, `${path}.rules[${i}][1]`))));
-  return ctx.define("dispatch", dispatchBody(free, item, f.loop ?? true));
+  return ctx.define("dispatch", dispatchExpr(free, item, f.loop ?? true));
 }
 
 /** An `exclude_token` format. */
@@ -85,7 +81,7 @@ export function lowerTokenDispatch(ctx: TokenLoweringContext, f: TokenDispatchFo
   const triggers = f.rules.map((r) => r[0]);
   const free = anyTokens(distinctRefs([triggers, f.exclude_tokens ?? []]));
   const item = choice(...f.rules.map(([t, rule], i) => seq(token(t), ctx.format(rule, `${path}.rules[${i}][1]`))));
-  return ctx.define("token_dispatch", dispatchBody(free, item, f.loop ?? true));
+  return ctx.define("token_dispatch", dispatchExpr(free, item, f.loop ?? true));
 }
 
 /** The IR of a tag's begin or end token, or of a `token` format. */

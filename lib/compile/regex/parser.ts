@@ -256,6 +256,11 @@ class RegexParser {
         return char(0x0c);
       case "r":
         return char(0x0d);
+      // Not ECMAScript: the bell and escape characters, which xgrammar's regexes (and PCRE) read.
+      case "a":
+        return char(0x07);
+      case "e":
+        return char(0x1b);
       case "0":
         if (isDigit(this.peek())) this.fail("octal escapes such as \\01 are not allowed in Unicode patterns (write \\x01 or \\u0001)", at);
         return char(0);
