@@ -118,7 +118,7 @@ describe("limitFreeText", () => {
         ],
       },
     } as unknown as StructuralTag;
-    const limited = limitFreeText(tag, 4).format as { elements: Array<Record<string, unknown>> };
+    const limited = limitFreeText(tag, 4).format as unknown as { elements: unknown[] };
     const [dispatch, tokenDispatch, triggered, any] = limited.elements as [
       { rules: Array<[string, Format]> }, { rules: Array<[number, Format]> }, { tags: Array<{ content: Format }> }, Format,
     ];
@@ -126,7 +126,7 @@ describe("limitFreeText", () => {
     expect(tokenDispatch.rules[0]![1]).toEqual({ type: "any_text", max_tokens: 1 });
     expect(triggered.tags[0]!.content).toEqual({ type: "any_tokens", max_tokens: 4 });
     expect(any).toEqual({ type: "any_tokens", max_tokens: 4 });
-    const spaced = limitWhitespace(tag, 2).format as { elements: Array<{ rules?: Array<[string, Format]> }> };
+    const spaced = limitWhitespace(tag, 2).format as unknown as { elements: Array<{ rules?: Array<[string, Format]> }> };
     expect(spaced.elements[0]!.rules).toEqual([["<a>", text()], ["<b>", json(2)]]);
   });
 });
