@@ -32,6 +32,9 @@ export {
 export type * from "./format/types.js";
 export type { JsonObject, JsonValue } from "./format/serialize.js";
 export type { AnyTextOptions, JsonSchemaOptions, TagsWithSeparatorOptions, TriggeredTagsOptions } from "./format/build.js";
+export type { AnyTokensOptions, DispatchOptions, TokenDispatchOptions, TokenTriggeredTagsOptions } from "./format/build.js";
+export { tokenUniverse } from "./tokenizer/token-universe.js";
+export type { RecognizerOptions, TokenUniverse } from "./compile/recognizer.js";
 export * as formats from "./format/build.js";
 export { applyTokenBitmask, maskedArgmax, maskedSample, applyMaskIsa } from "./mask/cpu.js";
 export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";

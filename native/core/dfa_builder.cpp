@@ -48,6 +48,7 @@ struct NfaIndex {
       std::vector<uint32_t> at(callBegin.begin(), callBegin.end() - 1);
       for (const auto& c : nfa.calls) calls[at[c.from]++] = c;
     }
+    if (nfa.tokens.empty()) return;  // most grammars: no token edges, no index
     tokenBegin.assign(n + 1, 0);
     for (const auto& t : nfa.tokens) ++tokenBegin[t.from + 1];
     for (uint32_t i = 0; i < n; ++i) tokenBegin[i + 1] += tokenBegin[i];
@@ -57,7 +58,7 @@ struct NfaIndex {
       for (const auto& t : nfa.tokens) tokens[at[t.from]++] = t;
     }
   }
-  bool HasTokens(uint32_t q) const { return tokenBegin[q] != tokenBegin[q + 1]; }
+  bool HasTokens(uint32_t q) const { return !tokenBegin.empty() && tokenBegin[q] != tokenBegin[q + 1]; }
 };
 
 uint64_t HashSet(const uint32_t* p, size_t n) {
@@ -107,6 +108,7 @@ class SubsetBuilder {
           }
         }
         // Token edges: one column per token class the edge's node takes.
+        if (!index_.HasTokens(q)) continue;
         for (uint32_t e = index_.tokenBegin[q]; e < index_.tokenBegin[q + 1]; ++e) {
           for (uint32_t c : tokens_->ofNode.at(index_.tokens[e].node)) {
             const uint32_t k = segCount_ + c;

@@ -5,7 +5,9 @@
  * formats, its token end token formats, and `dispatch` gets neither), and the printed IR.
  */
 import { describe, expect, it } from "vitest";
+import { irToGbnf } from "../../lib/compile/gbnf.js";
 import { printGrammar, type IrGrammar } from "../../lib/compile/ir.js";
+import { GrammarError } from "../../lib/errors.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { isMatch, isViablePrefix, Recognizer, type RecognizerState } from "../../lib/compile/recognizer.js";
 import type { Format } from "../../lib/format/types.js";
@@ -180,6 +182,21 @@ describe("token-level lowering: languages over token sequences", () => {
     expect(r.accepts(asToken)).toBe(false);
     expect(r.accepts(r.stepBytes(asToken, enc.encode("</r>"))!)).toBe(true);
     expect(r.accepts(r.stepBytes(afterBegin, enc.encode("</r>"))!)).toBe(true);
+  });
+});
+
+describe("GBNF export", () => {
+  it("writes dispatch as rules over text", () => {
+    expect(irToGbnf(lower(textCases[0]!.format))).toContain('"<f1>"');
+  });
+
+  it.each([
+    ["a token", tok(3)],
+    ["free tokens", { type: "any_tokens", max_tokens: 2 }],
+    ["a repeat of free tokens", { type: "star", content: { type: "any_tokens" } }],
+  ])("refuses token-level formats: %s", (_name, f) => {
+    expect(() => irToGbnf(lower(f))).toThrow(GrammarError);
+    expect(() => irToGbnf(lower(f))).toThrow(/token-level node .* matches token ids/);
   });
 });
 
