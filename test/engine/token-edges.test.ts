@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { GrammarBuilder, anyTokens, excludeToken, lit, seq, star, token, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
+import { BatchMatcher } from "../../lib/engine/batch.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { GrammarError } from "../../lib/errors.js";
 import type { Format } from "../../lib/format/types.js";
@@ -123,6 +124,25 @@ describe("token nodes in the IR", () => {
     expect(m.findJumpForwardString()).toBe("");
     acceptAll(m, ["x"]);
     expect(m.findJumpForwardString()).toBe(")");
+  });
+
+  it("the batch matcher fills and accepts through token edges like single matchers", async () => {
+    const grammar = (() => {
+      const b = new GrammarBuilder();
+      b.define("root", seq(token(2), anyTokens([4, 16]), token(4)));
+      return b.build("root");
+    })();
+    const compiled = compileGrammar(vocab, grammar);
+    const rows = [new GrammarMatcher(compiled), new GrammarMatcher(compiled)];
+    const batch = new BatchMatcher(rows);
+    expect(batch.acceptTokens([2, 2]).accepted).toEqual(Uint8Array.from([1, 1]));
+    expect(batch.acceptTokens([idOf("hello"), 16]).accepted).toEqual(Uint8Array.from([1, 0]));
+    const { bitmask } = await batch.fillNextTokenBitmasksAsync();
+    const words = batch.maskWords;
+    expect(maskIds(bitmask.subarray(0, words), vocab.vocabSize)).toEqual(except(STOP, 16));
+    expect(maskIds(bitmask.subarray(words, 2 * words), vocab.vocabSize)).toEqual(except(STOP, 16));
+    expect(batch.acceptTokens([4, 4]).accepted).toEqual(Uint8Array.from([1, 1]));
+    expect(rows.map((m) => m.canTerminate())).toEqual([true, true]);
   });
 
   it("a fork keeps its own stacks through token edges", () => {
