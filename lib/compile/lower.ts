@@ -16,7 +16,7 @@
  * docs/ir.md ("How formats lower") is the summary of record.
  */
 import { GrammarError, SchemaError } from "../errors.js";
-import { parseFormat, parseStructuralTag } from "../format/parse.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
@@ -56,7 +56,7 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
 }
 
 function isStructuralTag(input: StructuralTag | Format): input is StructuralTag {
-  return typeof input === "object" && input !== null && (input as { type?: unknown }).type === "structural_tag";
+  return isStructuralTagObject(input);
 }
 
 /**

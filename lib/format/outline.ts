@@ -18,7 +18,7 @@
  */
 import { FormatError, SchemaError } from "../errors.js";
 import { keyPath } from "./json-path.js";
-import { parseFormat, parseStructuralTag } from "./parse.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "./parse.js";
 import { schemaToType } from "./schema-type.js";
 import type { Format, JsonSchema, StructuralTag, TagFormat, TokenFormat, TokenRef } from "./types.js";
 
@@ -215,7 +215,7 @@ function schemaType(schema: JsonSchema, path: string): string {
 }
 
 function isStructuralTag(input: Format | StructuralTag): input is StructuralTag {
-  return typeof input === "object" && input !== null && (input as { type?: unknown }).type === "structural_tag";
+  return isStructuralTagObject(input);
 }
 
 /**

@@ -481,6 +481,18 @@ export function parseFormat(input: unknown, path = "format"): Format {
 }
 
 /**
+ * Whether a plain object is a structural tag's top level rather than a bare format: its type is
+ * "structural_tag", or it has no type and holds `format` or the legacy `structures`/`triggers`
+ * (xgrammar reads all three as structural tags).
+ */
+export function isStructuralTagObject(input: unknown): boolean {
+  if (!isPlainObject(input)) return false;
+  const type = optionalField(input, "type");
+  if (type !== undefined) return type === "structural_tag";
+  return Object.hasOwn(input, "format") || legacyTagsField(input) !== undefined;
+}
+
+/**
  * Parses a structural tag, `{"type": "structural_tag", "format": …}`, from JSON text or from an
  * already parsed object, and returns a checked, normalized copy. As in xgrammar, the top-level
  * `type` may be left out, and the legacy form `{"type": "structural_tag", "structures":

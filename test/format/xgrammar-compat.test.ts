@@ -7,7 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../../lib/errors.js";
 import * as f from "../../lib/format/build.js";
-import { parseFormat, parseStructuralTag } from "../../lib/format/parse.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../../lib/format/parse.js";
+import { printOutline } from "../../lib/format/outline.js";
+import { lowerFormat } from "../../lib/compile/lower.js";
+import { isMatch } from "../../lib/compile/recognizer.js";
 import { formatToJSON, stringifyStructuralTag } from "../../lib/format/serialize.js";
 import type { Format } from "../../lib/format/types.js";
 
@@ -106,6 +109,30 @@ describe("the top level", () => {
     const e = errorOf(() => parseStructuralTag(input));
     expect(e.path).toBe(path);
     expect(e.message).toContain(words);
+  });
+});
+
+describe("structural tags and bare formats told apart", () => {
+  it.each([
+    [{ type: "structural_tag", format: X }, true],
+    [{ format: X }, true],
+    [{ type: null, format: X }, true],
+    [{ structures: [], triggers: [] }, true],
+    [{ tags: [], triggers: ["<a"] }, true],
+    [X, false],
+    [{ type: "tags_with_separator", tags: [], separator: "" }, false],
+    [{ value: "x" }, false],
+    ["text", false],
+  ])("%j: %s", (input, expected) => {
+    expect(isStructuralTagObject(input)).toBe(expected);
+  });
+
+  it("lowerFormat and printOutline read a structural tag without its type, and the legacy form", () => {
+    const legacy = { structures: [{ begin: "<a>", schema: { type: "integer" }, end: "</a>" }], triggers: ["<a"] };
+    expect(isMatch(lowerFormat({ format: X } as never), "x")).toBe(true);
+    expect(isMatch(lowerFormat(legacy as never), "hi <a>12</a>")).toBe(true);
+    expect(printOutline({ format: { value: "x" } } as never)).toBe("`x`\n");
+    expect(printOutline(legacy as never)).toBe("triggered_tags [`<a`]\n  tag `<a>` json(integer) `</a>`\n");
   });
 });
 
