@@ -77,6 +77,8 @@ interface SetData {
   next: Int32Array | null;
   /** Next states of token steps, by the token terminals that take the token; built when first needed. */
   nextToken: Map<string, number> | null;
+  /** The token terminals after the dots of the items, built when first needed. */
+  tokenTerms: number[] | null;
 }
 
 /** The sub-state of a class or text terminal: see the module comment. */
@@ -167,12 +169,17 @@ export class Recognizer {
     if (!Number.isInteger(id) || id < 0) throw new InvalidArgumentError(`token id must be a non-negative integer, got ${id}`);
     // Tokens that the same token terminals of this set take lead to the same set: memoize by them.
     const { posSym, terminals } = this.bnf;
+    if (set.tokenTerms === null) {
+      const terms = new Set<number>();
+      for (let i = 0; i < set.items.length; i += 3) {
+        const sym = posSym[set.items[i]!]!;
+        if (sym < 0 && sym !== DONE && terminals[-sym - 1]!.kind === "token") terms.add(-sym - 1);
+      }
+      set.tokenTerms = [...terms].sort((a, b) => a - b);
+    }
     let key = "";
-    for (let i = 0; i < set.items.length; i += 3) {
-      const sym = posSym[set.items[i]!]!;
-      if (sym >= 0 || sym === DONE) continue;
-      const term = terminals[-sym - 1]!;
-      if (term.kind === "token" && this.tokenMatches(-sym - 1, term, id)) key += `${-sym - 1},`;
+    for (const t of set.tokenTerms) {
+      if (this.tokenMatches(t, terminals[t] as Extract<Terminal, { kind: "token" }>, id)) key += `${t},`;
     }
     if (key === "") return null;
     set.nextToken ??= new Map();
@@ -348,7 +355,7 @@ export class Recognizer {
     const id = this.sets.length;
     const items = new Int32Array(triples.length * 3);
     triples.forEach((t, i) => items.set(t, i * 3));
-    this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null, nextToken: null });
+    this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null, nextToken: null, tokenTerms: null });
     this.setIndex.set(key, id);
     return id;
   }
