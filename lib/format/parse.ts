@@ -370,9 +370,10 @@ function readFormat(value: unknown, path: string, depth: number): Format {
     case "plus":
       return { type, content: r.format("content") };
     case "repeat": {
-      const min = r.integer("min", "a non-negative integer", (n) => n >= 0);
+      const min = r.integer("min", `a non-negative integer at most ${MAX_INT32}`, (n) => n >= 0 && n <= MAX_INT32);
       const max = r.integer("max", `-1 (unbounded) or an integer at least min (${min})`, (n) => n === -1 || n >= min);
-      return { type, min, max, content: r.format("content") };
+      // As in xgrammar, a maximum beyond 2^31-1 is no bound at all.
+      return { type, min, max: max > MAX_INT32 ? -1 : max, content: r.format("content") };
     }
     case "triggered_tags": {
       const triggers = r.stringList("triggers", true);

@@ -222,6 +222,7 @@ describe("xgrammar's validity rules", () => {
     ["an exclude list with a bad entry", { type: "any_tokens", exclude_tokens: [1, true] }, "format.exclude_tokens[1]", "found boolean true"],
     ["max_tokens beyond 2^31-1", { type: "any_tokens", max_tokens: 2 ** 31 }, "format.max_tokens", "at most 2147483647"],
     ["an empty regex", { type: "regex", pattern: "" }, "format.pattern", "non-empty string"],
+    ["a repeat minimum beyond 2^31-1", { type: "repeat", min: 2 ** 31, max: -1, content: X }, "format.min", "at most 2147483647"],
   ])("refuses %s", (_name, input, path, words) => {
     const e = errorOf(() => parseFormat(input));
     expect(e.path).toBe(path);
@@ -238,6 +239,13 @@ describe("xgrammar's validity rules", () => {
     ["mixed token kinds (left to the compiler)", { type: "token_triggered_tags", trigger_tokens: [1], tags: [tagOf({ token: "<a>" }, "e")] }],
   ])("accepts %s", (_name, input) => {
     expect(() => parseFormat(input)).not.toThrow();
+  });
+});
+
+describe("repeat bounds as xgrammar reads them", () => {
+  it("a maximum beyond 2^31-1 is unbounded", () => {
+    expect(parseFormat({ type: "repeat", min: 1, max: 2 ** 33, content: X })).toStrictEqual({ type: "repeat", min: 1, max: -1, content: X });
+    expect(parseFormat({ type: "repeat", min: 1, max: 2 ** 31 - 1, content: X })).toStrictEqual({ type: "repeat", min: 1, max: 2 ** 31 - 1, content: X });
   });
 });
 
