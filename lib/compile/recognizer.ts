@@ -105,6 +105,7 @@ export class Recognizer {
   private readonly subSteps: Array<Map<number, number>>;
   private readonly canFinish: Array<Map<number, boolean>>;
   private readonly tokens: TokenUniverse | undefined;
+  private readonly tokenNodes: boolean;
   /** Per token terminal: its resolved ids. */
   private readonly tokenIds: Array<Set<number> | null>;
 
@@ -114,6 +115,7 @@ export class Recognizer {
     this.bnf = toBnf(grammar);
     this.tokens = options.tokens;
     this.tokenIds = this.bnf.terminals.map(() => null);
+    this.tokenNodes = this.bnf.terminals.some((t) => t.kind === "token");
     this.subSteps = this.bnf.terminals.map(() => new Map());
     this.canFinish = this.bnf.terminals.map(() => new Map());
     // The start symbol has one production (the root rule) unless the grammar matches nothing.
@@ -157,7 +159,7 @@ export class Recognizer {
 
   /** Whether the grammar has token nodes (then {@link stepToken} can advance where bytes cannot). */
   get hasTokenNodes(): boolean {
-    return this.bnf.terminals.some((t) => t.kind === "token");
+    return this.tokenNodes;
   }
 
   /**
