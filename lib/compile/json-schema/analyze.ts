@@ -4,7 +4,7 @@
  * type-specific keywords constrain only their own type. Member and item schemas stay lazy.
  */
 import { SchemaError } from "../../errors.js";
-import { AutomatonTooLarge, dfaOfStrings } from "./automaton.js";
+import { AutomatonTooLarge } from "./automaton.js";
 import { checkFormat, formatKind } from "./formats.js";
 import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
@@ -33,7 +33,7 @@ import {
   type PatternProp,
   type Shape,
 } from "./shape.js";
-import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, type StrSet } from "./strings.js";
+import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, strOfWords, type StrSet } from "./strings.js";
 import { evaluationCases, itemOps, propOps } from "./unevaluated.js";
 
 /** What the analyzer needs from the compiler. */
@@ -142,7 +142,14 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) fail(path, "enum", "expected an array");
     const values = s.enum as unknown[];
-    apply("enum", () => values.reduce<Shape>((acc, v, i) => shapeOr(acc, valueShape(ctx, v, loc, `${path}/enum/${i}`)), NONE));
+    apply("enum", () => {
+      // The strings make one finite set at once (a trie, linear in their length); the other
+      // values are united pairwise in a balanced tree.
+      const strings = values.filter((v): v is string => typeof v === "string");
+      const shapes = values.flatMap((v, i) => (typeof v === "string" ? [] : [valueShape(ctx, v, loc, `${path}/enum/${i}`)]));
+      if (strings.length > 0) shapes.push(only({ str: wordsShape(strings) }));
+      return unionAll(shapes);
+    });
   }
 
   unevaluatedKeywords(ctx, s, loc, child, apply);
@@ -163,7 +170,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     if (!Array.isArray(list) || list.length === 0) fail(path, kw, "expected a non-empty array of schemas");
     const locs = (list as unknown[]).map((x, i) => child(x, kw, String(i)));
     if (kw === "allOf") update(kw, (current) => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l), ctx), current));
-    else if (kw === "anyOf") apply(kw, () => locs.reduce<Shape>((acc, l) => shapeOr(acc, ctx.shapeOf(l)), NONE));
+    else if (kw === "anyOf") apply(kw, () => unionAll(locs.map((l) => ctx.shapeOf(l))));
     else update(kw, (current) => oneOfShape(ctx, locs.map((l) => ctx.shapeOf(l)), current));
   }
   if (s.not !== undefined) {
@@ -236,10 +243,7 @@ function valueShape(ctx: AnalyzeContext, v: unknown, at: SchemaLoc, where: strin
     if (!Number.isFinite(v)) throw new SchemaError(where, "expected a finite number", "const");
     return only({ num: equalAtom(v) });
   }
-  if (typeof v === "string") {
-    if (/[\ud800-\udfff]/u.test(v)) throw new Unsupported("const", "strings with lone surrogates are not supported");
-    return only({ str: strOfDfa(dfaOfStrings([v])) });
-  }
+  if (typeof v === "string") return only({ str: wordsShape([v]) });
   if (Array.isArray(v)) {
     const prefix = v.map((x) => conjOf(ctx.constLoc(x, at)));
     return only({ arr: [{ ...ANY_ARR, prefix, rest: FALSE, min: v.length, max: v.length }] });
@@ -251,6 +255,28 @@ function valueShape(ctx: AnalyzeContext, v: unknown, at: SchemaLoc, where: strin
     return only({ obj: [{ ...ANY_OBJ, layers: [{ props, patterns: [], additional: FALSE }], required: new Set(keys), forbidden: new Set(), order: keys }] });
   }
   throw new SchemaError(where, "not a JSON value", "const");
+}
+
+/** A finite string set; strings with lone surrogates cannot be written as UTF-8 output. */
+function wordsShape(words: string[]): StrSet {
+  try {
+    return strOfWords(words);
+  } catch (err) {
+    if (err instanceof RangeError) throw new Unsupported("const", "strings with lone surrogates are not supported");
+    throw err;
+  }
+}
+
+/** The union of many shapes, in a balanced tree (so merging finite sets stays n log n). */
+export function unionAll(shapes: Shape[]): Shape {
+  if (shapes.length === 0) return NONE;
+  let level = shapes;
+  while (level.length > 1) {
+    const next: Shape[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? shapeOr(level[i]!, level[i + 1]!) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
 }
 
 /** `oneOf` within the constraints already known (`context`): each branch, minus the overlapping others. */

@@ -7,7 +7,7 @@
  * Edges are labelled with inclusive code-point ranges; a missing edge rejects. Surrogates
  * (U+D800–U+DFFF) are never part of the alphabet, as in the grammar IR.
  */
-import { minimize } from "./minimize.js";
+import { markMinimal, minimize } from "./minimize.js";
 
 export { minimize };
 
@@ -76,8 +76,11 @@ export class DfaBuilder {
   readonly accept: boolean[] = [];
   readonly edges: Edge[][] = [];
 
+  /** `limit`: the most states (default MAX_STATES); builders whose output cannot outgrow their input pass their own. */
+  constructor(private readonly limit = MAX_STATES) {}
+
   addState(accepting = false): number {
-    if (this.accept.length >= MAX_STATES) throw new AutomatonTooLarge(MAX_STATES);
+    if (this.accept.length >= this.limit) throw new AutomatonTooLarge(this.limit);
     this.accept.push(accepting);
     this.edges.push([]);
     return this.accept.length - 1;
@@ -95,30 +98,86 @@ export class DfaBuilder {
   }
 }
 
-/** The language of exactly the given strings (a trie). */
+/**
+ * The language of exactly the given strings: the minimal acyclic DFA, built directly from the
+ * sorted strings (Daciuk et al.'s incremental construction: each new string's path is added,
+ * and the previous string's path past the common prefix is merged into the register of frozen
+ * states), so the cost is linear in the total length and no minimization pass is needed. Its
+ * size is bounded by the input's, so the state budget does not apply.
+ */
 export function dfaOfStrings(strings: Iterable<string>): Dfa {
-  const b = new DfaBuilder();
-  const start = b.addState();
-  const children: Array<Map<number, number>> = [new Map()];
-  for (const s of strings) {
-    let state = start;
-    for (const ch of s) {
+  const sorted = [...new Set(strings)].sort();
+  const accept: boolean[] = [false];
+  /** Per state: [code point, target] pairs, in the order added. */
+  const out: Array<Array<[number, number]>> = [[]];
+  const register = new Map<string, number>();
+  const keyOf = (s: number): string => {
+    let k = accept[s] ? "!" : "";
+    for (const [cp, to] of out[s]!) k += `${cp}>${to},`;
+    return k;
+  };
+  // The states along the previous string (path[0] is the start) and its code points.
+  const path = [0];
+  let prev: number[] = [];
+  /** Freezes path[from..] bottom-up, replacing each state by an equal registered one. */
+  const freeze = (from: number): void => {
+    for (let i = path.length - 1; i >= from; i--) {
+      const s = path[i]!;
+      const key = keyOf(s);
+      const twin = register.get(key);
+      if (twin === undefined) register.set(key, s);
+      else {
+        const edges = out[path[i - 1]!]!;
+        edges[edges.length - 1]![1] = twin;
+        out[s] = [];
+      }
+    }
+    path.length = from;
+  };
+  for (const word of sorted) {
+    const cps: number[] = [];
+    for (const ch of word) {
       const cp = ch.codePointAt(0)!;
       if (cp >= 0xd800 && cp <= 0xdfff) throw new RangeError("lone surrogate");
-      let next = children[state]!.get(cp);
-      if (next === undefined) {
-        next = b.addState();
-        children.push(new Map());
-        children[state]!.set(cp, next);
-      }
-      state = next;
+      cps.push(cp);
     }
-    b.accept[state] = true;
+    let common = 0;
+    while (common < cps.length && common < prev.length && cps[common] === prev[common]) common++;
+    freeze(common + 1);
+    for (let i = common; i < cps.length; i++) {
+      const t = accept.length;
+      accept.push(false);
+      out.push([]);
+      out[path[i]!]!.push([cps[i]!, t]);
+      path.push(t);
+    }
+    accept[path[cps.length]!] = true;
+    prev = cps;
   }
-  children.forEach((map, s) => {
-    for (const [cp, to] of map) b.edges[s]!.push([cp, cp, to]);
-  });
-  return b.build(start);
+  freeze(1);
+  if (sorted.length === 0) return dfaNone();
+  // Breadth-first numbering with edges sorted by code point and runs merged: the canonical form
+  // minimize() gives, so dfaKey compares it with other automata.
+  const id = new Map<number, number>([[0, 0]]);
+  const order = [0];
+  const edges: Edge[][] = [];
+  for (let i = 0; i < order.length; i++) {
+    const list = out[order[i]!]!.slice().sort((x, y) => x[0] - y[0]);
+    const row: Edge[] = [];
+    for (const [cp, to] of list) {
+      let t = id.get(to);
+      if (t === undefined) {
+        t = order.length;
+        id.set(to, t);
+        order.push(to);
+      }
+      const last = row[row.length - 1];
+      if (last && last[2] === t && last[1] + 1 === cp) row[row.length - 1] = [last[0], cp, t];
+      else row.push([cp, cp, t]);
+    }
+    edges.push(row);
+  }
+  return markMinimal({ start: 0, accept: order.map((s) => accept[s]!), edges });
 }
 
 /** Every string over the given ranges (default: the whole alphabet). */
@@ -224,7 +283,8 @@ function languageId(dfa: Dfa): number | undefined {
 }
 
 function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
-  const out = new DfaBuilder();
+  // Operands larger than the budget are literal sets (tries), whose products stay near their size.
+  const out = new DfaBuilder(Math.max(MAX_STATES, 2 * Math.max(a.accept.length, b.accept.length)));
   const ids = new Map<number, number>();
   const queue: Array<[number, number]> = [];
   const keyOf = (p: number, q: number): number => (p + 1) * (b.accept.length + 1) + (q + 1);

@@ -10,7 +10,8 @@ import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, lengthRange, starClass
 import { emitArray } from "./arrays.js";
 import { dfaToIr, plainRanges } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
-import { encodeRanges, JsonText, type TextOptions } from "./json-text.js";
+import { wordsToIr } from "./enums.js";
+import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
 import { formatDfa, formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
@@ -68,6 +69,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private readonly queue: Array<{ name: string; conj: Conj }> = [];
   private readonly consts = new Map<string, SchemaLoc>();
   private readonly dfaRules = new Map<string, IrExpr>();
+  private readonly wordsRules = new WeakMap<readonly string[], IrExpr>();
   private readonly emptyMemo = new Map<string, boolean>();
   private readonly conjInProgress = new Set<string>();
   private readonly conjFailures = new Map<string, unknown>();
@@ -249,6 +251,24 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     return r;
   }
 
+  /** IR of a finite string set inside JSON quotes, one rule per distinct set. */
+  private wordsIr(words: readonly string[]): IrExpr {
+    // Small sets are shared by content; large ones by identity (spelling out their key would
+    // cost as much as emitting them again).
+    let r = this.wordsRules.get(words);
+    if (r) return r;
+    const key = words.length <= 64 ? `words:${JSON.stringify(words)}` : null;
+    r = key === null ? undefined : this.dfaRules.get(key);
+    if (!r) {
+      const name = this.ruleName("enum");
+      r = this.b.ruleRef(name);
+      if (key !== null) this.dfaRules.set(key, r);
+      this.b.define(name, wordsToIr(words, this.b, name, canonicalText));
+    }
+    this.wordsRules.set(words, r);
+    return r;
+  }
+
   ruleName(hint: string): string {
     if (++this.ruleCount > MAX_RULES) {
       throw new SchemaError("#", `the grammar for this schema would need more than ${MAX_RULES} rules`, "$ref");
@@ -304,6 +324,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private emitString(s: StrSet, where: string): IrExpr {
     if (s.kind === "none") return never();
     const quote = lit('"');
+    if (s.kind === "words") return seq(quote, this.wordsIr(s.words), quote);
     if (s.fmt !== null && s.dfa === null) {
       // Length bounds every string of the format already meets need no product.
       const range = s.min === 0 && s.max === null ? null : formatLengths(s.fmt);

@@ -20,6 +20,12 @@ export function minimize(dfa: Dfa): Dfa {
 /** DFAs known to be minimal and trim (results of minimize). */
 const minimal = new WeakSet<Dfa>();
 
+/** Records that a DFA built minimal by construction (in the canonical numbering minimize gives) needs no pass. */
+export function markMinimal(dfa: Dfa): Dfa {
+  minimal.add(dfa);
+  return dfa;
+}
+
 function minimizeUncached(dfa: Dfa): Dfa {
   const ok = live(dfa);
   // Reachable and live states, in BFS order (so the start is state 0 of the result).
@@ -41,10 +47,10 @@ function minimizeUncached(dfa: Dfa): Dfa {
   const n = order.length;
   const edges: Edge[][] = order.map((s) => dfa.edges[s]!.filter((e) => ok[e[2]]).map((e) => [e[0], e[1], index.get(e[2])!] as const));
   const accept = order.map((s) => dfa.accept[s]!);
-  const block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : hopcroft(n, edges, accept);
+  const block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : (acyclicClasses(n, edges, accept) ?? hopcroft(n, edges, accept));
   // Renumber blocks so the start's block is 0, BFS order.
   const rep = new Map<number, number>();
-  const b = new DfaBuilder();
+  const b = new DfaBuilder(Infinity);
   const queue: number[] = [];
   const idOf = (s: number): number => {
     const bk = block[s]!;
@@ -118,6 +124,66 @@ function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonl
     if (ids.size === classes) return block;
     classes = ids.size;
   }
+}
+
+/**
+ * The equivalence classes of a trim acyclic DFA's states, or null when it has a cycle. Every
+ * state's future is finite, so states can be merged bottom-up: in reverse topological order a
+ * state's targets already have their classes, and two states are equivalent exactly when they
+ * agree on acceptance and on their edges read as ranges into classes (Revuz's linear algorithm,
+ * with hashing). Finite languages — enums crossed with patterns, lengths or formats — are
+ * minimized this way in time linear in their size.
+ */
+function acyclicClasses(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[]): Int32Array | null {
+  // Post-order by an explicit stack; a grey state seen again is a cycle.
+  const color = new Uint8Array(n);
+  const post: number[] = [];
+  const stack: number[] = [0];
+  const next = new Int32Array(n);
+  color[0] = 1;
+  while (stack.length > 0) {
+    const s = stack[stack.length - 1]!;
+    const list = edges[s]!;
+    if (next[s]! < list.length) {
+      const t = list[next[s]!++]![2];
+      if (color[t] === 1) return null;
+      if (color[t] === 0) {
+        color[t] = 1;
+        stack.push(t);
+      }
+    } else {
+      color[s] = 2;
+      post.push(s);
+      stack.pop();
+    }
+  }
+  const block = new Int32Array(n);
+  const ids = new Map<string, number>();
+  for (const s of post) {
+    let key = accept[s] ? "!" : "";
+    let lo = -1;
+    let hi = -2;
+    let to = -1;
+    for (const [elo, ehi, et] of edges[s]!) {
+      const b = block[et]!;
+      if (b === to && elo === hi + 1) {
+        hi = ehi;
+        continue;
+      }
+      if (to >= 0) key += ` ${lo} ${hi} ${to}`;
+      lo = elo;
+      hi = ehi;
+      to = b;
+    }
+    if (to >= 0) key += ` ${lo} ${hi} ${to}`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(key, id);
+    }
+    block[s] = id;
+  }
+  return block;
 }
 
 /**
