@@ -1,6 +1,8 @@
 /**
- * Runs the JSON Schema Test Suite (draft 2020-12) against the compiler and the reference
- * recognizer. Shared by the conformance test and `bench/`-style scripts.
+ * Runs the JSON Schema Test Suite (drafts 2020-12, 2019-09 and 7) against the compiler and the
+ * reference recognizer. Shared by the conformance test and `bench/`-style scripts. A schema
+ * without `$schema` is compiled under the draft of its folder (the `draft` option), as the
+ * suite intends.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -9,7 +11,20 @@ import { SchemaError } from "../../lib/errors.js";
 import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 
-export const SUITE_DIR = fileURLToPath(new URL("../fixtures/json-schema-test-suite/draft2020-12/", import.meta.url));
+/** The suite's folders this repository carries, and the draft each one tests. */
+export const DRAFTS = {
+  "draft2020-12": "2020-12",
+  "draft2019-09": "2019-09",
+  draft7: "draft-07",
+} as const satisfies Record<string, NonNullable<JsonSchemaOptions["draft"]>>;
+export type SuiteDraft = keyof typeof DRAFTS;
+
+/** The folder of one draft's files. */
+export function suiteDir(draft: SuiteDraft): string {
+  return fileURLToPath(new URL(`../fixtures/json-schema-test-suite/${draft}/`, import.meta.url));
+}
+
+export const SUITE_DIR = suiteDir("draft2020-12");
 
 export interface SuiteGroup {
   description: string;
@@ -31,8 +46,8 @@ export function suiteFiles(dir = SUITE_DIR): string[] {
   return out;
 }
 
-export function readSuiteFile(file: string): SuiteGroup[] {
-  return JSON.parse(readFileSync(join(SUITE_DIR, file), "utf8")) as SuiteGroup[];
+export function readSuiteFile(file: string, draft: SuiteDraft = "draft2020-12"): SuiteGroup[] {
+  return JSON.parse(readFileSync(join(suiteDir(draft), file), "utf8")) as SuiteGroup[];
 }
 
 /** JSON text with one space after every `:` and `,` (outside strings). */
@@ -67,8 +82,9 @@ export interface FileResult {
  * `options.anyOrder` decides the property order; with declared order, valid instances whose
  * members come in another order may be rejected, so `checkValid` is off there.
  */
-export function runSuiteFile(file: string, options: JsonSchemaOptions, checkValid: boolean): FileResult {
-  const groups = readSuiteFile(file);
+export function runSuiteFile(file: string, options: JsonSchemaOptions, checkValid: boolean, draft: SuiteDraft = "draft2020-12"): FileResult {
+  const groups = readSuiteFile(file, draft);
+  options = { draft: DRAFTS[draft], ...options };
   const r: FileResult = { file, schemas: groups.length, compiled: 0, refused: 0, refusedKeywords: [], validAccepted: 0, validTotal: 0, invalidRejected: 0, invalidTotal: 0, failures: [] };
   for (const g of groups) {
     let grammar;

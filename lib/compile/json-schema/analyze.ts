@@ -117,7 +117,9 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     });
   }
 
-  if (s.$dynamicRef !== undefined) {
+  const defined = (keyword: string): boolean => s[keyword] !== undefined && reg.defines(keyword);
+
+  if (defined("$dynamicRef")) {
     if (typeof s.$dynamicRef !== "string") fail(path, "$dynamicRef", "expected a string");
     const target = reg.resolveDynamicRef(s.$dynamicRef, loc);
     apply("$dynamicRef", () => {
@@ -131,14 +133,14 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       throw new Unsupported("$schema", `unknown metaschema ${JSON.stringify(uri)}: its vocabularies (which keywords apply) cannot be known`);
     });
   }
-  if (s.$recursiveRef !== undefined) {
+  if (defined("$recursiveRef")) {
     apply("$recursiveRef", () => {
       throw new Unsupported("$recursiveRef", "$recursiveRef (dynamic scope) is not supported");
     });
   }
 
   if (s.type !== undefined) apply("type", () => typeShape(s.type, path));
-  if (s.const !== undefined) apply("const", () => valueShape(ctx, s.const, loc, `${path}/const`));
+  if (defined("const")) apply("const", () => valueShape(ctx, s.const, loc, `${path}/const`));
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) fail(path, "enum", "expected an array");
     const values = s.enum as unknown[];
@@ -177,10 +179,10 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     const n = child(s.not, "not");
     apply("not", () => shapeNot(ctx.shapeOf(n), ctx));
   }
-  if (s.if !== undefined) {
+  if (defined("if")) {
     const cond = child(s.if, "if");
-    const then = s.then === undefined ? null : child(s.then, "then");
-    const els = s.else === undefined ? null : child(s.else, "else");
+    const then = defined("then") ? child(s.then, "then") : null;
+    const els = defined("else") ? child(s.else, "else") : null;
     if (then !== null || els !== null) {
       update("if", (current) => {
         const I = ctx.shapeOf(cond);
@@ -299,6 +301,7 @@ function oneOfShape(ctx: AnalyzeContext, shapes: Shape[], context: Shape): Shape
 type Apply = (keyword: string, make: () => Shape) => void;
 
 function unevaluatedKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
+  if (!ctx.registry.defines("unevaluatedProperties")) return;
   if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
     const u = conjOf(child(s.unevaluatedProperties, "unevaluatedProperties"));
     apply("unevaluatedProperties", () =>
@@ -387,14 +390,18 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
   const keys = ["prefixItems", "items", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"];
   if (!keys.some((k) => s[k] !== undefined)) return;
   const alt: ArrAlt = { ...ANY_ARR, prefix: [], contains: [] };
+  const reg = ctx.registry;
   if (Array.isArray(s.items)) {
+    if (!reg.defines("additionalItems")) {
+      fail(path, "items", "in draft 2020-12 `items` takes one schema; an array of schemas is the tuple form of draft 2019-09 and earlier: write it as `prefixItems`, or declare the older draft in `$schema`");
+    }
     // draft-07 tuple form: items is the prefix, additionalItems the rest.
     alt.prefix = s.items.map((x, i) => conjOf(child(x, "items", String(i))));
     if (s.additionalItems !== undefined) {
       alt.rest = conjOf(child(s.additionalItems, "additionalItems"));
     }
   } else {
-    if (s.prefixItems !== undefined) {
+    if (s.prefixItems !== undefined && reg.defines("prefixItems")) {
       if (!Array.isArray(s.prefixItems)) fail(path, "prefixItems", "expected an array of schemas");
       alt.prefix = s.prefixItems.map((x, i) => conjOf(child(x, "prefixItems", String(i))));
     }
@@ -404,10 +411,11 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
   }
   alt.min = nonNegInt(s, "minItems", path) ?? 0;
   alt.max = nonNegInt(s, "maxItems", path) ?? null;
-  if (s.contains !== undefined) {
+  if (s.contains !== undefined && reg.defines("contains")) {
     const c = conjOf(child(s.contains, "contains"));
-    const minC = nonNegInt(s, "minContains", path) ?? 1;
-    const maxC = nonNegInt(s, "maxContains", path) ?? null;
+    const counted = reg.defines("minContains");
+    const minC = (counted ? nonNegInt(s, "minContains", path) : undefined) ?? 1;
+    const maxC = (counted ? nonNegInt(s, "maxContains", path) : undefined) ?? null;
     alt.contains.push({ conj: c, min: minC, max: maxC, from: 0 });
   }
   if (s.uniqueItems === true && !(alt.max !== null && alt.max <= 1)) {
@@ -460,7 +468,7 @@ function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: 
     }
     alt.min = nonNegInt(s, "minProperties", path) ?? 0;
     alt.max = nonNegInt(s, "maxProperties", path) ?? null;
-    if (s.propertyNames !== undefined) {
+    if (s.propertyNames !== undefined && ctx.registry.defines("propertyNames")) {
       const pn = child(s.propertyNames, "propertyNames");
       apply("propertyNames", () => {
         const names: StrSet = ctx.shapeOf(pn).str;
@@ -473,7 +481,7 @@ function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: 
   const deps: Array<[string, unknown, string]> = [];
   for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) {
     const v = s[kw];
-    if (v === undefined) continue;
+    if (v === undefined || !ctx.registry.defines(kw)) continue;
     if (!isSchema(v) || typeof v === "boolean") fail(path, kw, "expected an object");
     for (const [k, x] of Object.entries(v as Obj)) deps.push([k, x, kw]);
   }

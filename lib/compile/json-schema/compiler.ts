@@ -15,7 +15,7 @@ import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
 import { formatDfa, formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
-import { SchemaRegistry, type Schema, type SchemaLoc } from "./resolve.js";
+import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
 import {
   ANY,
   conjAnd,
@@ -47,6 +47,7 @@ export interface CompilerOptions extends TextOptions {
   anyOrder: boolean;
   lenient: boolean;
   formats: "assert" | "ignore";
+  draft: Dialect;
 }
 
 /** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
@@ -82,7 +83,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     readonly options: CompilerOptions,
     private readonly prefix: string,
   ) {
-    this.registry = new SchemaRegistry(schema);
+    this.registry = new SchemaRegistry(schema, options.draft);
     this.text = new JsonText(b, prefix, options);
   }
 

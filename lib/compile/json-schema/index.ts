@@ -11,9 +11,11 @@ import { InvalidArgumentError, SchemaError } from "../../errors.js";
 import type { JsonSchema } from "../../format/types.js";
 import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
 import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
+import { DIALECTS, type Dialect } from "./resolve.js";
 
 export type { JsonSchema };
 export type { UnenforcedKeyword };
+export type { Dialect };
 
 /** Options of the JSON Schema compiler. */
 export interface JsonSchemaOptions {
@@ -28,6 +30,12 @@ export interface JsonSchemaOptions {
    * ignored) or, as JSON Schema 2020-12's default vocabulary says, an annotation ("ignore").
    */
   formats?: "assert" | "ignore";
+  /**
+   * The draft of a schema whose root has no `$schema` (default "2020-12"). A `$schema` naming a
+   * draft overrides it. The draft decides which keywords exist — one it does not define is an
+   * annotation — and whether `$ref` replaces its siblings (draft-07 and earlier).
+   */
+  draft?: Dialect;
   /** Compile keywords that cannot be enforced anyway, listing them (default false: refuse). */
   lenient?: boolean;
   /** Receives the keywords left unenforced (lenient mode), for callers of lowerJsonSchema. */
@@ -37,6 +45,9 @@ export interface JsonSchemaOptions {
 function checkOptions(options: JsonSchemaOptions): void {
   if (options.whitespace !== undefined && options.whitespace !== "any" && options.whitespace !== "compact") {
     throw new InvalidArgumentError(`options.whitespace: expected "any" or "compact", got ${JSON.stringify(options.whitespace)}`);
+  }
+  if (options.draft !== undefined && !DIALECTS.includes(options.draft)) {
+    throw new InvalidArgumentError(`options.draft: expected one of ${DIALECTS.map((d) => JSON.stringify(d)).join(", ")}, got ${JSON.stringify(options.draft)}`);
   }
   if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore") {
     throw new InvalidArgumentError(`options.formats: expected "assert" or "ignore", got ${JSON.stringify(options.formats)}`);
@@ -72,6 +83,7 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
       anyOrder: options.anyOrder ?? false,
       lenient: options.lenient ?? false,
       formats: options.formats ?? "assert",
+      draft: options.draft ?? "2020-12",
     },
     prefix,
   );
