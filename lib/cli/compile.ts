@@ -4,6 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { compileJsonSchema, type JsonSchemaOptions } from "../compile/json-schema/index.js";
+import { parseJsonText } from "../format/json-text.js";
 import { printGrammar, serializeGrammar, type IrExpr, type IrGrammar } from "../compile/ir.js";
 import { InvalidArgumentError, SchemaError } from "../errors.js";
 import type { JsonSchema } from "../format/types.js";
@@ -47,7 +48,8 @@ function readSchema(file: string): JsonSchema {
     throw new InvalidArgumentError(`--schema ${file}: cannot read the file (${code === "ENOENT" ? "no such file" : (err as Error).message})`);
   }
   try {
-    return JSON.parse(text) as JsonSchema;
+    // The package's reader keeps the written text of numbers no double holds (exact bounds).
+    return parseJsonText(text) as JsonSchema;
   } catch (err) {
     throw new InvalidArgumentError(`--schema ${file}: invalid JSON: ${(err as Error).message}`);
   }

@@ -17,7 +17,7 @@ import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { SchemaError } from "../../lib/errors.js";
-import { exactAjv } from "./exact-ajv.js";
+import { exactAjv, parseInstance } from "./exact-ajv.js";
 import { randomWalk, rng } from "./random-walk.js";
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -141,7 +141,9 @@ describe("differential fuzzing against ajv", () => {
         ajvErrors++;
         continue;
       }
-      const referee = /"unevaluated(Properties|Items)"/.test(JSON.stringify(schema)) ? new Validator(schema as never, "2020-12", false) : null;
+      // ajv 8.20 also misjudges some contains inside additionalProperties (it accepts {"a": []} for
+      // {"additionalProperties": {"contains": {"type": ["integer", "null"], "required": ["c"], …}}}).
+      const referee = /"unevaluated(Properties|Items)"|"contains"/.test(JSON.stringify(schema)) ? new Validator(schema as never, "2020-12", false) : null;
       /** ajv's verdict, or the referee's where ajv and the grammar disagree on an unevaluated* schema. */
       const verdict = (value: Json, grammarSays: boolean): boolean | "ajv error" => {
         const a = validate(value);
@@ -155,13 +157,13 @@ describe("differential fuzzing against ajv", () => {
         if (bytes === null) continue;
         walks++;
         const text = decoder.decode(bytes);
-        expect({ where, text, valid: verdict(JSON.parse(text) as Json, true) }).toEqual({ where, text, valid: true });
+        expect({ where, text, valid: verdict(parseInstance(text) as Json, true) }).toEqual({ where, text, valid: true });
       }
       for (let k = 0; k < 25; k++) {
         const value = randomValue(r);
         const text = JSON.stringify(value);
         const accepted = isMatch(grammar, text);
-        const expected = verdict(value, accepted);
+        const expected = verdict(parseInstance(text) as Json, accepted);
         if (expected === "ajv error") {
           ajvErrors++;
           continue;

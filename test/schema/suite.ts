@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { SchemaError } from "../../lib/errors.js";
 import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
+import { numberText } from "../../lib/format/exact-numbers.js";
+import { parseJsonText } from "../../lib/format/json-text.js";
 
 /** The suite's folders this repository carries, and the draft each one tests. */
 export const DRAFTS = {
@@ -46,20 +48,35 @@ export function suiteFiles(dir = SUITE_DIR): string[] {
   return out;
 }
 
+/**
+ * The groups of one file, read with the package's JSON reader: numbers no double holds keep
+ * their written text (exact-numbers.ts), for the schemas and for the instances alike.
+ */
 export function readSuiteFile(file: string, draft: SuiteDraft = "draft2020-12"): SuiteGroup[] {
-  return JSON.parse(readFileSync(join(suiteDir(draft), file), "utf8")) as SuiteGroup[];
+  return parseJsonText(readFileSync(join(suiteDir(draft), file), "utf8")) as SuiteGroup[];
+}
+
+/** A number's JSON text as read (`container[key]`), or its shortest decimal. */
+function numberAt(value: number, container: object | null, key: string | number): string {
+  return (container === null ? undefined : numberText(container, key)) ?? JSON.stringify(value);
+}
+
+/** JSON text of `container[key]` with `sep` after every `:` and `,` (outside strings), numbers as written. */
+function writeJson(value: unknown, container: object | null, key: string | number, sep: string): string {
+  if (typeof value === "number") return numberAt(value, container, key);
+  if (Array.isArray(value)) return `[${value.map((v, i) => writeJson(v === undefined ? null : v, value, i, sep)).join(`,${sep}`)}]`;
+  if (value !== null && typeof value === "object") {
+    const parts = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}:${sep}${writeJson(v, value, k, sep)}`);
+    return `{${parts.join(`,${sep}`)}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** JSON text with one space after every `:` and `,` (outside strings). */
 export function spacedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => spacedJson(v === undefined ? null : v)).join(", ")}]`;
-  if (value !== null && typeof value === "object") {
-    const parts = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`);
-    return `{${parts.join(", ")}}`;
-  }
-  return JSON.stringify(value);
+  return writeJson(value, null, "", " ");
 }
 
 export interface FileResult {
@@ -101,7 +118,7 @@ export function runSuiteFile(file: string, options: JsonSchemaOptions, checkVali
     }
     r.compiled++;
     for (const t of g.tests) {
-      const texts = [JSON.stringify(t.data), spacedJson(t.data)];
+      const texts = [writeJson(t.data, t, "data", ""), writeJson(t.data, t, "data", " ")];
       const results = texts.map((x) => isMatch(grammar, x));
       if (t.valid) {
         if (!checkValid) continue;

@@ -6,7 +6,9 @@
 import { SchemaError } from "../../errors.js";
 import { AutomatonTooLarge } from "./automaton.js";
 import { checkFormat, formatKind } from "./formats.js";
-import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT } from "./numbers.js";
+import { numberText } from "../../format/exact-numbers.js";
+import { MAX_MOD_STATES } from "./numerals.js";
+import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, schemaNumber, type SchemaNumber } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
 import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
 import {
@@ -45,8 +47,8 @@ export interface AnalyzeContext extends EmptinessOracle {
   unsupported(path: string, keyword: string, message: string): void;
   /** Whether `format` asserts (true) or only annotates. */
   readonly assertFormats: boolean;
-  /** A location for a synthetic `{const: value}` schema (memoized by value). */
-  constLoc(value: unknown, at: SchemaLoc): SchemaLoc;
+  /** A location for a synthetic `{const: container[key]}` schema (memoized by value, numbers as written). */
+  constLoc(container: object, key: string | number, at: SchemaLoc): SchemaLoc;
 }
 
 type Obj = { readonly [key: string]: unknown };
@@ -69,11 +71,12 @@ function nonNegInt(s: Obj, key: string, path: string): number | undefined {
   return v;
 }
 
-function num(s: Obj, key: string, path: string): number | undefined {
+/** A numeric keyword's value: the decimal as written when the schema came as JSON text. */
+function num(s: Obj, key: string, path: string): SchemaNumber | undefined {
   const v = s[key];
   if (v === undefined) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v)) fail(path, key, `expected a number, got ${JSON.stringify(v)}`);
-  return v;
+  return schemaNumber(v, numberText(s, key));
 }
 
 function isSchema(v: unknown): v is Schema {
@@ -104,7 +107,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     } catch (err) {
       if (err instanceof Unsupported) ctx.unsupported(`${path}/${keyword}`, err.keyword, err.message);
       else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (over ${err.states} states)`);
-      else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, "the divisor is too large to enforce with a finite automaton of reasonable size");
+      else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `this divisor needs an automaton over digits of at least ${err.states} states (one per remainder that matters); at most ${MAX_MOD_STATES} are built`);
       else throw err;
     }
   };
@@ -140,7 +143,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
   }
 
   if (s.type !== undefined) apply("type", () => typeShape(s.type, path));
-  if (defined("const")) apply("const", () => valueShape(ctx, s.const, loc, `${path}/const`));
+  if (defined("const")) apply("const", () => valueShape(ctx, s, "const", loc, `${path}/const`));
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) fail(path, "enum", "expected an array");
     const values = s.enum as unknown[];
@@ -148,7 +151,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       // The strings make one finite set at once (a trie, linear in their length); the other
       // values are united pairwise in a balanced tree.
       const strings = values.filter((v): v is string => typeof v === "string");
-      const shapes = values.flatMap((v, i) => (typeof v === "string" ? [] : [valueShape(ctx, v, loc, `${path}/enum/${i}`)]));
+      const shapes = values.flatMap((v, i) => (typeof v === "string" ? [] : [valueShape(ctx, values, i, loc, `${path}/enum/${i}`)]));
       if (strings.length > 0) shapes.push(only({ str: wordsShape(strings) }));
       return unionAll(shapes);
     });
@@ -237,22 +240,23 @@ function typeShape(type: unknown, path: string): Shape {
   return out;
 }
 
-/** The shape of exactly one JSON value (for `const` and `enum`). */
-function valueShape(ctx: AnalyzeContext, v: unknown, at: SchemaLoc, where: string): Shape {
+/** The shape of exactly one JSON value, `container[key]` (for `const` and `enum`). */
+function valueShape(ctx: AnalyzeContext, container: object, key: string | number, at: SchemaLoc, where: string): Shape {
+  const v: unknown = (container as Record<string | number, unknown>)[key];
   if (v === null) return only({ nul: true });
   if (typeof v === "boolean") return only({ bool: v ? 2 : 1 });
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new SchemaError(where, "expected a finite number", "const");
-    return only({ num: equalAtom(v) });
+    return only({ num: equalAtom(schemaNumber(v, numberText(container, key))) });
   }
   if (typeof v === "string") return only({ str: wordsShape([v]) });
   if (Array.isArray(v)) {
-    const prefix = v.map((x) => conjOf(ctx.constLoc(x, at)));
+    const prefix = v.map((_, i) => conjOf(ctx.constLoc(v, i, at)));
     return only({ arr: [{ ...ANY_ARR, prefix, rest: FALSE, min: v.length, max: v.length }] });
   }
   if (typeof v === "object") {
     const entries = Object.entries(v as Obj);
-    const props = new Map(entries.map(([k, x]) => [k, conjOf(ctx.constLoc(x, at))] as const));
+    const props = new Map(entries.map(([k]) => [k, conjOf(ctx.constLoc(v, k, at))] as const));
     const keys = entries.map(([k]) => k);
     return only({ obj: [{ ...ANY_OBJ, layers: [{ props, patterns: [], additional: FALSE }], required: new Set(keys), forbidden: new Set(), order: keys }] });
   }
@@ -346,7 +350,7 @@ function numberKeywords(s: Obj, path: string, apply: Apply): void {
   if (exMax !== undefined) apply("exclusiveMaximum", () => anyExcept({ num: boundAtom(exMax, "exclusiveMaximum") }));
   const mult = num(s, "multipleOf", path);
   if (mult !== undefined) {
-    if (!(mult > 0)) fail(path, "multipleOf", "expected a number greater than 0");
+    if (!(mult.value.n > 0n)) fail(path, "multipleOf", "expected a number greater than 0");
     apply("multipleOf", () => anyExcept({ num: multipleOfSet(mult) }));
   }
 }
@@ -418,10 +422,10 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
     const maxC = (counted ? nonNegInt(s, "maxContains", path) : undefined) ?? null;
     alt.contains.push({ conj: c, min: minC, max: maxC, from: 0 });
   }
+  // Enforced at emission where the items come from a finite set of values (unique-items.ts).
   if (s.uniqueItems === true && !(alt.max !== null && alt.max <= 1)) {
-    apply("uniqueItems", () => {
-      throw new Unsupported("uniqueItems", "uniqueItems cannot be enforced by a grammar (items would have to be compared with each other)");
-    });
+    alt.unique = true;
+    alt.uniquePath = `${path}/uniqueItems`;
   }
   apply(keys.find((k) => s[k] !== undefined)!, () => anyExcept({ arr: [alt] }));
 }

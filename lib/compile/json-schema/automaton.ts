@@ -156,15 +156,22 @@ export function dfaOfStrings(strings: Iterable<string>): Dfa {
   }
   freeze(1);
   if (sorted.length === 0) return dfaNone();
-  // Breadth-first numbering with edges sorted by code point and runs merged: the canonical form
-  // minimize() gives, so dfaKey compares it with other automata.
-  const id = new Map<number, number>([[0, 0]]);
-  const order = [0];
+  return canonical({ start: 0, accept, edges: out.map((list) => list.map(([cp, to]) => [cp, cp, to] as const)) });
+}
+
+/**
+ * A DFA that is minimal and trim by construction, renumbered breadth-first with edges sorted and
+ * adjacent ranges into one state merged — the canonical form minimize() gives, so dfaKey
+ * compares it with other automata — and recorded as minimal.
+ */
+export function canonical(dfa: Dfa): Dfa {
+  const id = new Map<number, number>([[dfa.start, 0]]);
+  const order = [dfa.start];
   const edges: Edge[][] = [];
   for (let i = 0; i < order.length; i++) {
-    const list = out[order[i]!]!.slice().sort((x, y) => x[0] - y[0]);
+    const list = dfa.edges[order[i]!]!.slice().sort((x, y) => x[0] - y[0]);
     const row: Edge[] = [];
-    for (const [cp, to] of list) {
+    for (const [lo, hi, to] of list) {
       let t = id.get(to);
       if (t === undefined) {
         t = order.length;
@@ -172,12 +179,12 @@ export function dfaOfStrings(strings: Iterable<string>): Dfa {
         order.push(to);
       }
       const last = row[row.length - 1];
-      if (last && last[2] === t && last[1] + 1 === cp) row[row.length - 1] = [last[0], cp, t];
-      else row.push([cp, cp, t]);
+      if (last && last[2] === t && last[1] + 1 === lo) row[row.length - 1] = [last[0], hi, t];
+      else row.push([lo, hi, t]);
     }
     edges.push(row);
   }
-  return markMinimal({ start: 0, accept: order.map((s) => accept[s]!), edges });
+  return markMinimal({ start: 0, accept: order.map((s) => dfa.accept[s]!), edges });
 }
 
 /** Every string over the given ranges (default: the whole alphabet). */

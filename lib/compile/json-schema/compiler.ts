@@ -4,15 +4,18 @@
  * recursive schemas become recursive rules), and emission of each shape as JSON text.
  */
 import { SchemaError } from "../../errors.js";
-import { choice, lit, never, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { copyNumberText, numberText, stringifyExact } from "../../format/exact-numbers.js";
+import { choice, lit, never, optional, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
 import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, lengthRange, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
+import { emitUniqueArray } from "./unique-items.js";
 import { dfaToIr, plainRanges } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
 import { wordsToIr } from "./enums.js";
 import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
+import { FRACTION_DIGITS } from "./numerals.js";
 import { formatDfa, formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
@@ -133,12 +136,15 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     this.unenforced.push({ keyword, schemaPath: path, reason: message });
   }
 
-  constLoc(value: unknown, at: SchemaLoc): SchemaLoc {
-    const key = JSON.stringify(value);
-    let loc = this.consts.get(key);
+  constLoc(container: object, key: string | number, at: SchemaLoc): SchemaLoc {
+    const value: unknown = (container as Record<string | number, unknown>)[key];
+    const memo = typeof value === "number" ? (numberText(container, key) ?? JSON.stringify(value)) : stringifyExact(value);
+    let loc = this.consts.get(memo);
     if (!loc) {
-      loc = this.registry.loc({ const: value }, `${at.path}/const`, at.base);
-      this.consts.set(key, loc);
+      const schema = { const: value };
+      copyNumberText(container, key, schema, "const");
+      loc = this.registry.loc(schema, `${at.path}/const`, at.base);
+      this.consts.set(memo, loc);
     }
     return loc;
   }
@@ -299,7 +305,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private emitShape(s: Shape, where: string): IrExpr {
     const alts: IrExpr[] = [];
     if (s.obj.length > 0) for (const o of s.obj) alts.push(emitObject(this, o, where));
-    if (s.arr.length > 0) for (const a of s.arr) alts.push(emitArray(this, a, where));
+    if (s.arr.length > 0) for (const a of s.arr) alts.push((a.unique ? emitUniqueArray(this, a, where) : null) ?? emitArray(this, { ...a, unique: false }, where));
     if (s.str.kind !== "none") alts.push(this.emitString(s.str, where));
     if (!numIsEmpty(s.num)) alts.push(this.emitNumber(s.num));
     if (s.bool & 2) alts.push(lit("true"));
@@ -316,7 +322,14 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       case "all":
         return this.text.anyNumber();
       case "int":
-        return this.text.rule("integer", () => choice(this.text.plainInteger(), this.dfaIr(largeFormsDfa(), "big_integer", "plain")));
+        // The same language as the integer automaton (NUM_INT): `1.0` is an integer (drafts 6
+        // and later say so, and `{"type": "integer", "minimum": 0}` must agree).
+        return this.text.rule("integer", () =>
+          choice(
+            seq(this.text.plainInteger(), optional(seq(lit("."), repeat(lit("0"), 1, FRACTION_DIGITS)))),
+            this.dfaIr(largeFormsDfa(), "big_integer", "plain"),
+          ),
+        );
       case "dfa":
         return this.dfaIr(numDfa(n), "number", "plain");
     }

@@ -7,7 +7,8 @@
  * `lenient`, such keywords are left out (the grammar accepts more) and listed in `unenforced`.
  * docs/json-schema.md lists what is enforced and what is refused.
  */
-import { InvalidArgumentError, SchemaError } from "../../errors.js";
+import { FormatError, InvalidArgumentError, SchemaError } from "../../errors.js";
+import { parseJsonText } from "../../format/json-text.js";
 import type { JsonSchema } from "../../format/types.js";
 import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
 import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
@@ -58,6 +59,19 @@ function checkOptions(options: JsonSchemaOptions): void {
   }
 }
 
+/** Reads a schema from JSON text, keeping the written text of numbers no double holds. */
+export function parseSchemaText(text: string): JsonSchema {
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (err) {
+    if (err instanceof FormatError) throw new SchemaError("#", `the schema is not valid JSON: ${err.message}`);
+    throw err;
+  }
+  checkSchema(value);
+  return value;
+}
+
 function checkSchema(schema: unknown): asserts schema is JsonSchema {
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
     throw new SchemaError("#", `a schema must be an object or a boolean, got ${Array.isArray(schema) ? "an array" : JSON.stringify(schema)}`);
@@ -95,11 +109,16 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
 /**
  * Compiles a JSON Schema into a standalone grammar whose root matches one JSON value the schema
  * accepts. `unenforced` lists what lenient mode left out (always empty when strict).
+ *
+ * The schema may be given as JSON text: its numbers are then read exactly as written
+ * (`"maximum": 9223372036854775807` is 2^63 − 1, which no double holds). A schema object keeps
+ * the written text of its numbers when it came from this package's JSON reader
+ * (`parseJsonText`, structural tags); other numbers are read as their double's shortest decimal.
  */
-export function compileJsonSchema(schema: JsonSchema, options: JsonSchemaOptions = {}): { grammar: IrGrammar; unenforced: UnenforcedKeyword[] } {
+export function compileJsonSchema(schema: JsonSchema | string, options: JsonSchemaOptions = {}): { grammar: IrGrammar; unenforced: UnenforcedKeyword[] } {
   const b = new GrammarBuilder();
   const unenforced: UnenforcedKeyword[] = [];
-  const expr = lowerJsonSchema(schema, b, { ...options, unenforced });
+  const expr = lowerJsonSchema(typeof schema === "string" ? parseSchemaText(schema) : schema, b, { ...options, unenforced });
   b.define("root", expr);
   return { grammar: b.build("root"), unenforced };
 }
