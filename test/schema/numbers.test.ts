@@ -113,3 +113,22 @@ describe("multipleOf: automata sized by the divisor's remainders", () => {
     }
   });
 });
+
+describe("OpenAPI numeric formats", () => {
+  it("are annotations by default, ranges with formats: openapi", () => {
+    const schema = '{"type":"integer","format":"int32"}';
+    const loose = compileJsonSchema(schema).grammar;
+    const strict = compileJsonSchema(schema, { formats: "openapi" }).grammar;
+    for (const [t, inRange] of [["2147483647", true], ["-2147483648", true], ["2147483648", false], ["-2147483649", false]] as const) {
+      expect([t, isMatch(loose, t)]).toEqual([t, true]);
+      expect([t, isMatch(strict, t)]).toEqual([t, inRange]);
+    }
+    const int64 = compileJsonSchema('{"type":"number","format":"int64"}', { formats: "openapi" }).grammar;
+    for (const [t, ok] of [["9223372036854775807", true], ["-9223372036854775808", true], ["9223372036854775808", false], ["1.5", false], ["2.0", true]] as const) {
+      expect([t, isMatch(int64, t)]).toEqual([t, ok]);
+    }
+    // float and double stay annotations; strings with an int32 format are not numbers.
+    expect(isMatch(compileJsonSchema('{"format":"float"}', { formats: "openapi" }).grammar, "1e+300")).toBe(true);
+    expect(isMatch(compileJsonSchema('{"format":"int32"}', { formats: "openapi" }).grammar, '"x"')).toBe(true);
+  });
+});

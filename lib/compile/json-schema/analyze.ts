@@ -8,7 +8,7 @@ import { AutomatonTooLarge } from "./automaton.js";
 import { checkFormat, formatKind } from "./formats.js";
 import { numberText } from "../../format/exact-numbers.js";
 import { MAX_MOD_STATES } from "./numerals.js";
-import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, schemaNumber, type SchemaNumber } from "./numbers.js";
+import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, numAnd, schemaNumber, type SchemaNumber } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
 import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
 import {
@@ -47,6 +47,8 @@ export interface AnalyzeContext extends EmptinessOracle {
   unsupported(path: string, keyword: string, message: string): void;
   /** Whether `format` asserts (true) or only annotates. */
   readonly assertFormats: boolean;
+  /** Whether OpenAPI's `int32` / `int64` formats assert their ranges. */
+  readonly openApiFormats: boolean;
   /** A location for a synthetic `{const: container[key]}` schema (memoized by value, numbers as written). */
   constLoc(container: object, key: string | number, at: SchemaLoc): SchemaLoc;
 }
@@ -159,6 +161,10 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
 
   unevaluatedKeywords(ctx, s, loc, child, apply);
   numberKeywords(s, path, apply);
+  if (ctx.openApiFormats && typeof s.format === "string" && OPENAPI_INTEGERS[s.format] !== undefined) {
+    const [lo, hi] = OPENAPI_INTEGERS[s.format]!;
+    apply("format", () => anyExcept({ num: numAnd(NUM_INT, numAnd(boundAtom(lo, "minimum"), boundAtom(hi, "maximum"))) }));
+  }
   stringKeywords(s, path, apply, ctx.assertFormats);
   arrayKeywords(ctx, s, loc, child, apply);
   objectKeywords(ctx, s, loc, child, apply);
@@ -335,6 +341,12 @@ function unevaluatedKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child:
     );
   }
 }
+
+/** OpenAPI's integer formats: the signed ranges, as exact decimals. */
+const OPENAPI_INTEGERS: Record<string, [SchemaNumber, SchemaNumber]> = {
+  int32: [schemaNumber(-2147483648), schemaNumber(2147483647)],
+  int64: [schemaNumber(-9223372036854775808, "-9223372036854775808"), schemaNumber(9223372036854775807, "9223372036854775807")],
+};
 
 function numberKeywords(s: Obj, path: string, apply: Apply): void {
   // draft-04: exclusiveMinimum / exclusiveMaximum are booleans modifying minimum / maximum.

@@ -49,7 +49,7 @@ export interface UnenforcedKeyword {
 export interface CompilerOptions extends TextOptions {
   anyOrder: boolean;
   lenient: boolean;
-  formats: "assert" | "ignore";
+  formats: "assert" | "ignore" | "openapi";
   draft: Dialect;
 }
 
@@ -95,7 +95,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   }
 
   get assertFormats(): boolean {
-    return this.options.formats === "assert";
+    return this.options.formats !== "ignore";
+  }
+
+  get openApiFormats(): boolean {
+    return this.options.formats === "openapi";
   }
 
   /** Compiles the root schema; returns the expression of a root value. */

@@ -29,8 +29,11 @@ export interface JsonSchemaOptions {
   /**
    * `format` as an assertion (default: the enforced formats are checked, the unknown ones
    * ignored) or, as JSON Schema 2020-12's default vocabulary says, an annotation ("ignore").
+   * "openapi" asserts them too, and also OpenAPI's numeric formats `int32` and `int64` (an
+   * integer within the signed 32- or 64-bit range), which JSON Schema does not define and the
+   * other modes leave as annotations, like `float` and `double` always.
    */
-  formats?: "assert" | "ignore";
+  formats?: "assert" | "ignore" | "openapi";
   /**
    * The draft of a schema whose root has no `$schema` (default "2020-12"). A `$schema` naming a
    * draft overrides it. The draft decides which keywords exist — one it does not define is an
@@ -50,8 +53,8 @@ function checkOptions(options: JsonSchemaOptions): void {
   if (options.draft !== undefined && !DIALECTS.includes(options.draft)) {
     throw new InvalidArgumentError(`options.draft: expected one of ${DIALECTS.map((d) => JSON.stringify(d)).join(", ")}, got ${JSON.stringify(options.draft)}`);
   }
-  if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore") {
-    throw new InvalidArgumentError(`options.formats: expected "assert" or "ignore", got ${JSON.stringify(options.formats)}`);
+  if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore" && options.formats !== "openapi") {
+    throw new InvalidArgumentError(`options.formats: expected "assert", "ignore" or "openapi", got ${JSON.stringify(options.formats)}`);
   }
   const mw = options.maxWhitespace;
   if (mw !== undefined && (!Number.isInteger(mw) || mw < 0)) {
