@@ -20,6 +20,9 @@ import { SchemaError } from "../../lib/errors.js";
 import { exactAjv, parseInstance } from "./exact-ajv.js";
 import { randomWalk, rng } from "./random-walk.js";
 
+/** A deterministic, bounded workload that a loaded 2-core machine can take minutes over. */
+const HEAVY_TIMEOUT_MS = 300_000;
+
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 const KEYS = ["a", "b", "c", "x1", "é"];
@@ -176,5 +179,5 @@ describe("differential fuzzing against ajv", () => {
     }
     process.stdout.write(`fuzz: ${compiled} schemas compiled (${refused} refused), ${walks} walks, ${values} values, all agreeing with ajv (${refereed} refereed by @cfworker/json-schema, ${ajvErrors} ajv internal errors skipped)\n`);
     expect(compiled).toBeGreaterThan(count * 0.6);
-  });
+  }, HEAVY_TIMEOUT_MS);
 });

@@ -8,7 +8,7 @@ import { AutomatonTooLarge } from "./automaton.js";
 import { checkFormat, formatKind } from "./formats.js";
 import { numberText } from "../../format/exact-numbers.js";
 import { MAX_MOD_STATES } from "./numerals.js";
-import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, numAnd, schemaNumber, type SchemaNumber } from "./numbers.js";
+import { boundAtom, equalAny, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, numAnd, schemaNumber, type SchemaNumber } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
 import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
 import {
@@ -153,8 +153,15 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       // The strings make one finite set at once (a trie, linear in their length); the other
       // values are united pairwise in a balanced tree.
       const strings = values.filter((v): v is string => typeof v === "string");
-      const shapes = values.flatMap((v, i) => (typeof v === "string" ? [] : [valueShape(ctx, values, i, loc, `${path}/enum/${i}`)]));
+      const numbers: SchemaNumber[] = [];
+      values.forEach((v, i) => {
+        if (typeof v !== "number") return;
+        if (!Number.isFinite(v)) throw new SchemaError(`${path}/enum/${i}`, "expected a finite number", "enum");
+        numbers.push(schemaNumber(v, numberText(values, i)));
+      });
+      const shapes = values.flatMap((v, i) => (typeof v === "string" || typeof v === "number" ? [] : [valueShape(ctx, values, i, loc, `${path}/enum/${i}`)]));
       if (strings.length > 0) shapes.push(only({ str: wordsShape(strings) }));
+      if (numbers.length > 0) shapes.push(only({ num: equalAny(numbers) }));
       return unionAll(shapes);
     });
   }

@@ -247,9 +247,18 @@ export function product(a: Dfa, b: Dfa, op: Op): Dfa {
   const ia = languageId(a);
   const ib = languageId(b);
   const memoKey = ia === undefined || ib === undefined ? undefined : `${ia} ${ib} ${op}`;
-  const known = memoKey === undefined ? undefined : products.get(memoKey);
+  const known = memoKey === undefined ? bigProducts.get(a)?.get(b)?.get(op) : products.get(memoKey);
   if (known) return known;
   const result = productUncached(a, b, op);
+  if (memoKey === undefined) {
+    // Large automata (a date-time format, a big enum) are memoized by identity: the same objects
+    // meet again and again (each oneOf branch complements its siblings).
+    let byB = bigProducts.get(a);
+    if (!byB) bigProducts.set(a, (byB = new WeakMap()));
+    let byOp = byB.get(b);
+    if (!byOp) byB.set(b, (byOp = new Map()));
+    byOp.set(op, result);
+  }
   if (memoKey !== undefined) {
     if (products.size >= MEMO_MAX_ENTRIES) {
       products.clear();
@@ -271,6 +280,7 @@ const MEMO_MAX_ENTRIES = 8192;
 const idOfDfa = new WeakMap<Dfa, number>();
 const idOfKey = new Map<string, number>();
 const products = new Map<string, Dfa>();
+const bigProducts = new WeakMap<Dfa, WeakMap<Dfa, Map<Op, Dfa>>>();
 let nextLanguageId = 0;
 
 function languageId(dfa: Dfa): number | undefined {
@@ -344,9 +354,48 @@ function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
 export const intersect = (a: Dfa, b: Dfa): Dfa => product(a, b, "and");
 export const union = (a: Dfa, b: Dfa): Dfa => product(a, b, "or");
 export const difference = (a: Dfa, b: Dfa): Dfa => product(a, b, "diff");
-const ALL = dfaAll();
-/** All strings over the alphabet that `a` rejects. */
-export const complement = (a: Dfa): Dfa => product(ALL, a, "diff");
+const complements = new WeakMap<Dfa, Dfa>();
+
+/**
+ * All strings over the alphabet that `a` rejects. The complement of a minimal complete DFA is
+ * minimal, so it is built directly in linear time: `a` minimized and completed with a sink, its
+ * acceptance flipped, and the one state that can no longer accept (if any) dropped.
+ */
+export function complement(a: Dfa): Dfa {
+  const known = complements.get(a);
+  if (known) return known;
+  const m = minimize(a);
+  const n = m.accept.length;
+  const sink = n;
+  const edges: Edge[][] = [];
+  const accept: boolean[] = [];
+  for (let s = 0; s < n; s++) {
+    const row: Edge[] = [];
+    let next = 0;
+    for (const [lo, hi, to] of m.edges[s]!) {
+      if (lo > next) row.push(...gapEdges(next, lo - 1, sink));
+      row.push([lo, hi, to]);
+      next = hi + 1;
+    }
+    if (next <= 0x10ffff) row.push(...gapEdges(next, 0x10ffff, sink));
+    edges.push(row);
+    accept.push(!m.accept[s]);
+  }
+  edges.push(ALPHABET.map(([lo, hi]) => [lo, hi, sink] as const));
+  accept.push(true);
+  // Only a state that accepted every string in `a` cannot accept now (minimal: at most one).
+  const ok = live({ start: 0, accept, edges });
+  const dead = ok.findIndex((x) => !x);
+  const out = dead < 0 ? { start: 0, accept, edges } : { start: 0, accept, edges: edges.map((row) => row.filter((e) => e[2] !== dead)) };
+  const result = dead === 0 ? dfaNone() : canonical(out);
+  complements.set(a, result);
+  return result;
+}
+
+/** Edges over lo..hi to `to`, surrogates left out. */
+function gapEdges(lo: number, hi: number, to: number): Edge[] {
+  return cleanRanges([[lo, hi]]).map(([l, h]) => [l, h, to] as const);
+}
 
 /** States that can reach an accepting state. */
 export function live(dfa: Dfa): boolean[] {
@@ -369,8 +418,16 @@ export function live(dfa: Dfa): boolean[] {
   return ok;
 }
 
-/** Whether the language is empty. */
+const emptiness = new WeakMap<Dfa, boolean>();
+
+/** Whether the language is empty (memoized per automaton: emptiness checks ask again and again). */
 export function isEmpty(dfa: Dfa): boolean {
+  let known = emptiness.get(dfa);
+  if (known === undefined) emptiness.set(dfa, (known = isEmptyUncached(dfa)));
+  return known;
+}
+
+function isEmptyUncached(dfa: Dfa): boolean {
   const ok = live(dfa);
   const seen = new Set<number>([dfa.start]);
   const stack = [dfa.start];

@@ -15,7 +15,6 @@ import type { EmitContext } from "./emit-context.js";
 import { wordsToIr } from "./enums.js";
 import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
-import { FRACTION_DIGITS } from "./numerals.js";
 import { formatDfa, formatIr } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
@@ -330,7 +329,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
         // and later say so, and `{"type": "integer", "minimum": 0}` must agree).
         return this.text.rule("integer", () =>
           choice(
-            seq(this.text.plainInteger(), optional(seq(lit("."), repeat(lit("0"), 1, FRACTION_DIGITS)))),
+            seq(this.text.plainInteger(), optional(seq(lit("."), repeat(lit("0"), 1, null)))),
             this.dfaIr(largeFormsDfa(), "big_integer", "plain"),
           ),
         );

@@ -26,7 +26,14 @@ export function markMinimal(dfa: Dfa): Dfa {
   return dfa;
 }
 
+export const STATS: Array<[number, number, number, string]> = [];
 function minimizeUncached(dfa: Dfa): Dfa {
+  const t0 = performance.now();
+  const r = minimizeUncached2(dfa);
+  STATS.push([dfa.accept.length, r.accept.length, performance.now() - t0, new Error().stack!.split("\n").slice(3, 6).map((l) => l.trim().split(" ")[1]).join("<")]);
+  return r;
+}
+function minimizeUncached2(dfa: Dfa): Dfa {
   const ok = live(dfa);
   // Reachable and live states, in BFS order (so the start is state 0 of the result).
   const order: number[] = [];

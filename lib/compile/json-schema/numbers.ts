@@ -17,8 +17,9 @@
  * decimal alike (JavaScript's float division is not exact, so float-based checks may disagree).
  */
 import { dfaNone, intersect, isEmpty, minimize, difference, union, type Dfa } from "./automaton.js";
+import { regexToDfa } from "./regex.js";
 import {
-  ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, REGION_RANGES, SMALL_NEG, SMALL_POS,
+  ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, PLAIN_WIDE, REGION_RANGES, SMALL_NEG, SMALL_POS,
   DivisorTooLarge, MAX_MOD_STATES, SIGNIFICANT_DIGITS, cmpRational, exponentCompare, plainCompare, plainMultipleOf, regionsDfa, type Rational,
 } from "./numerals.js";
 
@@ -250,7 +251,64 @@ export function boundAtom(number: number | SchemaNumber, keyword: "minimum" | "e
 
 /** Numerals equal to the written value (hence also by double). */
 export function equalAtom(number: number | SchemaNumber): NumSet {
-  return numAnd(boundAtom(number, "minimum"), boundAtom(number, "maximum"));
+  return equalAny([asSchemaNumber(number)]);
+}
+
+/** The plain spelling of a decimal without superfluous zeros, and whether it is an integer. */
+function plainSpelling(r: Rational): { text: string; integer: boolean } {
+  let n = r.n < 0n ? -r.n : r.n;
+  let d = r.d;
+  // Decimal values only (written numbers and shortest decimals are): d = 2^a 5^b.
+  let scale = 0;
+  while (d % 10n !== 0n && d !== 1n) {
+    const f = d % 2n === 0n ? 5n : 2n;
+    n *= f;
+    d *= f;
+  }
+  while (d > 1n) {
+    d /= 10n;
+    scale++;
+  }
+  while (scale > 0 && n % 10n === 0n) {
+    n /= 10n;
+    scale--;
+  }
+  const digits = n.toString().padStart(scale + 1, "0");
+  const sign = r.n < 0n ? "-" : "";
+  if (scale === 0) return { text: `${sign}${digits}`, integer: true };
+  return { text: `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`, integer: false };
+}
+
+const escapeRegex = (t: string): string => t.replace(/[.\-]/g, (c) => `\\${c}`);
+
+/**
+ * Numerals equal to any of the written values: one automaton for the plain spellings (each
+ * value's digits, then trailing zeros; `-0` for zero), built in one pass however many values
+ * there are, plus the exponent forms of values inside an exponent region's range. Exact on PLAIN
+ * where every value's double agrees there, and on each exponent region no value lies in.
+ */
+export function equalAny(numbers: readonly SchemaNumber[]): NumSet {
+  if (numbers.length === 0) return NUM_NONE;
+  const alternatives = new Set<string>();
+  let domain = ALL_REGIONS & ~PLAIN_WIDE;
+  let exponents: NumSet = NUM_NONE;
+  for (const n of numbers) {
+    const { text, integer } = plainSpelling(n.value);
+    if (n.value.n === 0n) alternatives.add("-?0(\\.0+)?");
+    else alternatives.add(integer ? `${escapeRegex(text)}(\\.0+)?` : `${escapeRegex(text)}0*`);
+    if (!plainAgrees(n)) domain &= ~PLAIN;
+    for (const [bit, lo, hi] of RANGES) {
+      if (cmpRational(n.value, lo) >= 0 && cmpRational(n.value, hi) <= 0) {
+        // Inside the region's range: its exponent forms equal to the value, and no complement there.
+        domain &= ~bit;
+        const one = intersect(exponentCompare(bit, n.value, true, true), exponentCompare(bit, n.value, false, true));
+        exponents = numOr(exponents, { kind: "dfa", dfa: one, domain: ALL_REGIONS });
+      }
+    }
+  }
+  let dfa = regexToDfa(`^(${[...alternatives].join("|")})$`, true);
+  if (exponents.kind === "dfa") dfa = union(dfa, exponents.dfa);
+  return normalize(dfa, domain);
 }
 
 /** A positive decimal as p / 10^s with integer p. */

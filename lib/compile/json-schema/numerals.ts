@@ -3,13 +3,14 @@
  * decimal threshold, and divisibility. numbers.ts builds the keyword semantics on top.
  *
  * Regions (bits): PLAIN — plain numerals `-?(0|[1-9]\d{0,20})(\.\d{1,30})?` with at most 15
- * significant digits; PLAIN_WIDE — every other plain numeral with at most 30 fraction digits
- * (more significant digits, or integer parts of any length); LARGE_POS / LARGE_NEG — exponent
- * forms `[1-9](\.\d{1,16})?e+E` with E in 21..307 (and 1.0–1.6…e308; what JSON.stringify writes
- * from 1e21 up, `E`/`e`, `+` optional); SMALL_POS / SMALL_NEG — `…e-E` with E in 7..307. Within PLAIN, comparing a
+ * significant digits; PLAIN_WIDE — every other plain numeral (more significant digits, longer
+ * integer parts or fractions); LARGE_POS / LARGE_NEG — exponent forms `[1-9](\.\d+)?e+E` with E
+ * in 21..307 (and 1.0–1.6…e308: the forms JSON.stringify writes from 1e21 up, `E`/`e`, `+`
+ * optional); SMALL_POS / SMALL_NEG — `…e-E` with E in 7..307. Within PLAIN, comparing a
  * numeral's decimal value and comparing the double JSON.parse makes of it always agree (distinct
  * decimals of 15 significant digits are distinct doubles, in the same order, and none is an
- * integer double unless it is an integer); in PLAIN_WIDE they can disagree.
+ * integer double unless it is an integer); in PLAIN_WIDE they can disagree. Only PLAIN counts
+ * digits; the other regions, and so the automata of most keywords, have no counters.
  */
 import { canonical, DfaBuilder, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
 import { regexToDfa } from "./regex.js";
@@ -28,12 +29,12 @@ export const FRACTION_DIGITS = 30;
 /** The most significant digits of a PLAIN numeral. */
 export const SIGNIFICANT_DIGITS = 15;
 
-const MANTISSA = "[1-9](\\.[0-9]{1,16})?";
+const MANTISSA = "[1-9](\\.[0-9]+)?";
 // Up to 1.6…e308 (below the largest double), and down to 1e-307 (normal doubles).
-const LARGE = `(${MANTISSA}[eE]\\+?(2[1-9]|[3-9][0-9]|[12][0-9][0-9]|30[0-7])|1(\\.[0-6][0-9]{0,15})?[eE]\\+?308)`;
+const LARGE = `(${MANTISSA}[eE]\\+?(2[1-9]|[3-9][0-9]|[12][0-9][0-9]|30[0-7])|1(\\.[0-6][0-9]*)?[eE]\\+?308)`;
 const SMALL = `${MANTISSA}[eE]-([7-9]|[1-9][0-9]|[12][0-9][0-9]|30[0-7])`;
 const PLAIN_SYNTAX = `-?(0|[1-9][0-9]{0,20})(\\.[0-9]{1,${FRACTION_DIGITS}})?`;
-const WIDE_SYNTAX = `-?(0|[1-9][0-9]*)(\\.[0-9]{1,${FRACTION_DIGITS}})?`;
+const WIDE_SYNTAX = `-?(0|[1-9][0-9]*)(\\.[0-9]+)?`;
 
 /** The value range of each exponent region as [bit, sign, exponent of lo, exponent of hi]: ±[10^lo, 10^hi]. */
 export const REGION_RANGES: Array<[bit: number, sign: 1 | -1, lo: number, hi: number]> = [
@@ -413,13 +414,12 @@ class ResidueClasses {
  * decimal value is a multiple of p / 10^s — the digits of the numeral, its fraction padded with
  * zeros to s places, read as an integer, are a multiple of p. Built directly from the residue
  * classes (see ResidueClasses), so its size follows the divisor, not the length of numerals:
- * states are (class, fraction digits read) plus a chain of trailing zeros. Throws DivisorTooLarge
+ * states are (class, fraction digits read) plus one state of trailing zeros. Throws DivisorTooLarge
  * past MAX_MOD_STATES.
  */
 export function plainMultipleOf(p: bigint, s: number): Dfa {
   const classes = new ResidueClasses(p);
-  const F = FRACTION_DIGITS;
-  const tracked = Math.min(s, F);
+  const tracked = s;
   const b = new DfaBuilder(Infinity);
   const budget = (): void => {
     if (b.accept.length > MAX_MOD_STATES) throw new DivisorTooLarge(b.accept.length);
@@ -428,10 +428,9 @@ export function plainMultipleOf(p: bigint, s: number): Dfa {
   const signed = b.addState(false);
   // The integer part 0: only a fraction may follow.
   const zero = b.addState(s === 0 || classes.zeroAfter(classes.classOf(0n, 0n), s));
-  // After the fraction's `tracked` digits, only zeros, up to F fraction digits in all.
-  const zeros: number[] = [];
-  for (let k = tracked + 1; k <= F; k++) zeros.push(b.addState(true));
-  for (let i = 0; i + 1 < zeros.length; i++) b.addEdge(zeros[i]!, D(0), zeros[i + 1]!);
+  // After the fraction's `tracked` digits, only zeros.
+  const zeros = b.addState(true);
+  b.addEdge(zeros, D(0), zeros);
   // States per (class, fraction digits read): k = 0 is the integer part, -1 just after the dot.
   const ids = new Map<string, number>();
   const pending: Array<[number, number, number]> = [];
@@ -463,9 +462,9 @@ export function plainMultipleOf(p: bigint, s: number): Dfa {
     const read = Math.max(k, 0);
     if (read < tracked) {
       for (let d = 0; d <= 9; d++) b.addEdge(id, D(d), state(classes.next(cls, d), read + 1));
-    } else if (read < F && classes.zeroAfter(cls, s - read) && zeros.length > 0) {
+    } else if (classes.zeroAfter(cls, s - read)) {
       // Every digit that matters is read: only zeros may follow.
-      b.addEdge(id, D(0), zeros[read - tracked]!);
+      b.addEdge(id, D(0), zeros);
     }
   }
   // A divisor coprime to 10 has minimal states already (any two residues differ on some

@@ -158,6 +158,11 @@ export function strOr(x: StrSet, y: StrSet): StrSet {
 export function strNot(a: StrSet): StrSet {
   if (a.kind === "none") return STR_ALL;
   if (strIsAll(a)) return STR_NONE;
+  // A length bound on one side only has a length bound as its complement (no counting automaton).
+  if (a.kind === "lang" && a.dfa === null && a.fmt === null) {
+    if (a.min === 0 && a.max !== null) return strOfLength(a.max + 1, null);
+    if (a.max === null) return strOfLength(0, a.min - 1);
+  }
   return strOfDfa(complement(strDfa(a)));
 }
 
