@@ -15,7 +15,7 @@ import type { EmitContext } from "./emit-context.js";
 import { wordsToIr } from "./enums.js";
 import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
-import { formatDfa, formatIr } from "./formats.js";
+import { formatIr, formatLengthDfa } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
 import {
@@ -345,7 +345,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     if (s.fmt !== null && s.dfa === null) {
       // Length bounds every string of the format already meets need no product.
       const range = s.min === 0 && s.max === null ? null : formatLengths(s.fmt);
-      if (range === null || (range.min >= s.min && range.max !== null && (s.max === null || range.max <= s.max))) {
+      if (range === null || meetsBounds(range, s)) {
         return seq(quote, formatIr(s.fmt, this.b, (n, body) => this.text.rule(n, body), encodeRanges, (h) => this.ruleName(h)), quote);
       }
     }
@@ -365,7 +365,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
         // are dropped; a product over the state budget is refused.
         const base = strDfa({ ...s, min: 0, max: null });
         const range = lengthRange(base);
-        if (range.min >= s.min && range.max !== null && (s.max === null || range.max <= s.max)) set = { ...s, min: 0, max: null };
+        if (meetsBounds(range, s)) set = { ...s, min: 0, max: null };
         else if (base.accept.length * ((s.max ?? s.min) + 1) > 8 * PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
       }
       const dfa = strDfa(set);
@@ -380,6 +380,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   }
 }
 
+/** Whether every length in `range` is within the bounds (`date-time` always has `minLength: 1`). */
+function meetsBounds(range: { min: number; max: number | null }, s: { min: number; max: number | null }): boolean {
+  return range.min >= s.min && (s.max === null || (range.max !== null && range.max <= s.max));
+}
+
 /** The most states of a pattern or format crossed with a length counter. */
 const PRODUCT_BUDGET = 6000;
 
@@ -389,7 +394,7 @@ const formatLengthCache = new Map<string, { min: number; max: number | null }>()
 function formatLengths(fmt: string): { min: number; max: number | null } {
   let r = formatLengthCache.get(fmt);
   if (!r) {
-    r = lengthRange(formatDfa(fmt));
+    r = lengthRange(formatLengthDfa(fmt));
     formatLengthCache.set(fmt, r);
   }
   return r;

@@ -54,7 +54,14 @@ function minimizeUncached2(dfa: Dfa): Dfa {
   const n = order.length;
   const edges: Edge[][] = order.map((s) => dfa.edges[s]!.filter((e) => ok[e[2]]).map((e) => [e[0], e[1], index.get(e[2])!] as const));
   const accept = order.map((s) => dfa.accept[s]!);
-  const block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : (acyclicClasses(n, edges, accept) ?? hopcroft(n, edges, accept));
+  let block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : acyclicClasses(n, edges, accept);
+  if (block === null) {
+    // Moore's rounds are cheap passes over the edges; an automaton needing many (a long counter
+    // chain) goes to Hopcroft, whose cost does not grow with the depth.
+    let edgeCount = 0;
+    for (const list of edges) edgeCount += list.length;
+    block = moore(n, edges, accept, Math.max(16, Math.floor(MOORE_EDGE_BUDGET / Math.max(edgeCount, 1)))) ?? hopcroft(n, edges, accept);
+  }
   // Renumber blocks so the start's block is 0, BFS order.
   const rep = new Map<number, number>();
   const b = new DfaBuilder(Infinity);
@@ -91,16 +98,20 @@ function minimizeUncached2(dfa: Dfa): Dfa {
  */
 const MOORE_MAX_STATES = 64;
 
+/** Edge visits Moore's refinement may spend on a larger automaton before Hopcroft takes over. */
+const MOORE_EDGE_BUDGET = 20_000_000;
+
 /**
  * The equivalence classes of a trim DFA's states (Moore): states start split by acceptance, and
  * each round splits them by their edges, read as ranges into the current classes (adjacent ranges
  * into one class merged, so that how a range happens to be cut does not matter). Stable when a
  * round makes no new class.
  */
-function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[]): Int32Array {
+function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[], maxRounds = Infinity): Int32Array | null {
   let block = Int32Array.from(accept, (a) => (a ? 1 : 0));
   let classes = new Set(block).size;
-  for (;;) {
+  for (let round = 0; ; round++) {
+    if (round > maxRounds) return null;
     const ids = new Map<string, number>();
     const next = new Int32Array(n);
     for (let s = 0; s < n; s++) {
