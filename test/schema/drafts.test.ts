@@ -52,6 +52,13 @@ const cases: Case[] = [
     ['{"x":"s"}'],
   ],
   ["draft-07: $id '#name' is an anchor", { $schema: D7, definitions: { a: { $id: "#num", type: "integer" } }, items: { $ref: "#num" } }, ["[1]"], ['["a"]']],
+  [
+    "2019-09: $recursiveRef with one $recursiveAnchor is a static reference",
+    { $schema: D2019, $recursiveAnchor: true, type: ["object", "integer"], additionalProperties: { $recursiveRef: "#" } },
+    ['{"a":{"b":1}}', "1"],
+    ['{"a":"x"}', '{"a":{"b":"x"}}'],
+  ],
+  ["draft-07: $recursiveRef is an annotation", { $schema: D7, properties: { a: { $recursiveRef: "#/definitions/missing" } } }, ['{"a":1}'], []],
   ["draft-04: id sets the base URI", { $schema: D4, id: "http://example.com/root.json", definitions: { a: { id: "a.json", type: "integer" } }, items: { $ref: "a.json" } }, ["[1]"], ['["a"]']],
 ];
 

@@ -139,8 +139,11 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     });
   }
   if (defined("$recursiveRef")) {
+    if (typeof s.$recursiveRef !== "string") fail(path, "$recursiveRef", "expected a string");
+    const target = reg.resolveRecursiveRef(s.$recursiveRef, loc);
     apply("$recursiveRef", () => {
-      throw new Unsupported("$recursiveRef", "$recursiveRef (dynamic scope) is not supported");
+      if (target === null) throw new Unsupported("$recursiveRef", "$recursiveRef whose target depends on the dynamic scope (several resources with $recursiveAnchor: true) is not supported");
+      return ctx.shapeOf(target);
     });
   }
 

@@ -139,6 +139,8 @@ export class SchemaRegistry {
   private readonly ids = new Map<object | boolean, Map<string, number>>();
   /** `$dynamicAnchor` name → how many subschemas declare it. */
   private readonly dynamicAnchorCounts = new Map<string, number>();
+  /** How many resources declare `$recursiveAnchor: true`. */
+  private recursiveAnchors = 0;
   private nextId = 0;
 
   constructor(root: Schema, fallback: Dialect = "2020-12") {
@@ -221,6 +223,7 @@ export class SchemaRegistry {
         this.anchors.set(`${base}#${schema.$dynamicAnchor}`, loc);
         this.dynamicAnchorCounts.set(schema.$dynamicAnchor, (this.dynamicAnchorCounts.get(schema.$dynamicAnchor) ?? 0) + 1);
       }
+      if (schema.$recursiveAnchor === true && this.defines("$recursiveAnchor")) this.recursiveAnchors++;
     }
     for (const [key, value] of Object.entries(schema)) {
       const p = `${path}/${pointerToken(key)}`;
@@ -247,6 +250,18 @@ export class SchemaRegistry {
     const anchor = isObject(target.schema) ? target.schema.$dynamicAnchor : undefined;
     if (name === "" || name.startsWith("/") || anchor !== name) return target;
     return this.dynamicAnchorCounts.get(name) === 1 ? target : null;
+  }
+
+  /**
+   * Resolves draft 2019-09's `$recursiveRef` when dynamic scope cannot change the target: it is
+   * resolved like `$ref`, and only a target with `$recursiveAnchor: true` defers to the outermost
+   * such resource in scope — the target itself when no other resource declares one. Returns null
+   * otherwise.
+   */
+  resolveRecursiveRef(ref: string, from: SchemaLoc): SchemaLoc | null {
+    const target = this.resolveRef(ref, from, "$recursiveRef");
+    const anchored = isObject(target.schema) && target.schema.$recursiveAnchor === true;
+    return !anchored || this.recursiveAnchors === 1 ? target : null;
   }
 
   /** Resolves `$ref` (or `$dynamicRef` treated statically) found at `from`. */

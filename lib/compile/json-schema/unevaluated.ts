@@ -117,6 +117,11 @@ export function evaluationCases<T>(ctx: AnalyzeContext, loc: SchemaLoc, ops: Ops
     let out: Array<EvalCase<T>> = [{ when: ANY, ev: refOnly ? ops.empty() : ops.own(ctx, l, top) }];
     if (typeof s.$ref === "string") out = product(out, cases(reg.resolveRef(s.$ref, l), false, seen));
     if (refOnly) return out;
+    if (typeof s.$recursiveRef === "string" && reg.defines("$recursiveRef")) {
+      const target = reg.resolveRecursiveRef(s.$recursiveRef, l);
+      if (target === null) throw new Unsupported("$recursiveRef", "$recursiveRef whose target depends on the dynamic scope is not supported");
+      out = product(out, cases(target, false, seen));
+    }
     if (typeof s.$dynamicRef === "string" && reg.defines("$dynamicRef")) {
       const target = reg.resolveDynamicRef(s.$dynamicRef, l);
       if (target === null) throw new Unsupported("$dynamicRef", "$dynamicRef whose target depends on the dynamic scope is not supported");
