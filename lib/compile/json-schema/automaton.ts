@@ -300,8 +300,9 @@ function languageId(dfa: Dfa): number | undefined {
 }
 
 function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
-  // Operands larger than the budget are literal sets (tries), whose products stay near their size.
-  const out = new DfaBuilder(Math.max(MAX_STATES, 2 * Math.max(a.accept.length, b.accept.length)));
+  // An operand larger than the budget (a date-time format, a literal set) gets a budget of a few
+  // times its size: products with a small automaton stay near it.
+  const out = new DfaBuilder(Math.max(MAX_STATES, 8 * Math.max(a.accept.length, b.accept.length)));
   const ids = new Map<number, number>();
   const queue: Array<[number, number]> = [];
   const keyOf = (p: number, q: number): number => (p + 1) * (b.accept.length + 1) + (q + 1);

@@ -369,10 +369,16 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
         else if (base.accept.length * ((s.max ?? s.min) + 1) > 8 * PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
       }
       const dfa = strDfa(set);
-      if (dfa.accept.length > PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
+      // The budget is for length counters; a pattern crossed with a format (a date-time search)
+      // is bounded by the product's own limit, like the format alone.
+      if (set.min === s.min && set.max === s.max && (s.min > 0 || s.max !== null) && dfa.accept.length > PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
       return seq(quote, this.dfaIr(dfa, "string", "string"), quote);
     } catch (err) {
       if (!(err instanceof AutomatonTooLarge)) throw err;
+      if (s.min === 0 && s.max === null) {
+        this.unsupported(where, s.fmt !== null ? "format" : "pattern", "the string's patterns and format combined need too large an automaton");
+        return this.text.anyString();
+      }
       this.unsupported(where, s.min > 0 ? "minLength" : "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");
       if (s.min !== 0 || s.max !== null) return this.emitString({ ...s, min: 0, max: null }, where);
       return this.text.anyString();
