@@ -132,3 +132,12 @@ describe("OpenAPI numeric formats", () => {
     expect(isMatch(compileJsonSchema('{"format":"int32"}', { formats: "openapi" }).grammar, '"x"')).toBe(true);
   });
 });
+
+describe("numeric enums", () => {
+  it("many values compile in one pass and keep each value's spellings", () => {
+    const values = Array.from({ length: 2500 }, (_, i) => (i % 2 === 0 ? i * 3 : i / 4));
+    const { grammar } = compileJsonSchema({ enum: values });
+    for (const t of ["0", "0.0", "-0", "6", "6.00", "0.25", "0.250", "624.75", "7494"]) expect([t, isMatch(grammar, t)]).toEqual([t, true]);
+    for (const t of ["1", "0.26", "7495", "624.7", "6.01", "-6"]) expect([t, isMatch(grammar, t)]).toEqual([t, false]);
+  });
+});

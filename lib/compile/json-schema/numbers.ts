@@ -281,6 +281,9 @@ function plainSpelling(r: Rational): { text: string; integer: boolean } {
 
 const escapeRegex = (t: string): string => t.replace(/[.\-]/g, (c) => `\\${c}`);
 
+/** Number spellings per regex in equalAny (its NFA stays well under the regex compiler's budget). */
+const SPELLINGS_PER_CHUNK = 1000;
+
 /**
  * Numerals equal to any of the written values: one automaton for the plain spellings (each
  * value's digits, then trailing zeros; `-0` for zero), built in one pass however many values
@@ -306,7 +309,16 @@ export function equalAny(numbers: readonly SchemaNumber[]): NumSet {
       }
     }
   }
-  let dfa = regexToDfa(`^(${[...alternatives].join("|")})$`, true);
+  // One automaton per chunk of spellings (a subset construction each), united in a balanced tree.
+  const list = [...alternatives];
+  let parts: Dfa[] = [];
+  for (let i = 0; i < list.length; i += SPELLINGS_PER_CHUNK) parts.push(regexToDfa(`^(${list.slice(i, i + SPELLINGS_PER_CHUNK).join("|")})$`, true));
+  while (parts.length > 1) {
+    const next: Dfa[] = [];
+    for (let i = 0; i < parts.length; i += 2) next.push(i + 1 < parts.length ? union(parts[i]!, parts[i + 1]!) : parts[i]!);
+    parts = next;
+  }
+  let dfa = parts[0]!;
   if (exponents.kind === "dfa") dfa = union(dfa, exponents.dfa);
   return normalize(dfa, domain);
 }
