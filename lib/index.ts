@@ -81,5 +81,5 @@ export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
 // end node-llama-cpp integration (E)
 // JSON Schema compiler (G)
 export { compileJsonSchema, lowerJsonSchema } from "./compile/json-schema/index.js";
-export type { JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
+export type { Dialect as JsonSchemaDraft, JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
 // end JSON Schema compiler (G)

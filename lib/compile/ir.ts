@@ -190,11 +190,17 @@ export class GrammarBuilder {
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
     if (!this.index.has(base)) return base;
-    for (let n = 1; ; n++) {
+    // Resume where the last search for this base stopped: thousands of rules may share a base.
+    for (let n = this.nextSuffix.get(base) ?? 1; ; n++) {
       const name = `${base}_${n}`;
-      if (!this.index.has(name)) return name;
+      if (!this.index.has(name)) {
+        this.nextSuffix.set(base, n + 1);
+        return name;
+      }
     }
   }
+
+  private readonly nextSuffix = new Map<string, number>();
 
   /** The finished grammar with `root` as its root rule. */
   build(root: string): IrGrammar {

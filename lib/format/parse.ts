@@ -18,6 +18,7 @@ import { FormatError } from "../errors.js";
 import {
   MAX_NESTING, describeValue, indexPath, isPlainObject, keyPath, loneSurrogateIndex, loneSurrogateMessage, showString,
 } from "./json-path.js";
+import { copyNumberText } from "./exact-numbers.js";
 import { parseJsonText } from "./json-text.js";
 import { inferFormatType, legacyTagsField, legacyToFormat } from "./parse-compat.js";
 import { checkTokenLevel, checkUnlimitedTagEnd } from "./parse-checks.js";
@@ -288,6 +289,7 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
       const item: unknown = value[i];
       if (item === undefined) fail(indexPath(path, i), "expected a JSON value, found undefined");
       out.push(copyJson(item, indexPath(path, i), depth + 1));
+      if (typeof item === "number") copyNumberText(value, i, out, i);
     }
     return out;
   }
@@ -300,6 +302,7 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
     checkWellFormed(key, childPath);
     // defineProperty, so that a property named "__proto__" stays a property.
     Object.defineProperty(out, key, { value: copyJson(child, childPath, depth + 1), enumerable: true, writable: true, configurable: true });
+    if (typeof child === "number") copyNumberText(value, key, out, key);
   }
   return out;
 }
