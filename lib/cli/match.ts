@@ -14,7 +14,7 @@ import type { CliCommand, CliIO } from "./command.js";
 import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
 
 const USAGE = [
-  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE]",
+  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE] [--json]",
   "",
   "  --format   a structural tag JSON file ({\"type\": \"structural_tag\", \"format\": ...}, or a bare format)",
   "  --schema   a JSON Schema file (one JSON value, no surrounding whitespace)",
@@ -23,6 +23,7 @@ const USAGE = [
   "  --prefix   a viable but incomplete text also succeeds (exit 0)",
   "  --lenient  with --schema: compile keywords that cannot be enforced anyway (listed on stderr)",
   "  --input    read the text from FILE instead of stdin",
+  "  --json     print {\"result\": \"match\"|\"prefix\"|\"no match\", \"offset\": N|null, \"bytes\": N} instead",
   "",
   "Prints `match`, `prefix` (the text can still become a match) or `no match at byte N` (N: the",
   "0-based offset of the first byte no match can continue with). Exit code 0 for a match (or a",
@@ -33,6 +34,18 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
+}
+
+/** How far `bytes` get through the grammar: a match, a viable prefix, or the offset of the first byte no match continues with. */
+function matchBytes(r: Recognizer, bytes: Uint8Array): { result: "match" | "prefix" | "no match"; offset: number | null } {
+  let state = r.initial();
+  if (!r.viable(state)) return { result: "no match", offset: 0 };
+  for (let i = 0; i < bytes.length; i++) {
+    const next = r.step(state, bytes[i]!);
+    if (next === null) return { result: "no match", offset: i };
+    state = next;
+  }
+  return r.accepts(state) ? { result: "match", offset: null } : { result: "prefix", offset: null };
 }
 
 /** The grammar named by the one source option given. */
@@ -76,30 +89,14 @@ export const command: CliCommand = {
       input: { type: "string" },
       prefix: { type: "boolean" },
       lenient: { type: "boolean" },
+      json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const grammar = grammarFrom(args, io);
     const inputFile = optional(args, "input");
     const bytes = inputFile === undefined ? await readStdin(io.stdin) : readOptionBytes(inputFile, "--input");
-    const r = new Recognizer(grammar);
-    let state = r.initial();
-    if (!r.viable(state)) {
-      io.stdout.write("no match at byte 0\n");
-      return 1;
-    }
-    for (let i = 0; i < bytes.length; i++) {
-      const next = r.step(state, bytes[i]!);
-      if (next === null) {
-        io.stdout.write(`no match at byte ${i}\n`);
-        return 1;
-      }
-      state = next;
-    }
-    if (r.accepts(state)) {
-      io.stdout.write("match\n");
-      return 0;
-    }
-    io.stdout.write("prefix\n");
-    return args.flags.has("prefix") ? 0 : 1;
+    const { result, offset } = matchBytes(new Recognizer(grammar), bytes);
+    if (args.flags.has("json")) io.stdout.write(`${JSON.stringify({ result, offset, bytes: bytes.length })}\n`);
+    else io.stdout.write(result === "no match" ? `no match at byte ${offset}\n` : `${result}\n`);
+    return result === "match" || (result === "prefix" && args.flags.has("prefix")) ? 0 : 1;
   },
 };

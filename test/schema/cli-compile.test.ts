@@ -55,8 +55,8 @@ describe("tagmask compile", () => {
   it.each([
     [["--schema", join(scratch, "missing.json")], "no such file"],
     [["--schema", file("bad.json", "{")], "invalid JSON"],
-    [["--schema", good, "--max-whitespace", "x"], "non-negative integer"],
-    [["--schema", good, "--formats", "maybe"], "assert or ignore"],
+    [["--schema", good, "--max-whitespace", "x"], "--max-whitespace must be an integer ≥ 0"],
+    [["--schema", good, "--formats", "maybe"], "--formats must be one of assert, ignore"],
     [[], "--schema FILE is required"],
   ])("bad arguments exit 2: %j", async (args, message) => {
     const r = await run(args as string[]);
