@@ -79,10 +79,12 @@ export function buildAddon(options = {}) {
   if (!have("cmake")) failures.push("cmake was not found on PATH (needed for the CUDA kernels)");
   else if (!cmakeJs) failures.push("cmake-js is not installed (needed with cmake; `npm install --save-dev cmake-js` for a CUDA source build)");
   else {
-    const args = [cmakeJs, "build", "--out", out, "--config", config, "--parallel", String(jobs),
-      `--CDTAGMASK_WERROR=${options.werror ? "ON" : "OFF"}`, `--CDTAGMASK_STATIC_RUNTIME=${options.staticRuntime ? "ON" : "OFF"}`];
-    if (options.cpuOnly) args.push("--CDTAGMASK_CPU_ONLY=ON");
-    const res = run(process.execPath, args, env);
+    const common = ["--out", out, "--config", config,
+      `--CDTAGMASK_WERROR=${options.werror ? "ON" : "OFF"}`, `--CDTAGMASK_STATIC_RUNTIME=${options.staticRuntime ? "ON" : "OFF"}`,
+      `--CDTAGMASK_CPU_ONLY=${options.cpuOnly ? "ON" : "OFF"}`];
+    // Configure every time: `cmake-js build` alone keeps an existing build's old options.
+    let res = run(process.execPath, [cmakeJs, "configure", ...common], env);
+    if (res.ok) res = run(process.execPath, [cmakeJs, "build", ...common, "--parallel", String(jobs)], env);
     if (res.ok) return done("cmake-js");
     failures.push(`cmake-js failed (${res.why}; its output is above)`);
   }
