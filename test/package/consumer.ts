@@ -20,7 +20,7 @@ export interface Consumer {
   /** tsc over the project; the diagnostics, one per line, and tsc's exit status. */
   typecheck(options?: { emit?: boolean }): { status: number | null; diagnostics: string[] };
   /** Runs `node file` in the project, with the repository's native addon (TAGMASK_ADDON). */
-  run(file: string, env?: Record<string, string>): { status: number | null; stdout: string; stderr: string };
+  run(file: string, env?: Record<string, string>, args?: string[]): { status: number | null; stdout: string; stderr: string };
 }
 
 /** The compiled package (dist/lib must be built) copied into a new consumer project. */
@@ -60,9 +60,9 @@ export function consumerProject(name: string, options: { nodeLlamaCpp?: boolean 
       const res = spawnSync(process.execPath, [tsc, "-p", dir, "--pretty", "false", ...(emit ? [] : ["--noEmit"])], { cwd: dir, encoding: "utf8" });
       return { status: res.status, diagnostics: res.stdout.split("\n").filter((l) => /error TS\d+/.test(l)) };
     },
-    run(file, env = {}) {
+    run(file, env = {}, args = []) {
       const addon = addonCandidates().find((c) => existsSync(c));
-      const res = spawnSync(process.execPath, [file], {
+      const res = spawnSync(process.execPath, [file, ...args], {
         cwd: dir, encoding: "utf8", timeout: 240_000, env: { ...process.env, ...(addon ? { TAGMASK_ADDON: addon } : {}), ...env },
       });
       return { status: res.status, stdout: res.stdout, stderr: res.stderr };

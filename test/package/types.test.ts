@@ -6,6 +6,7 @@
  * source maps, tests or build intermediates.
  */
 import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../lib/package-root.js";
 import { ensureBuiltCli } from "../helpers/cli.js";
@@ -53,6 +54,16 @@ describe("a consumer without node-llama-cpp", () => {
     ].join("\n"));
     expect(consumer.run("load.mjs")).toEqual({ status: 0, stdout: "function function function function\n", stderr: "" });
     expect(consumer.run("load.cjs")).toEqual({ status: 0, stdout: "ok function\n", stderr: "" });
+  });
+
+  it("runs the command line without node-llama-cpp: --help, and demo says what to install (exit 3)", () => {
+    const cli = join(consumer.dir, "node_modules", "tagmask", "dist", "lib", "cli.js");
+    const help = consumer.run(cli, {}, ["--help"]);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^  demo +generate Kimi K3 tool calls/m);
+    const demo = consumer.run(cli, {}, ["demo"]);
+    expect(demo.status).toBe(3);
+    expect(demo.stderr).toMatch(/^tagmask demo: TagmaskError: the demo runs models with node-llama-cpp: npm install node-llama-cpp$/m);
   });
 
   it("the node-llama-cpp entry needs node-llama-cpp's types, and says so", () => {
