@@ -43,6 +43,8 @@ export interface PrebuildManifest {
     sourcesHash: string;
     /** Whether the C++ runtime is linked in (release prebuilds are). */
     staticRuntime: boolean;
+    /** The newest glibc version its symbols need (Linux), when known. */
+    glibc?: string | null;
   }>>;
 }
 
@@ -52,11 +54,32 @@ export const PREBUILD_FILES: Readonly<Record<AddonVariant, string>> = { cpu: "ta
 /** What the install script leaves behind when its source build failed (read into the error). */
 export const INSTALL_STATUS_FILE = join("build", "install-status.json");
 
+let glibcVersion: string | null | undefined;
+
+/** The glibc version of this process ("2.36"); null on musl and on other systems. */
+export function currentGlibc(): string | null {
+  if (glibcVersion === undefined) {
+    const report = process.platform === "linux" ? (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined) : undefined;
+    glibcVersion = report?.header?.glibcVersionRuntime ?? null;
+  }
+  return glibcVersion;
+}
+
 /** The C library of this Linux process: "musl" or "glibc"; null on other systems. */
 export function currentLibc(): "glibc" | "musl" | null {
   if (process.platform !== "linux") return null;
-  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
-  return report?.header?.glibcVersionRuntime ? "glibc" : "musl";
+  return currentGlibc() ? "glibc" : "musl";
+}
+
+/** Whether version `have` ("2.35") is at least `need` ("2.34"). */
+export function versionAtLeast(have: string, need: string): boolean {
+  const a = have.split(".").map(Number);
+  const b = need.split(".").map(Number);
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d > 0;
+  }
+  return true;
 }
 
 /** The prebuild folder name for a platform: `linux-x64`, `linux-x64-musl`, `darwin-arm64`, `win32-x64`. */
@@ -158,6 +181,12 @@ export function loadAddon<T>(root: string = packageRoot()): LoadedAddon<T> {
     }
     if (c.origin === "prebuild" && manifest && version && manifest.tagmaskVersion !== version) {
       tried.push(`${c.file}: built for tagmask ${manifest.tagmaskVersion}, this package is ${version}`);
+      continue;
+    }
+    const needs = c.variant ? manifest?.variants[c.variant]?.glibc : undefined;
+    const glibc = currentGlibc();
+    if (c.origin === "prebuild" && needs && glibc && !versionAtLeast(glibc, needs)) {
+      tried.push(`${c.file}: needs glibc ${needs} or newer, this system has ${glibc}`);
       continue;
     }
     try {

@@ -38,6 +38,16 @@ function haveNvcc() {
   return !res.error && res.status === 0;
 }
 
+/** The newest glibc symbol version the addon needs (objdump -T), or null where objdump is missing. */
+function requiredGlibc(file) {
+  const res = spawnSync("objdump", ["-T", file], { encoding: "utf8", maxBuffer: 64 << 20 });
+  if (res.error || res.status !== 0) return null;
+  const versions = [...res.stdout.matchAll(/\bGLIBC_(\d+)\.(\d+)/g)].map((m) => [Number(m[1]), Number(m[2])]);
+  if (versions.length === 0) return null;
+  versions.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return versions[versions.length - 1].join(".");
+}
+
 /** Whether an addon file has the CUDA kernels, asked of the addon itself in a child process. */
 function addonHasCuda(file) {
   const res = spawnSync(process.execPath, ["-e", `process.stdout.write(String(require(${JSON.stringify(file)}).runtime().cuda.compiled))`], { encoding: "utf8" });
@@ -69,8 +79,10 @@ function install(dir, manifest, variant, file, info, files) {
   manifest.variants[variant] = {
     file: files[variant], bytes: statSync(dest).size, sha256: sha256(dest), sourcesHash: info.sourcesHash,
     staticRuntime: !!info.staticRuntime, tool: info.tool ?? null, compiler: info.compiler ?? null,
+    ...(process.platform === "linux" ? { glibc: requiredGlibc(dest) } : {}),
   };
-  console.error(`tagmask: prebuild ${variant}: ${relative(root, dest)} (${(statSync(dest).size / 1e6).toFixed(1)} MB${info.staticRuntime ? ", static C++ runtime" : ""})`);
+  const glibc = manifest.variants[variant].glibc;
+  console.error(`tagmask: prebuild ${variant}: ${relative(root, dest)} (${(statSync(dest).size / 1e6).toFixed(1)} MB${info.staticRuntime ? ", static C++ runtime" : ""}${glibc ? `, needs glibc ${glibc}` : ""})`);
 }
 
 /** Variants whose files are present and built from the current sources. */

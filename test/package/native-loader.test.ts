@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addonCandidates } from "../../lib/native.js";
-import { addonCandidateList, prebuildTarget } from "../../lib/native-loader.js";
+import { addonCandidateList, currentGlibc, prebuildTarget, versionAtLeast } from "../../lib/native-loader.js";
 import { packageRoot } from "../../lib/package-root.js";
 import { ensureBuiltCli } from "../helpers/cli.js";
 
@@ -35,8 +35,8 @@ function fakePackage(name: string): string {
   return dir;
 }
 
-function manifest(dir: string, version: string): void {
-  writeFileSync(join(dir, "prebuilds", target, "manifest.json"), JSON.stringify({ tagmaskVersion: version, target, variants: {} }));
+function manifest(dir: string, version: string, cpu?: object): void {
+  writeFileSync(join(dir, "prebuilds", target, "manifest.json"), JSON.stringify({ tagmaskVersion: version, target, variants: cpu ? { cpu } : {} }));
 }
 
 /** loadAddon(dir) in a child process: what loaded, or the error. */
@@ -62,6 +62,14 @@ describe("prebuildTarget", () => {
     [["win32", "x64", null], "win32-x64"],
   ] as const)("%j → %s", ([platform, arch, libc], name) => {
     expect(prebuildTarget(platform, arch, libc)).toBe(name);
+  });
+});
+
+describe("versionAtLeast", () => {
+  it.each([
+    ["2.36", "2.34", true], ["2.34", "2.34", true], ["2.31", "2.34", false], ["2.4", "2.34", false], ["3.0", "2.99", true], ["2.34.1", "2.34", true],
+  ])("%s ≥ %s: %s", (have, need, result) => {
+    expect(versionAtLeast(have, need)).toBe(result);
   });
 });
 
@@ -123,6 +131,16 @@ describe("loadAddon", () => {
     writeFileSync(join(dir, "prebuilds", target, "tagmask.node"), "not a shared library");
     r = load(dir, { TAGMASK_VARIANT: "cpu" });
     expect(r.error).toMatch(new RegExp(`tried ${join(dir, "prebuilds", target, "tagmask.node").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: failed to load \\(.+\\)`));
+  });
+
+  it.runIf(currentGlibc() !== null)("skips a prebuild that needs a newer glibc than this system's", () => {
+    const dir = fakePackage("glibc");
+    copyFileSync(built, join(dir, "prebuilds", target, "tagmask.node"));
+    manifest(dir, "9.9.9", { file: "tagmask.node", glibc: "99.1" });
+    const r = load(dir, { TAGMASK_VARIANT: "cpu" });
+    expect(r.error).toContain(`tagmask.node: needs glibc 99.1 or newer, this system has ${currentGlibc()}`);
+    manifest(dir, "9.9.9", { file: "tagmask.node", glibc: "2.0" });
+    expect(load(dir, { TAGMASK_VARIANT: "cpu" }).origin).toBe("prebuild");
   });
 
   it("names the shipped platforms when none is this one", () => {
