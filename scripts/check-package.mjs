@@ -16,7 +16,7 @@
 //                     works), and with the prebuilds removed (the install still succeeds, the
 //                     JavaScript API works, `tagmask runtime` says why and exits 3)
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -90,6 +90,14 @@ const installTagmaskOnly = sh("npm", ["install", "--no-audit", "--no-fund", tarb
 check("npm install of the tarball alone", installTagmaskOnly.status === 0, `${installTagmaskOnly.seconds.toFixed(1)} s`);
 figures.push(`install (tagmask alone): ${installTagmaskOnly.seconds.toFixed(1)} s`);
 
+// npm 11 skips the install scripts of dependencies not approved in `allowScripts` (or all, with
+// --ignore-scripts): the prebuilt addon must load without tagmask's install script.
+const skipped = project("scripts-skipped");
+const noScripts = sh("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", tarball], { cwd: skipped });
+const skippedRuntime = sh(process.execPath, [join(skipped, "node_modules", "tagmask", "dist", "lib", "cli.js"), "runtime"], { cwd: skipped });
+check("install with the install script skipped (--ignore-scripts): the prebuilt addon loads", noScripts.status === 0 && skippedRuntime.status === 0 && skippedRuntime.stdout.includes("prebuilt addon"),
+  noScripts.status === 0 ? skippedRuntime.stdout.split("\n")[1] ?? "" : tail(noScripts.stdout + noScripts.stderr, 4));
+
 const npx = (args, options = {}) => sh("npx", ["--no-install", "tagmask", ...args], { cwd: dir, ...options });
 const version = npx(["--version"]);
 check("npx tagmask --version", version.status === 0 && version.stdout.trim() === pkg.version, version.stdout.trim() || tail(version.stderr));
@@ -144,7 +152,7 @@ if (values["no-compiler"]) {
   // A PATH with node, npm and a shell only: no cc, c++, make, cmake, python3.
   const bin = mkdtempSync(join(tmpdir(), "tagmask-nocc-bin-"));
   temps.push(bin);
-  const npmCli = require.resolve("npm/bin/npm-cli.js", { paths: [dirname(dirname(process.execPath)), "/usr/lib/node_modules", "/usr/local/lib/node_modules"] });
+  const npmCli = realpathSync(sh("sh", ["-c", "command -v npm"]).stdout.trim());
   symlinkSync(process.execPath, join(bin, "node"));
   symlinkSync(npmCli, join(bin, "npm"));
   symlinkSync(join(dirname(npmCli), "npx-cli.js"), join(bin, "npx"));
