@@ -106,6 +106,16 @@ export class DeviceError extends TagmaskError {
   }
 }
 
+/**
+ * The native addon cannot be used: no prebuilt addon matches this platform and no source build
+ * is there, or the one found failed to load. The message says what was tried and how to build it.
+ */
+export class NativeAddonError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_ADDON_UNAVAILABLE");
+  }
+}
+
 /** An internal invariant did not hold: a bug in tagmask. Please report it. */
 export class InternalError extends TagmaskError {
   constructor(message: string) {

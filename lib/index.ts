@@ -8,6 +8,8 @@
 export * from "./errors.js";
 export { runtime } from "./runtime.js";
 export type { CudaRuntimeInfo, RuntimeInfo } from "./runtime.js";
+export { addonStatus } from "./runtime.js";
+export type { AddonOrigin, AddonStatus, AddonVariant } from "./runtime.js";
 export {
   TokenizerInfo,
   TokenKind,
@@ -49,6 +51,8 @@ export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
   KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES,
 } from "./tools/index.js";
+export { parseToolOutputStream } from "./tools/index.js";
+export type { ToolOutputChunks } from "./tools/index.js";
 export type {
   AllowedToolsChoice, FunctionDefinition, FunctionTool, NamedToolChoice, NormalizedTool, NormalizedToolRequest, ParsedToolCall,
   ParsedToolOutput, ReasoningMode, ResponseFormat, ToolCallingFamily, ToolCallingRequest, ToolChoice, ToolOutputEvent,
@@ -68,15 +72,10 @@ export * as ir from "./compile/ir.js";
 export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher } from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
 // end engine (D)
-// node-llama-cpp integration (E)
-export {
-  ConstrainedGrammar, ConstrainedLlama, MASK_ROUTES, SAMPLER_ARRAYS_VERSION, checkMaskRoute, ensureTinyModel, limitFreeText, limitWhitespace,
-  nodeLlamaCppVersion, tinyModelCachePath, writeTinyModel,
-} from "./integrations/node-llama-cpp/index.js";
-export type {
-  BatchJob, BatchMaskStats, BatchResult, ConstrainedLlamaOptions, GenerateOptions, GenerationResult, GenerationStats, GrammarOptions,
-  MaskRouteName, RouteCheck, SamplingOptions, StopReason, TinyModelInfo, TinyModelOptions, ToolCallsResult,
-} from "./integrations/node-llama-cpp/index.js";
+// node-llama-cpp integration (E): in the "tagmask/node-llama-cpp" entry (lib/node-llama-cpp.ts), so
+// that these types need node-llama-cpp only where it is used. The free-text and whitespace bounds
+// are plain format transforms and stay here too.
+export { limitFreeText, limitWhitespace } from "./integrations/node-llama-cpp/format-limits.js";
 export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
 // end node-llama-cpp integration (E)
 // JSON Schema compiler (G)

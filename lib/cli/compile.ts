@@ -9,7 +9,7 @@ import { parseJsonText } from "../format/json-text.js";
 import { printGrammar, serializeGrammar, type IrExpr, type IrGrammar } from "../compile/ir.js";
 import { InvalidArgumentError, SchemaError } from "../errors.js";
 import type { JsonSchema } from "../format/types.js";
-import { optional, parseArgs, required, UsageError } from "./args.js";
+import { choiceOption, integerOption, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
 
 const USAGE = [
@@ -73,26 +73,16 @@ export const command: CliCommand = {
       print: { type: "boolean" },
       json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const file = required(args, "schema", "FILE");
     const options: JsonSchemaOptions = { lenient: args.flags.has("lenient"), anyOrder: args.flags.has("any-order") };
     if (args.flags.has("compact")) options.whitespace = "compact";
-    const mw = optional(args, "max-whitespace");
+    const mw = integerOption(args, "max-whitespace", undefined, 0);
     if (mw !== undefined) {
-      if (!/^(0|[1-9][0-9]*)$/.test(mw)) throw new UsageError(`--max-whitespace expects a non-negative integer, got ${JSON.stringify(mw)}`);
       if (options.whitespace === "compact") throw new UsageError("--compact and --max-whitespace exclude each other");
-      options.maxWhitespace = Number(mw);
+      options.maxWhitespace = mw;
     }
-    const formats = optional(args, "formats");
-    if (formats !== undefined) {
-      if (formats !== "assert" && formats !== "ignore" && formats !== "openapi") throw new UsageError(`--formats expects assert, ignore or openapi, got ${JSON.stringify(formats)}`);
-      options.formats = formats;
-    }
-    const draft = optional(args, "draft");
-    if (draft !== undefined) {
-      if (!(DIALECTS as readonly string[]).includes(draft)) throw new UsageError(`--draft expects one of ${DIALECTS.join(", ")}, got ${JSON.stringify(draft)}`);
-      options.draft = draft as Dialect;
-    }
+    if (args.values.has("formats")) options.formats = choiceOption(args, "formats", ["assert", "ignore", "openapi"] as const, "assert");
+    if (args.values.has("draft")) options.draft = choiceOption(args, "draft", DIALECTS as readonly Dialect[], "2020-12" as Dialect);
     const schema = readSchema(file);
     const t0 = performance.now();
     let result;

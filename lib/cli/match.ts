@@ -20,7 +20,7 @@ import type { CliCommand, CliIO } from "./command.js";
 import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
 
 const USAGE = [
-  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE]",
+  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE] [--json]",
   "              [--tokens (--vocab FILE | --tokenizer FILE)]",
   "",
   "  --format   a structural tag JSON file ({\"type\": \"structural_tag\", \"format\": ...}, or a bare format)",
@@ -35,6 +35,8 @@ const USAGE = [
   "  --vocab    with --tokens: the vocabulary as a JSON list of token texts (ids by position;",
   "             stop tokens such as \"</s>\" detected by name)",
   "  --tokenizer  with --tokens: the vocabulary of a Hugging Face tokenizer.json",
+  "  --json     print {\"result\": \"match\"|\"prefix\"|\"no match\", \"offset\": N|null, \"bytes\": N} instead",
+  "             (with --tokens: \"token\": N|null, the index in the list, instead of \"offset\")",
   "",
   "Prints `match`, `prefix` (the text can still become a match) or `no match at byte N` (N: the",
   "0-based offset of the first byte no match can continue with; with --tokens `no match at token",
@@ -46,6 +48,18 @@ async function readStdin(stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
+}
+
+/** How far `bytes` get through the grammar: a match, a viable prefix, or the offset of the first byte no match continues with. */
+function matchBytes(r: Recognizer, bytes: Uint8Array): { result: "match" | "prefix" | "no match"; offset: number | null } {
+  let state = r.initial();
+  if (!r.viable(state)) return { result: "no match", offset: 0 };
+  for (let i = 0; i < bytes.length; i++) {
+    const next = r.step(state, bytes[i]!);
+    if (next === null) return { result: "no match", offset: i };
+    state = next;
+  }
+  return r.accepts(state) ? { result: "match", offset: null } : { result: "prefix", offset: null };
 }
 
 /** The grammar named by the one source option given. */
@@ -154,49 +168,31 @@ export const command: CliCommand = {
       tokens: { type: "boolean" },
       vocab: { type: "string" },
       tokenizer: { type: "string" },
+      json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const tokenMode = args.flags.has("tokens");
     if (!tokenMode && (args.values.has("vocab") || args.values.has("tokenizer"))) throw new UsageError("--vocab and --tokenizer go with --tokens");
     const grammar = grammarFrom(args, io);
     const inputFile = optional(args, "input");
     const bytes = inputFile === undefined ? await readStdin(io.stdin) : readOptionBytes(inputFile, "--input");
+    const json = args.flags.has("json");
+    const exitCode = (result: "match" | "prefix" | "no match"): number =>
+      result === "match" || (result === "prefix" && args.flags.has("prefix")) ? 0 : 1;
     if (tokenMode) {
       const vocab = vocabularyFrom(args);
       const universe = tokenUniverse(vocab);
       const r = new Recognizer(grammar, { tokens: universe });
       const { stop, states } = walkTokens(r, tokenItems(bytes, vocab, universe), vocab, [r.initial()]);
-      if (stop >= 0) {
-        io.stdout.write(`no match at token ${stop}\n`);
-        return 1;
-      }
-      if (states.some((s) => r.accepts(s))) {
-        io.stdout.write("match\n");
-        return 0;
-      }
-      io.stdout.write("prefix\n");
-      return args.flags.has("prefix") ? 0 : 1;
+      const result = stop >= 0 ? "no match" : states.some((s) => r.accepts(s)) ? "match" : "prefix";
+      if (json) io.stdout.write(`${JSON.stringify({ result, token: stop >= 0 ? stop : null })}\n`);
+      else io.stdout.write(result === "no match" ? `no match at token ${stop}\n` : `${result}\n`);
+      return exitCode(result);
     }
     const r = new Recognizer(grammar);
     if (r.hasTokenNodes) io.stderr.write("tagmask match: note: the grammar has token-level formats, which text cannot reach; give the input as tokens with --tokens and --vocab or --tokenizer\n");
-    let state = r.initial();
-    if (!r.viable(state)) {
-      io.stdout.write("no match at byte 0\n");
-      return 1;
-    }
-    for (let i = 0; i < bytes.length; i++) {
-      const next = r.step(state, bytes[i]!);
-      if (next === null) {
-        io.stdout.write(`no match at byte ${i}\n`);
-        return 1;
-      }
-      state = next;
-    }
-    if (r.accepts(state)) {
-      io.stdout.write("match\n");
-      return 0;
-    }
-    io.stdout.write("prefix\n");
-    return args.flags.has("prefix") ? 0 : 1;
+    const { result, offset } = matchBytes(r, bytes);
+    if (json) io.stdout.write(`${JSON.stringify({ result, offset, bytes: bytes.length })}\n`);
+    else io.stdout.write(result === "no match" ? `no match at byte ${offset}\n` : `${result}\n`);
+    return exitCode(result);
   },
 };

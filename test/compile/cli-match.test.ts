@@ -60,7 +60,7 @@ describe("tagmask match (process from dist/)", () => {
     ["two sources", ["--regex", "a", "--ebnf", ebnfFile], /^tagmask match: give only one of .*\(got --regex, --ebnf\) \(see `tagmask match --help`\)$/],
     ["a missing file", ["--format", join(scratch, "missing.json")], /^tagmask match: InvalidArgumentError: --format .*missing\.json: cannot read the file \(no such file\)$/],
     ["a bad regex", ["--regex", "a(?<=b)"], /^tagmask match: GrammarError: .*position 1/],
-    ["an unknown option", ["--regex", "a", "--json"], /^tagmask match: unknown option --json/],
+    ["an unknown option", ["--regex", "a", "--jsn"], /^tagmask match: unknown option --jsn/],
   ])("%s exits with code 2", (_name, args, message) => {
     const r = runProcess(args as string[]);
     expect(r.status).toBe(2);

@@ -67,9 +67,9 @@ describe("tagmask compile", () => {
   it.each([
     [["--schema", join(scratch, "missing.json")], "no such file"],
     [["--schema", file("bad.json", "{")], "invalid JSON"],
-    [["--schema", good, "--max-whitespace", "x"], "non-negative integer"],
-    [["--schema", good, "--formats", "maybe"], "assert, ignore or openapi"],
-    [["--schema", good, "--draft", "draft-99"], "--draft expects one of"],
+    [["--schema", good, "--max-whitespace", "x"], "--max-whitespace must be an integer ≥ 0"],
+    [["--schema", good, "--formats", "maybe"], "--formats must be one of assert, ignore, openapi"],
+    [["--schema", good, "--draft", "draft-99"], "--draft must be one of draft-04"],
     [[], "--schema FILE is required"],
   ])("bad arguments exit 2: %j", async (args, message) => {
     const r = await run(args as string[]);
