@@ -80,3 +80,9 @@ export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
 export { compileJsonSchema, lowerJsonSchema } from "./compile/json-schema/index.js";
 export type { JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
 // end JSON Schema compiler (G)
+// OpenAI-compatible server (#15)
+export { createServer, remoteRequestBodies } from "./server/index.js";
+export type { MaskFill, RemoteRequestOptions, RemoteServer, ServerMetrics, ServerOptions, TagmaskServer } from "./server/index.js";
+export { chatTemplate, chatTemplateFamilies, detectChatTemplateFamily, normalizeConversation, renderChat } from "./tools/chat-index.js";
+export type { ChatMessage, ChatTemplate, ChatTemplateInput, ChatToolCall } from "./tools/chat-index.js";
+// end OpenAI-compatible server (#15)
