@@ -12,6 +12,7 @@
  * concurrent sequences. A short version runs in `npm test` (test/server/load-test.test.ts).
  */
 import Ajv from "ajv";
+import type { LlamaModel } from "node-llama-cpp";
 import OpenAI from "openai";
 import type { ChatCompletionCreateParams, ChatCompletionTool, ChatCompletionToolChoiceOption } from "openai/resources/chat/completions";
 import { ensureTinyModel } from "../lib/integrations/node-llama-cpp/tiny-model.js";
@@ -39,6 +40,8 @@ export interface LoadTestOptions {
   constrainedOnly?: boolean;
   /** Print progress lines. */
   log?: (line: string) => void;
+  /** The model (a loaded node-llama-cpp model or a GGUF path); default the tiny random model. */
+  model?: string | LlamaModel;
 }
 
 /** What a load test measured. */
@@ -207,11 +210,10 @@ async function rssMb(url: string): Promise<number> {
   return m ? Number(m[1]) / 2 ** 20 : Number.NaN;
 }
 
-/** Starts a server on the tiny model on 127.0.0.1 (a free port). */
-export async function startTinyServer(parallel: number, onMaskFill?: (fill: MaskFill) => void): Promise<{ server: TagmaskServer; url: string }> {
-  const { path } = ensureTinyModel();
+/** Starts a server on the tiny model (or `model`) on 127.0.0.1 (a free port). */
+export async function startTinyServer(parallel: number, onMaskFill?: (fill: MaskFill) => void, model?: string | LlamaModel): Promise<{ server: TagmaskServer; url: string }> {
   const server = await createServer({
-    model: path, family: "kimi-k3", modelId: "tagmask-tiny", parallel, contextSize: 1024, threads: 1, probeModel: false,
+    model: model ?? ensureTinyModel().path, family: "kimi-k3", modelId: "tagmask-tiny", parallel, contextSize: 1024, threads: 1, probeModel: false,
     maxFreeTextTokens: 8, maxWhitespace: 4, maxQueue: 1024, ...(onMaskFill ? { onMaskFill } : {}),
   });
   const url = await server.listen({ host: "127.0.0.1", port: 0 });
@@ -221,7 +223,7 @@ export async function startTinyServer(parallel: number, onMaskFill?: (fill: Mask
 /** Runs the load test against a fresh server; closes it at the end. */
 export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestReport> {
   const fills: MaskFill[] = [];
-  const { server, url } = await startTinyServer(options.parallel, (f) => fills.push(f));
+  const { server, url } = await startTinyServer(options.parallel, (f) => fills.push(f), options.model);
   try {
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "unused", maxRetries: 0, timeout: 600_000 });
     const ajv = new (Ajv as unknown as new (o: object) => { compile(schema: unknown): ValidateFunction })({ strict: false, allErrors: true });

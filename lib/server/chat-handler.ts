@@ -74,20 +74,17 @@ function promptTokens(ctx: ChatContext, job: ChatJob): Token[] {
   return tokens;
 }
 
-/** Serves one chat completion request; counts it (by status) and times it. */
+/**
+ * Serves one chat completion request. A response it sends (a completion, or a stream whatever
+ * its end) is counted here; an error it throws is counted by the route's error handler, which
+ * also sees the requests refused before the handler runs.
+ */
 export async function handleChatCompletion(ctx: ChatContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const started = performance.now();
   const outcome = { status: 200 };
-  try {
-    await serve(ctx, request, reply, started, outcome);
-  } catch (err) {
-    const e = toRequestError(err);
-    outcome.status = e.status;
-    throw e;
-  } finally {
-    ctx.metrics.requests.inc({ status: String(outcome.status) });
-    ctx.metrics.requestSeconds.observe((performance.now() - started) / 1000);
-  }
+  await serve(ctx, request, reply, started, outcome);
+  ctx.metrics.requests.inc({ status: String(outcome.status) });
+  ctx.metrics.requestSeconds.observe((performance.now() - started) / 1000);
 }
 
 async function serve(ctx: ChatContext, request: FastifyRequest, reply: FastifyReply, started: number, outcome: { status: number }): Promise<void> {

@@ -8,19 +8,24 @@ import { handleChatCompletion, type ChatContext } from "./chat-handler.js";
 import { errorBody, toRequestError } from "./http-errors.js";
 import { chatCompletionBodySchema } from "./schemas.js";
 
+const CHAT_ROUTE = "/v1/chat/completions";
+
 /** What the routes read besides the chat context. */
 export interface RouteContext extends ChatContext {
   /** Seconds since the epoch when the model was loaded (`created` of /v1/models). */
   createdAt: number;
   /** Whether a shutdown has begun (new requests get 503). */
   closing(): boolean;
+  /** The chat requests being served, so that a shutdown can wait for them. */
+  inflight: Set<Promise<void>>;
 }
 
 /** Registers the routes and the error handlers on `app`. */
 export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
-  app.setErrorHandler((err, _request, reply) => {
+  app.setErrorHandler((err, request, reply) => {
     const e = toRequestError(err);
     if (e.status >= 500) app.log.error(err);
+    if (request.routeOptions.url === CHAT_ROUTE) ctx.metrics.requests.inc({ status: String(e.status) });
     if (e.retryAfter !== undefined) void reply.header("retry-after", String(e.retryAfter));
     void reply.code(e.status).send(errorBody(e));
   });
@@ -33,7 +38,15 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
     if (ctx.closing() && request.url.startsWith("/v1/")) throw new RequestError(503, "the server is shutting down", { code: "TAGMASK_SHUTTING_DOWN" });
   });
 
-  app.post("/v1/chat/completions", { schema: { body: chatCompletionBodySchema } }, (request, reply) => handleChatCompletion(ctx, request, reply));
+  app.post(CHAT_ROUTE, { schema: { body: chatCompletionBodySchema } }, (request, reply) => {
+    // Answers sent while closing end their connection, so that the shutdown need not wait for it.
+    if (ctx.closing()) void reply.header("connection", "close");
+    const served = handleChatCompletion(ctx, request, reply);
+    const settled = served.then(() => {}, () => {});
+    ctx.inflight.add(settled);
+    void settled.then(() => ctx.inflight.delete(settled));
+    return served;
+  });
 
   const model = (): Record<string, unknown> => ({ id: ctx.modelId, object: "model", created: ctx.createdAt, owned_by: "tagmask" });
   app.get("/v1/models", async () => ({ object: "list", data: [model()] }));

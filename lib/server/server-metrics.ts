@@ -54,7 +54,7 @@ export function createServerMetrics(sources: MetricSources): ServerMetrics {
     stepSeconds: r.histogram("tagmask_step_seconds", "Wall time of one decoding step of the masked sequences (from one batched fill to the next).", STEP_BUCKETS),
     routeSeconds: r.histogram("tagmask_mask_route_seconds", "Per sequence and step: turning the mask into the sampler's input.", FILL_BUCKETS),
     compileSeconds: r.histogram("tagmask_grammar_compile_seconds", "Wall time of building a grammar not in the cache.", SECOND_BUCKETS),
-    requestSeconds: r.histogram("tagmask_request_duration_seconds", "Wall time of a chat completion request.", SECOND_BUCKETS),
+    requestSeconds: r.histogram("tagmask_request_duration_seconds", "Wall time of a chat completion request that was served (not refused).", SECOND_BUCKETS),
     firstTokenSeconds: r.histogram("tagmask_time_to_first_token_seconds", "Wall time until a request's first generated text.", SECOND_BUCKETS),
   };
   r.gauge("tagmask_queue_length", "Requests admitted and waiting for a sequence or their grammar.", sources.queued);

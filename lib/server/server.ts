@@ -294,6 +294,7 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
     grammars = new GrammarCache(session, limits, o.grammarCacheSize, (ms) => metrics.compileSeconds.observe(ms / 1000));
     const shutdown = new AbortController();
     let closing: Promise<void> | undefined;
+    const inflight = new Set<Promise<void>>();
     const app = Fastify({
       logger: o.logger,
       bodyLimit: o.bodyLimit,
@@ -305,6 +306,7 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
       family, modelId, template, session, contextSize: context.contextSize, scheduler, grammars, metrics, shutdown: shutdown.signal,
       createdAt: Math.floor(Date.now() / 1000),
       closing: () => closing !== undefined,
+      inflight,
     });
     let url: string | undefined;
     let settleClosed: { resolve(): void; reject(err: unknown): void } | undefined;
@@ -321,8 +323,12 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
         scheduler!.close();
         const grace = setTimeout(() => shutdown.abort(new RequestError(503, "the server shut down", { code: "TAGMASK_SHUTDOWN" })), o.shutdownGraceMs);
         try {
-          // Waits for in-flight requests: their generations finish or are cancelled at the grace's end.
-          await app.close();
+          // Stop listening; then wait for the requests being served (their generations finish, or
+          // are cancelled when the grace period ends) and close the connections they leave open.
+          const appClosed = app.close();
+          while (inflight.size > 0) await Promise.allSettled([...inflight]);
+          app.server.closeAllConnections();
+          await appClosed;
         } finally {
           clearTimeout(grace);
           await disposeModel();

@@ -111,7 +111,7 @@ describe("chat completions with the openai client (kimi-k3)", () => {
   for (const [name, toolChoice, allowed, required] of CHOICES) {
     for (const stream of [false, true]) {
       it(`tool_choice ${name}, ${stream ? "streamed" : "not streamed"}: every call valid, the choice respected`, async () => {
-        for (const seed of [1, 2, 3]) {
+        for (const seed of [1, 2]) {
           const params: ChatCompletionCreateParams = {
             model: "tiny", messages: USER, tools: TOOLS, max_tokens: 200, seed, temperature: 1.2,
             ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),

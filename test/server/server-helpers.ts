@@ -5,9 +5,9 @@
  */
 import Ajv from "ajv";
 import OpenAI from "openai";
-import { ensureTinyModel } from "../../lib/integrations/node-llama-cpp/tiny-model.js";
 import type { MaskFill } from "../../lib/server/mask-batcher.js";
 import { createServer, type ServerOptions, type TagmaskServer } from "../../lib/server/server.js";
+import { loadTinyModel } from "../integration/tiny-llama.js";
 
 export interface TestServer {
   server: TagmaskServer;
@@ -17,12 +17,15 @@ export interface TestServer {
   fills: MaskFill[];
 }
 
-/** Starts a server on the tiny model (options override the test defaults). */
+/**
+ * Starts a server on the tiny model (options override the test defaults). The model is loaded
+ * once per test file and shared by its servers (each has its own context).
+ */
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const { path } = ensureTinyModel();
+  const { model } = await loadTinyModel();
   const fills: MaskFill[] = [];
   const server = await createServer({
-    model: path, family: "kimi-k3", modelId: "tiny", parallel: 4, contextSize: 1024, threads: 1, probeModel: false,
+    model, family: "kimi-k3", modelId: "tiny", parallel: 4, contextSize: 1024, threads: 1,
     maxFreeTextTokens: 8, maxWhitespace: 4, shutdownGraceMs: 2000,
     onMaskFill: (f) => fills.push(f),
     ...options,
