@@ -63,7 +63,13 @@ async function grammarFor(ctx: ChatContext, job: ChatJob): Promise<ConstrainedGr
 
 /** The prompt's tokens, refused when the context cannot hold them and at least one more. */
 function promptTokens(ctx: ChatContext, job: ChatJob): Token[] {
-  const text = ctx.template.render({ messages: job.messages, tools: job.tools, reasoning: job.reasoning });
+  const { toolRequest } = job;
+  const text = ctx.template.render({
+    messages: job.messages, tools: job.tools, reasoning: job.reasoning,
+    ...(job.reasoningEffort === undefined ? {} : { reasoningEffort: job.reasoningEffort }),
+    ...(toolRequest.tool_choice === undefined ? {} : { toolChoice: toolRequest.tool_choice }),
+    ...(toolRequest.response_format === undefined ? {} : { responseFormat: toolRequest.response_format }),
+  });
   const tokens = ctx.session.model.tokenize(text, true) as Token[];
   if (tokens.length === 0) throw new RequestError(400, "messages: the conversation renders to an empty prompt", { param: "messages" });
   if (tokens.length >= ctx.contextSize) {
@@ -88,7 +94,7 @@ export async function handleChatCompletion(ctx: ChatContext, request: FastifyReq
 }
 
 async function serve(ctx: ChatContext, request: FastifyRequest, reply: FastifyReply, started: number, outcome: { status: number }): Promise<void> {
-  const job = readChatRequest(request.body as ChatCompletionBody, { family: ctx.family, modelId: ctx.modelId, familyReasons: ctx.template.reasoning });
+  const job = readChatRequest(request.body as ChatCompletionBody, { family: ctx.family, modelId: ctx.modelId, reasoningMode: (e) => ctx.template.reasoningMode(e) });
   const ticket = ctx.scheduler.admit();
   let grammar: ConstrainedGrammar | null;
   let tokens: Token[];

@@ -44,6 +44,8 @@ export interface ChatJob {
   /** What the grammar is built from (the family's builder checks it). */
   toolRequest: ToolCallingRequest;
   reasoning: ReasoningMode;
+  /** The request's reasoning_effort, for templates that tell the model how much to think. */
+  reasoningEffort: ReasoningEffort | undefined;
   /** Sampling options for node-llama-cpp. */
   sampling: Pick<GenerateOptions, "temperature" | "topP" | "topK" | "minP" | "seed">;
   /** Repetition penalties (OpenAI's presence and frequency penalties, vLLM's repetition_penalty), if any is set. */
@@ -60,23 +62,12 @@ export interface ChatRequestContext {
   family: string;
   /** The model id `/v1/models` lists; a request naming another model is refused. */
   modelId: string;
-  /** Whether the family's chat format has a think channel. */
-  familyReasons: boolean;
+  /** The reasoning mode a `reasoning_effort` selects (the family's chat template decides). */
+  reasoningMode(effort: string | undefined): ReasoningMode;
 }
 
 function fail(param: string, message: string, status = 400, code?: string): never {
   throw new RequestError(status, `${param}: ${message}`, { param, ...(code ? { code } : {}) });
-}
-
-/**
- * Where the model's message starts: families without a think channel always start at the
- * answer; otherwise `reasoning_effort` "none" skips thinking (`final_output_only`), any other
- * effort opens the think channel (`think`), and no effort leaves it to the model (`auto`).
- */
-export function reasoningModeFor(effort: ReasoningEffort | null | undefined, familyReasons: boolean): ReasoningMode {
-  if (!familyReasons || effort === "none") return "final_output_only";
-  if (effort === undefined || effort === null) return "auto";
-  return "think";
 }
 
 /** Reads a checked body; throws a RequestError naming the field for what the schema cannot see. */
@@ -89,7 +80,8 @@ export function readChatRequest(body: ChatCompletionBody, ctx: ChatRequestContex
   if (body.stream_options && body.stream !== true) fail("stream_options", "only allowed with stream: true");
   const messages = normalizeConversation(body.messages);
   const tools = (body.tools ?? []) as FunctionTool[];
-  const reasoning = reasoningModeFor(body.reasoning_effort, ctx.familyReasons);
+  const reasoningEffort = body.reasoning_effort ?? undefined;
+  const reasoning = ctx.reasoningMode(reasoningEffort);
   const toolRequest: ToolCallingRequest = { family: ctx.family, tools, reasoning };
   if (body.tool_choice !== undefined && body.tool_choice !== null) toolRequest.tool_choice = body.tool_choice as ToolCallingRequest["tool_choice"];
   if (body.parallel_tool_calls !== undefined && body.parallel_tool_calls !== null) toolRequest.parallel_tool_calls = body.parallel_tool_calls;
@@ -107,7 +99,7 @@ export function readChatRequest(body: ChatCompletionBody, ctx: ChatRequestContex
   const maxTokens = body.max_completion_tokens ?? body.max_tokens ?? undefined;
   const stop = body.stop === undefined || body.stop === null ? [] : typeof body.stop === "string" ? [body.stop] : body.stop;
   return {
-    messages, tools, toolRequest, reasoning, sampling, penalties, maxTokens, stop,
+    messages, tools, toolRequest, reasoning, reasoningEffort, sampling, penalties, maxTokens, stop,
     stream: body.stream === true,
     includeUsage: body.stream_options?.include_usage === true,
   };

@@ -5,7 +5,6 @@
 export { createServer, resolveFamily } from "./server.js";
 export type { ServerOptions, TagmaskServer } from "./server.js";
 export type { ServerMetrics } from "./server-metrics.js";
-export { reasoningModeFor } from "./chat-request.js";
 export type { MaskFill } from "./mask-batcher.js";
 export { REMOTE_SERVERS, remoteRequestBodies } from "./remote-request.js";
 export type { RemoteRequestBody, RemoteRequestOptions, RemoteServer } from "./remote-request.js";

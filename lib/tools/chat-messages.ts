@@ -38,6 +38,8 @@ export type ChatMessage =
     name: string;
     /** The call's position in its assistant message (0-based). */
     callIndex: number;
+    /** Whether `tool_call_id` named the call (else it was matched by order). */
+    byId: boolean;
   };
 
 const ROLES = ["system", "developer", "user", "assistant", "tool"];
@@ -135,6 +137,7 @@ export function normalizeConversation(messages: unknown, param = "messages"): Ch
         const idValue = message.tool_call_id;
         if (idValue !== undefined && idValue !== null && typeof idValue !== "string") fail(keyPath(at, "tool_call_id"), `expected a string, found ${describeValue(idValue)}`);
         let callIndex = typeof idValue === "string" ? calls.findIndex((c) => c.id === idValue) : -1;
+        const byId = callIndex >= 0;
         if (callIndex < 0) callIndex = calls.findIndex((_, k) => !answered.has(k));
         if (callIndex < 0) {
           fail(at, typeof idValue === "string"
@@ -144,7 +147,7 @@ export function normalizeConversation(messages: unknown, param = "messages"): Ch
         answered.add(callIndex);
         const call = calls[callIndex]!;
         const name = typeof message.name === "string" && message.name !== "" ? message.name : call.name;
-        out.push({ role: "tool", content, toolCallId: call.id, name, callIndex });
+        out.push({ role: "tool", content, toolCallId: call.id, name, callIndex, byId });
       }
     }
   });

@@ -8,7 +8,7 @@
 import { ToolError } from "../errors.js";
 import { describeValue } from "../format/json-path.js";
 import type { ChatMessage } from "./chat-messages.js";
-import type { FunctionTool, ReasoningMode } from "./types.js";
+import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "./types.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
 
 /** What a renderer gets. */
@@ -26,6 +26,15 @@ export interface ChatTemplateInput {
   reasoning: ReasoningMode;
   /** Open the model's message at the end (default true); false renders the conversation only. */
   addGenerationPrompt?: boolean;
+  /**
+   * The request's `reasoning_effort` (OpenAI's values: none, minimal, low, medium, high, xhigh,
+   * max), for templates that tell the model how much to think.
+   */
+  reasoningEffort?: string;
+  /** The request's tool_choice, for templates that tell the model about it. */
+  toolChoice?: ToolChoice;
+  /** The request's response_format, for templates that tell the model about it. */
+  responseFormat?: ResponseFormat;
 }
 
 /** A family's chat template. */
@@ -36,6 +45,11 @@ export interface ChatTemplate {
   source: string;
   /** Whether the family has a think channel (so `think`/`auto` differ from `final_output_only`). */
   reasoning: boolean;
+  /**
+   * The reasoning mode a request's `reasoning_effort` selects (absent: the template's own
+   * default, e.g. thinking on for a model that always thinks).
+   */
+  reasoningMode(effort: string | undefined): ReasoningMode;
   /** The prompt text; special tokens are written as their text. */
   render(input: ChatTemplateInput): string;
   /** Whether a Jinja chat template (e.g. a GGUF's `tokenizer.chat_template`) is this family's. */
