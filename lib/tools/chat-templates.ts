@@ -9,7 +9,10 @@ import { ToolError } from "../errors.js";
 import { describeValue } from "../format/json-path.js";
 import type { ChatMessage } from "./chat-messages.js";
 import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "./types.js";
+import { hermesChatTemplate } from "./hermes/chat-template.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
+import { llama3ChatTemplate } from "./llama3/chat-template.js";
+import { qwen3ChatTemplate } from "./qwen3/chat-template.js";
 
 /** What a renderer gets. */
 export interface ChatTemplateInput {
@@ -60,7 +63,7 @@ export interface ChatTemplate {
  * The renderers, in detection order: a family whose template is a superset of another's markers
  * comes first (detection returns the first match).
  */
-const TEMPLATES: readonly ChatTemplate[] = [kimiK3ChatTemplate];
+const TEMPLATES: readonly ChatTemplate[] = [kimiK3ChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate];
 
 const BY_FAMILY: ReadonlyMap<string, ChatTemplate> = new Map(TEMPLATES.map((t) => [t.family, t]));
 
