@@ -9,6 +9,7 @@ import { ToolError } from "../errors.js";
 import { describeValue } from "../format/json-path.js";
 import type { ChatMessage } from "./chat-messages.js";
 import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "./types.js";
+import { harmonyChatTemplate } from "./harmony/chat-template.js";
 import { hermesChatTemplate } from "./hermes/chat-template.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
 import { llama3ChatTemplate } from "./llama3/chat-template.js";
@@ -38,6 +39,8 @@ export interface ChatTemplateInput {
   toolChoice?: ToolChoice;
   /** The request's response_format, for templates that tell the model about it. */
   responseFormat?: ResponseFormat;
+  /** The time for templates that write today's date (default: now). */
+  now?: Date;
 }
 
 /** A family's chat template. */
@@ -63,7 +66,7 @@ export interface ChatTemplate {
  * The renderers, in detection order: a family whose template is a superset of another's markers
  * comes first (detection returns the first match).
  */
-const TEMPLATES: readonly ChatTemplate[] = [kimiK3ChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate];
+const TEMPLATES: readonly ChatTemplate[] = [kimiK3ChatTemplate, harmonyChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate];
 
 const BY_FAMILY: ReadonlyMap<string, ChatTemplate> = new Map(TEMPLATES.map((t) => [t.family, t]));
 

@@ -21,7 +21,7 @@ const { tools, conversations } = JSON.parse(readFileSync(new URL("conversations.
 
 interface Manifest {
   source: { template: string; url: string; note?: string };
-  cases: { file: string; conversation: string; input: Omit<ChatTemplateInput, "messages" | "tools"> }[];
+  cases: { file: string; conversation: string; input: Omit<ChatTemplateInput, "messages" | "tools" | "now"> & { now?: string } }[];
 }
 
 const families = readdirSync(FIXTURES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name).sort();
@@ -38,7 +38,8 @@ describe("chat templates against the public templates' renderings", () => {
         it(`renders ${c.file}`, () => {
           const conv = conversations[c.conversation]!;
           const expected = readFileSync(new URL(`${family}/${c.file}`, FIXTURES), "utf8");
-          const text = renderChat(family, { messages: normalizeConversation(conv.messages), tools: conv.tools ? tools : [], ...c.input });
+          const { now, ...input } = c.input;
+          const text = renderChat(family, { messages: normalizeConversation(conv.messages), tools: conv.tools ? tools : [], ...input, ...(now ? { now: new Date(now) } : {}) });
           expect(text).toBe(expected);
         });
       }
