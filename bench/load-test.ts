@@ -46,6 +46,8 @@ export interface LoadTestOptions {
 
 /** What a load test measured. */
 export interface LoadTestReport {
+  /** Server sequences. */
+  parallel: number;
   requests: number;
   streamed: number;
   failedRequests: number;
@@ -59,9 +61,21 @@ export interface LoadTestReport {
   tokensPerSecond: number;
   latencyMs: { p50: number; p99: number; max: number };
   rssStartMb: number;
+  /** After half of the requests (the grammar cache warm). */
+  rssMidMb: number;
   rssEndMb: number;
   /** Per decoding step of the masked batch. */
-  steps: { count: number; rowsMean: number; fillMicros: { p50: number; p99: number }; stepMicros: { p50: number; p99: number }; fillShare: number };
+  steps: {
+    count: number;
+    rowsMean: number;
+    fillMicros: { p50: number; p99: number };
+    /** Fills of steps whose membership did not change (no batch rebuilt). */
+    steadyFillMicros: { p50: number; p99: number };
+    /** Fills of steps with every sequence of the server masked (rows = parallel). */
+    fullFillMicros: { count: number; p50: number; p99: number };
+    stepMicros: { p50: number; p99: number };
+    fillShare: number;
+  };
   /** Per sequence and step: the masking route's work. */
   routeMicros: { mean: number };
 }
@@ -230,6 +244,8 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRep
     const validators = new Map<string, ValidateFunction>();
     for (const set of TOOL_SETS) for (const t of set) validators.set(t.function.name, ajv.compile(t.function.parameters!));
     const rssStartMb = await rssMb(url);
+    let rssMid: Promise<number> | undefined;
+    const total = options.clients * options.requestsPerClient;
     const latencies: number[] = [];
     const report = { requests: 0, streamed: 0, failedRequests: 0, toolCalls: 0, invalidToolCalls: 0, truncated: 0, completionTokens: 0, problems: [] as string[] };
     const started = performance.now();
@@ -274,6 +290,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRep
         } finally {
           latencies.push(performance.now() - t0);
           report.requests++;
+          if (report.requests === Math.ceil(total / 2)) rssMid = rssMb(url);
         }
         if (finish === "length") report.truncated++;
         report.toolCalls += calls.length;
@@ -287,18 +304,23 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRep
     const rssEndMb = await rssMb(url);
     const steps = fills.filter((f) => f.sinceLastMicros !== undefined);
     const fillMicros = steps.map((f) => f.micros);
+    const steady = steps.filter((f) => !f.rebuilt).map((f) => f.micros);
+    const full = fills.filter((f) => f.rows === options.parallel).map((f) => f.micros);
     const stepMicros = steps.map((f) => f.micros + f.sinceLastMicros!);
     const route = server.metrics.routeSeconds;
     return {
       ...report,
+      parallel: options.parallel,
       wallSeconds,
       tokensPerSecond: report.completionTokens / wallSeconds,
       latencyMs: { p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: Math.max(...latencies) },
-      rssStartMb, rssEndMb,
+      rssStartMb, rssMidMb: await (rssMid ?? Promise.resolve(Number.NaN)), rssEndMb,
       steps: {
         count: steps.length,
         rowsMean: steps.reduce((s, f) => s + f.rows, 0) / Math.max(1, steps.length),
         fillMicros: { p50: quantile(fillMicros, 0.5), p99: quantile(fillMicros, 0.99) },
+        steadyFillMicros: { p50: quantile(steady, 0.5), p99: quantile(steady, 0.99) },
+        fullFillMicros: { count: full.length, p50: quantile(full, 0.5), p99: quantile(full, 0.99) },
         stepMicros: { p50: quantile(stepMicros, 0.5), p99: quantile(stepMicros, 0.99) },
         fillShare: fillMicros.reduce((a, b) => a + b, 0) / Math.max(1, stepMicros.reduce((a, b) => a + b, 0)),
       },
@@ -318,11 +340,15 @@ export function formatReport(r: LoadTestReport, title: string): string {
     `tool calls: ${r.toolCalls}, invalid tool calls: ${r.invalidToolCalls}, other problems: ${r.problems.length - r.invalidToolCalls}`,
     `latency: p50 ${f(r.latencyMs.p50, 0)} ms, p99 ${f(r.latencyMs.p99, 0)} ms, max ${f(r.latencyMs.max, 0)} ms`,
     `throughput: ${r.completionTokens} completion tokens in ${f(r.wallSeconds)} s = ${f(r.tokensPerSecond, 0)} tokens/s (all clients)`,
-    `server RSS: ${f(r.rssStartMb)} MB at the start, ${f(r.rssEndMb)} MB at the end`,
+    `server RSS: ${f(r.rssStartMb)} MB at the start, ${f(r.rssMidMb)} MB after half of the requests, ${f(r.rssEndMb)} MB at the end`,
     `masked decoding steps: ${r.steps.count}, ${f(r.steps.rowsMean)} sequences per step on average`,
-    `  batched mask fill per step: p50 ${f(r.steps.fillMicros.p50)} µs, p99 ${f(r.steps.fillMicros.p99)} µs`,
+    `  batched mask fill per step: p50 ${f(r.steps.fillMicros.p50)} µs, p99 ${f(r.steps.fillMicros.p99)} µs ` +
+      `(steps without a join or leave: p50 ${f(r.steps.steadyFillMicros.p50)} µs, p99 ${f(r.steps.steadyFillMicros.p99)} µs)`,
+    `  batched mask fill with all ${r.parallel} sequences masked: p50 ${f(r.steps.fullFillMicros.p50)} µs, p99 ${f(r.steps.fullFillMicros.p99)} µs over ${r.steps.fullFillMicros.count} steps`,
     `  whole step (fill to fill): p50 ${f(r.steps.stepMicros.p50)} µs, p99 ${f(r.steps.stepMicros.p99)} µs; fill = ${f(r.steps.fillShare * 100, 2)} % of step time`,
     `  masking route per sequence and step: mean ${f(r.routeMicros.mean)} µs`,
+    `  masking per step (median fill + mean route × sequences): ${f(r.steps.fillMicros.p50 + r.routeMicros.mean * r.steps.rowsMean)} µs = ` +
+      `${f(((r.steps.fillMicros.p50 + r.routeMicros.mean * r.steps.rowsMean) / r.steps.stepMicros.p50) * 100, 1)} % of the median step`,
     ...r.problems.slice(0, 20).map((p) => `  problem: ${p}`),
   ].join("\n");
 }

@@ -36,6 +36,8 @@ export interface MaskFill {
    * work) — when the batch had members all along; absent after an idle period.
    */
   sinceLastMicros?: number;
+  /** Whether the membership had changed, so that the batch was rebuilt for this fill. */
+  rebuilt: boolean;
 }
 
 interface Waiter {
@@ -121,21 +123,23 @@ export class MaskBatcher {
     const waiters = ids.map((id) => this.members.get(id)!.waiter!);
     for (const id of ids) this.members.get(id)!.waiter = null;
     let rows: (Int32Array | Error)[];
+    const rebuilt = this.stale || !this.batch;
     try {
-      if (this.stale || !this.batch) {
-        this.batch = new BatchMatcher(ids.map((id) => this.members.get(id)!.matcher));
+      let batch = this.batch;
+      if (rebuilt || !batch) {
+        batch = this.batch = new BatchMatcher(ids.map((id) => this.members.get(id)!.matcher));
         this.rowOf = new Map(ids.map((id, row) => [id, row]));
         this.stale = false;
       }
       const batchRows = ids.map((id) => this.rowOf.get(id)!);
-      const errors = this.batch.fillNextTokenBitmasks(this.out, batchRows);
+      const errors = batch.fillNextTokenBitmasks(this.out, batchRows);
       const failed = new Map<number, Error>(errors.map((e) => [e.row, e.error]));
       rows = batchRows.map((r) => failed.get(r) ?? this.out.subarray(r * this.words, (r + 1) * this.words));
     } catch (err) {
       rows = ids.map(() => err as Error);
     }
     const ended = performance.now();
-    const fill: MaskFill = { rows: ids.length, micros: (ended - started) * 1000 };
+    const fill: MaskFill = { rows: ids.length, micros: (ended - started) * 1000, rebuilt };
     if (this.lastFillEnd !== undefined) fill.sinceLastMicros = (started - this.lastFillEnd) * 1000;
     this.lastFillEnd = ended;
     this.onFill(fill);
