@@ -9,6 +9,8 @@ import { ToolError } from "../errors.js";
 import { describeValue } from "../format/json-path.js";
 import type { ChatMessage } from "./chat-messages.js";
 import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "./types.js";
+import { deepseekR1ChatTemplate } from "./deepseek-r1/chat-template.js";
+import { deepseekV31ChatTemplate } from "./deepseek-v3.1/chat-template.js";
 import { harmonyChatTemplate } from "./harmony/chat-template.js";
 import { hermesChatTemplate } from "./hermes/chat-template.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
@@ -66,7 +68,9 @@ export interface ChatTemplate {
  * The renderers, in detection order: a family whose template is a superset of another's markers
  * comes first (detection returns the first match).
  */
-const TEMPLATES: readonly ChatTemplate[] = [kimiK3ChatTemplate, harmonyChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate];
+const TEMPLATES: readonly ChatTemplate[] = [
+  kimiK3ChatTemplate, harmonyChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate, deepseekR1ChatTemplate, deepseekV31ChatTemplate,
+];
 
 const BY_FAMILY: ReadonlyMap<string, ChatTemplate> = new Map(TEMPLATES.map((t) => [t.family, t]));
 
