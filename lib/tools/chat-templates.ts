@@ -13,6 +13,7 @@ import { deepseekR1ChatTemplate } from "./deepseek-r1/chat-template.js";
 import { deepseekV31ChatTemplate } from "./deepseek-v3.1/chat-template.js";
 import { harmonyChatTemplate } from "./harmony/chat-template.js";
 import { hermesChatTemplate } from "./hermes/chat-template.js";
+import { kimiK2ChatTemplate } from "./kimi-k2/chat-template.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
 import { llama3ChatTemplate } from "./llama3/chat-template.js";
 import { qwen3ChatTemplate } from "./qwen3/chat-template.js";
@@ -69,7 +70,7 @@ export interface ChatTemplate {
  * comes first (detection returns the first match).
  */
 const TEMPLATES: readonly ChatTemplate[] = [
-  kimiK3ChatTemplate, harmonyChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate, deepseekR1ChatTemplate, deepseekV31ChatTemplate,
+  kimiK3ChatTemplate, harmonyChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate, deepseekR1ChatTemplate, deepseekV31ChatTemplate, kimiK2ChatTemplate,
 ];
 
 const BY_FAMILY: ReadonlyMap<string, ChatTemplate> = new Map(TEMPLATES.map((t) => [t.family, t]));
