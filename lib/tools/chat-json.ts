@@ -72,3 +72,31 @@ export function pythonJson(value: unknown, options: PythonJsonOptions = {}): str
   };
   return write(value, 0);
 }
+
+/** Python's repr() of a string: single quotes unless it holds ' and no ", escapes as Python writes them. */
+function pythonRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  const body = s.replace(/[\\\n\r\t]/g, (c) => ({ "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" })[c]!)
+    .replace(new RegExp(quote, "g"), `\\${quote}`)
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return `${quote}${body}${quote}`;
+}
+
+/**
+ * Python's `str()` of a JSON value — what Jinja's `string` filter gives in transformers: a
+ * string as it is, `True` / `False` / `None`, numbers as Python prints them, lists and dicts in
+ * their repr (`['a', 'b']`, `{'k': 1}`).
+ */
+export function pythonStr(value: unknown): string {
+  const repr = (v: unknown): string => {
+    if (v === null || v === undefined) return "None";
+    if (v === true) return "True";
+    if (v === false) return "False";
+    if (typeof v === "number") return pythonNumber(v);
+    if (typeof v === "string") return pythonRepr(v);
+    if (Array.isArray(v)) return `[${v.map(repr).join(", ")}]`;
+    return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pythonRepr(k)}: ${repr(x)}`).join(", ")}}`;
+  };
+  return typeof value === "string" ? value : repr(value);
+}

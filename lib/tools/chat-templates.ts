@@ -17,6 +17,7 @@ import { kimiK2ChatTemplate } from "./kimi-k2/chat-template.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
 import { llama3ChatTemplate } from "./llama3/chat-template.js";
 import { qwen3ChatTemplate } from "./qwen3/chat-template.js";
+import { qwen3CoderChatTemplate } from "./qwen3-coder/chat-template.js";
 
 /** What a renderer gets. */
 export interface ChatTemplateInput {
@@ -70,7 +71,7 @@ export interface ChatTemplate {
  * comes first (detection returns the first match).
  */
 const TEMPLATES: readonly ChatTemplate[] = [
-  kimiK3ChatTemplate, harmonyChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate, deepseekR1ChatTemplate, deepseekV31ChatTemplate, kimiK2ChatTemplate,
+  kimiK3ChatTemplate, harmonyChatTemplate, qwen3CoderChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate, deepseekR1ChatTemplate, deepseekV31ChatTemplate, kimiK2ChatTemplate,
 ];
 
 const BY_FAMILY: ReadonlyMap<string, ChatTemplate> = new Map(TEMPLATES.map((t) => [t.family, t]));
