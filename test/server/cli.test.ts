@@ -111,7 +111,7 @@ describe("tagmask serve", () => {
       });
       expect(out).toMatch(/family kimi-k3, 2 sequences × 512 tokens/);
       const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: "unused", maxRetries: 0 });
-      const res = await client.chat.completions.create({ model: "tagmask-tiny", messages: [{ role: "user", content: "Hi" }], tools: TOOLS, tool_choice: "required", max_tokens: 100, seed: 1 });
+      const res = await client.chat.completions.create({ model: "tagmask-tiny", messages: [{ role: "user", content: "Hi" }], tools: TOOLS, tool_choice: "required", reasoning_effort: "none", max_tokens: 200, seed: 1 });
       expect(res.choices[0]!.message.tool_calls?.length).toBeGreaterThan(0);
       child.kill("SIGTERM");
       expect(await exited).toBe(0);

@@ -103,7 +103,7 @@ describe("request errors", () => {
   });
 
   it("counts the refused requests and keeps serving", async () => {
-    const res = await t.client.chat.completions.create({ model: "tiny", messages: USER, tools: weatherOnly, tool_choice: "required", max_tokens: 60, seed: 1 });
+    const res = await t.client.chat.completions.create({ model: "tiny", messages: USER, tools: weatherOnly, tool_choice: "required", reasoning_effort: "none", max_tokens: 200, seed: 1 });
     expect(res.choices[0]!.message.tool_calls?.length).toBeGreaterThan(0);
     const metrics = await (await fetch(`${t.url}/metrics`)).text();
     expect(Number(/tagmask_requests_total\{status="400"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(CASES.filter((c) => c[2] === 400).length);

@@ -16,19 +16,21 @@ async function health(url: string): Promise<{ status: string; active: number; qu
 
 describe("server lifecycle", () => {
   it("frees the sequence of a client that disconnects mid-stream; the next requests run at full parallelism", async () => {
-    const t = await startTestServer({ parallel: 2 });
+    // A long context, so that the generations cannot finish before the clients go away.
+    const t = await startTestServer({ parallel: 2, contextSize: 8192 });
     try {
       const controllers = [new AbortController(), new AbortController()];
-      let chunks = 0;
       const streams = controllers.map(async (controller) => {
         const stream = await t.client.chat.completions.create(
-          { model: "tiny", messages: USER, tool_choice: "none", max_tokens: 900, stream: true },
+          { model: "tiny", messages: USER, tool_choice: "none", max_tokens: 8000, stream: true },
           { signal: controller.signal },
         );
+        let chunks = 0;
         try {
           for await (const chunk of stream) {
-            if (chunk.choices[0]?.delta.content) chunks++;
-            if (chunks >= 10) controller.abort();
+            const delta = chunk.choices[0]?.delta as { content?: string; reasoning_content?: string } | undefined;
+            if (delta?.content || delta?.reasoning_content) chunks++;
+            if (chunks >= 3) controller.abort();
           }
         } catch (err) {
           if (!controller.signal.aborted) throw err;
@@ -44,7 +46,7 @@ describe("server lifecycle", () => {
 
       // Two new requests generate together: their masks come from the same fills.
       const before = t.fills.length;
-      const results = await Promise.all([1, 2].map((seed) => t.client.chat.completions.create({ model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", max_tokens: 150, seed })));
+      const results = await Promise.all([1, 2].map((seed) => t.client.chat.completions.create({ model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", reasoning_effort: "none", max_tokens: 200, seed })));
       for (const r of results) expect(r.choices[0]!.message.tool_calls?.length).toBeGreaterThan(0);
       expect(Math.max(...t.fills.slice(before).map((f) => f.rows))).toBe(2);
     } finally {
@@ -57,7 +59,7 @@ describe("server lifecycle", () => {
     try {
       const long = t.client.chat.completions.create({ model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", max_tokens: 400, seed: 3, temperature: 2 });
       await eventually(() => t.fills.length > 3, 20_000, "the first generation to run");
-      const joined = await t.client.chat.completions.create({ model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", max_tokens: 60, seed: 4 });
+      const joined = await t.client.chat.completions.create({ model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", reasoning_effort: "none", max_tokens: 200, seed: 4 });
       expect(joined.choices[0]!.message.tool_calls?.length ?? 0).toBeGreaterThan(0);
       await long;
       expect(t.fills.some((f) => f.rows === 2)).toBe(true);
