@@ -228,3 +228,23 @@ describe("chat completions with the openai client (kimi-k3)", () => {
     expect(short.usage!.completion_tokens).toBeLessThanOrEqual(3);
   });
 });
+
+describe("the gbnf masking route", () => {
+  it("serves tool calls through node-llama-cpp's own grammar sampler", async () => {
+    const g = await startTestServer({ route: "gbnf", parallel: 2 });
+    try {
+      expect(g.server.session.route).toBe("gbnf");
+      const results = await Promise.all([1, 2].map((seed) => g.client.chat.completions.create({
+        model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", reasoning_effort: "none", max_tokens: 200, seed,
+      })));
+      for (const res of results) {
+        const choice = res.choices[0]!;
+        if (choice.finish_reason !== "length") expectValidCalls(callsOf(choice.message.tool_calls), ["get_weather", "add"]);
+      }
+      // No masks of tagmask's own on this route: nothing is batched.
+      expect(g.fills).toEqual([]);
+    } finally {
+      await g.server.close();
+    }
+  });
+});
