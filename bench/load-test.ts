@@ -73,6 +73,8 @@ export interface LoadTestReport {
     steadyFillMicros: { p50: number; p99: number };
     /** Fills of steps with every sequence of the server masked (rows = parallel). */
     fullFillMicros: { count: number; p50: number; p99: number };
+    /** CPU time of the fills (all threads), per step. */
+    fillCpuMicros: { p50: number; p99: number };
     stepMicros: { p50: number; p99: number };
     fillShare: number;
   };
@@ -321,6 +323,7 @@ export async function runLoadTest(options: LoadTestOptions): Promise<LoadTestRep
         fillMicros: { p50: quantile(fillMicros, 0.5), p99: quantile(fillMicros, 0.99) },
         steadyFillMicros: { p50: quantile(steady, 0.5), p99: quantile(steady, 0.99) },
         fullFillMicros: { count: full.length, p50: quantile(full, 0.5), p99: quantile(full, 0.99) },
+        fillCpuMicros: { p50: quantile(steps.map((f) => f.cpuMicros), 0.5), p99: quantile(steps.map((f) => f.cpuMicros), 0.99) },
         stepMicros: { p50: quantile(stepMicros, 0.5), p99: quantile(stepMicros, 0.99) },
         fillShare: fillMicros.reduce((a, b) => a + b, 0) / Math.max(1, stepMicros.reduce((a, b) => a + b, 0)),
       },
@@ -344,6 +347,7 @@ export function formatReport(r: LoadTestReport, title: string): string {
     `masked decoding steps: ${r.steps.count}, ${f(r.steps.rowsMean)} sequences per step on average`,
     `  batched mask fill per step: p50 ${f(r.steps.fillMicros.p50)} µs, p99 ${f(r.steps.fillMicros.p99)} µs ` +
       `(steps without a join or leave: p50 ${f(r.steps.steadyFillMicros.p50)} µs, p99 ${f(r.steps.steadyFillMicros.p99)} µs)`,
+    `  CPU time of the fill per step (all threads): p50 ${f(r.steps.fillCpuMicros.p50)} µs, p99 ${f(r.steps.fillCpuMicros.p99)} µs`,
     `  batched mask fill with all ${r.parallel} sequences masked: p50 ${f(r.steps.fullFillMicros.p50)} µs, p99 ${f(r.steps.fullFillMicros.p99)} µs over ${r.steps.fullFillMicros.count} steps`,
     `  whole step (fill to fill): p50 ${f(r.steps.stepMicros.p50)} µs, p99 ${f(r.steps.stepMicros.p99)} µs; fill = ${f(r.steps.fillShare * 100, 2)} % of step time`,
     `  masking route per sequence and step: mean ${f(r.routeMicros.mean)} µs`,

@@ -31,6 +31,11 @@ export interface MaskFill {
   /** Wall time of the fill, microseconds. */
   micros: number;
   /**
+   * CPU time the process spent during the fill (every thread: the calling one and the pool's),
+   * microseconds — the fill's work, less affected than wall time by a loaded machine.
+   */
+  cpuMicros: number;
+  /**
    * Microseconds from the end of the previous fill to the start of this one — the rest of the
    * decoding step (node-llama-cpp's decode and sampling, tagmask's per-sequence accept and bias
    * work) — when the batch had members all along; absent after an idle period.
@@ -119,6 +124,7 @@ export class MaskBatcher {
 
   private fill(): void {
     const started = performance.now();
+    const cpuStart = process.cpuUsage();
     const ids = [...this.members.keys()];
     const waiters = ids.map((id) => this.members.get(id)!.waiter!);
     for (const id of ids) this.members.get(id)!.waiter = null;
@@ -139,7 +145,8 @@ export class MaskBatcher {
       rows = ids.map(() => err as Error);
     }
     const ended = performance.now();
-    const fill: MaskFill = { rows: ids.length, micros: (ended - started) * 1000, rebuilt };
+    const cpu = process.cpuUsage(cpuStart);
+    const fill: MaskFill = { rows: ids.length, micros: (ended - started) * 1000, cpuMicros: cpu.user + cpu.system, rebuilt };
     if (this.lastFillEnd !== undefined) fill.sinceLastMicros = (started - this.lastFillEnd) * 1000;
     this.lastFillEnd = ended;
     this.onFill(fill);
