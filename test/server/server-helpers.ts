@@ -22,7 +22,7 @@ export interface TestServer {
  * once per test file and shared by its servers (each has its own context).
  */
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const { model } = await loadTinyModel();
+  const model = options.model ?? (await loadTinyModel()).model;
   const fills: MaskFill[] = [];
   const server = await createServer({
     model, family: "kimi-k3", modelId: "tiny", parallel: 4, contextSize: 1024, threads: 1,
