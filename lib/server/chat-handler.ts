@@ -131,7 +131,7 @@ async function serve(ctx: ChatContext, request: FastifyRequest, reply: FastifyRe
   });
   if (stream) {
     reply.hijack();
-    stream.send(chunk({ role: "assistant", content: "" } as CompletionDelta));
+    stream.send(chunk({ role: "assistant", content: "" }));
   }
 
   try {

@@ -33,6 +33,8 @@ export interface ToolCallDelta {
 
 /** The `delta` of a streaming chunk. */
 export interface CompletionDelta {
+  /** Only in a stream's first chunk. */
+  role?: "assistant";
   content?: string;
   reasoning_content?: string;
   tool_calls?: ToolCallDelta[];
