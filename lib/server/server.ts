@@ -14,6 +14,7 @@ import { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-lla
 import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
 import { chatTemplate, chatTemplateFamilies, detectChatTemplateFamily } from "../tools/chat-templates.js";
 import { toolCallingFamilies, toolCallingFamily } from "../tools/families.js";
+import type { VocabularyOptions } from "../tokenizer/build-vocabulary.js";
 import { GrammarCache } from "./grammar-cache.js";
 import { registerRoutes } from "./routes.js";
 import type { MaskFill } from "./mask-batcher.js";
@@ -207,6 +208,20 @@ export function resolveFamily(requested: string | undefined, modelChatTemplate: 
   throw new InvalidArgumentError(`options.family: cannot tell the model family (${why}); name it: one of ${served.join(", ")}`);
 }
 
+/**
+ * How the model's vocabulary is read for `family`: the family's markers stand for their text and
+ * its stop texts end generation — those the vocabulary has as tokens. (Kimi K3's are the
+ * vocabulary's defaults.) A family may list several stop texts (`stops`) or one (`stop`).
+ */
+async function familyVocabulary(name: string, model: LlamaModel): Promise<VocabularyOptions> {
+  const { TokenizerInfo } = await import("../tokenizer/tokenizer-info.js");
+  const plain = TokenizerInfo.fromLlamaModel(model);
+  const has = (text: string): boolean => plain.tokenId(text) !== undefined;
+  const family = toolCallingFamily(name);
+  const stops = (family as { stops?: readonly string[] }).stops ?? [family.stop];
+  return { textSpecialTokens: family.markers.filter(has), stopTokens: stops.filter(has) };
+}
+
 async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
   try {
     return await import("node-llama-cpp");
@@ -261,7 +276,8 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
   try {
     const family = resolveFamily(o.family, model.fileInfo.metadata.tokenizer?.chat_template);
     const template = chatTemplate(family);
-    const session = await ConstrainedLlama.create(model, { route: o.route, compiler: new GrammarCompiler() });
+    const vocabulary = family === "kimi-k3" ? undefined : await familyVocabulary(family, model);
+    const session = await ConstrainedLlama.create(model, { route: o.route, compiler: new GrammarCompiler(), ...(vocabulary === undefined ? {} : { vocabulary }) });
     context = await model.createContext({
       contextSize: o.contextSize ?? Math.min(model.trainContextSize, 4096),
       sequences: o.parallel,
