@@ -22,6 +22,8 @@ const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   match: () => import("./cli/match.js"),
   compile: () => import("./cli/compile.js"),
   masks: () => import("./cli/masks.js"),
+  serve: () => import("./cli/serve.js"),
+  request: () => import("./cli/request.js"),
 };
 
 /** The exit codes, as `tagmask --help` lists them. */

@@ -82,3 +82,8 @@ export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
 export { compileJsonSchema, lowerJsonSchema } from "./compile/json-schema/index.js";
 export type { Dialect as JsonSchemaDraft, JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
 // end JSON Schema compiler (G)
+// OpenAI-compatible server (#15): createServer is in the "tagmask/server" entry (lib/server-entry.ts),
+// since it runs on node-llama-cpp and fastify. Chat templates are plain text and stay here.
+export { chatTemplate, chatTemplateFamilies, detectChatTemplateFamily, normalizeConversation, renderChat } from "./tools/chat-index.js";
+export type { ChatMessage, ChatTemplate, ChatTemplateInput, ChatToolCall } from "./tools/chat-index.js";
+// end OpenAI-compatible server (#15)
