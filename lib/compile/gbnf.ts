@@ -15,7 +15,7 @@
  */
 import { GrammarError } from "../errors.js";
 import { findLeftRecursion, isNullable, nullableRules } from "./ebnf/analysis.js";
-import { validateGrammar, type IrExpr, type IrGrammar, type IrText } from "./ir.js";
+import { printExpr, validateGrammar, type IrExpr, type IrGrammar, type IrText } from "./ir.js";
 import { choiceOf, repeatOf, seqOf } from "./regex/build.js";
 import { complement, normalize, withoutSurrogates, type Range } from "./regex/charset.js";
 
@@ -273,6 +273,10 @@ class GbnfWriter {
       case "counted":
       case "unit":
         throw new GrammarError(`rule '${this.context}': the grammar counts units (a pattern or format with length bounds, or property counts); GBNF cannot express such a count`);
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        throw new GrammarError(`rule '${this.context}': a token-level node (${printExpr(e)}) matches token ids, which this GBNF export does not write; compile the grammar with tagmask's engine instead`);
     }
   }
 
@@ -320,6 +324,8 @@ class GbnfWriter {
         this.textPlus.set(r, e);
         return { kind: "ref", rule: r };
       }
+      case "anyTokens":
+        return repeatOf({ kind: "excludeToken", excludes: e.excludes }, 1, e.maxTokens);
       default:
         return e;
     }

@@ -15,6 +15,7 @@
 import {
   charClass, choice, empty, never, repeat, seq, validateGrammar, type IrExpr, type IrGrammar, type IrRule,
 } from "./ir.js";
+import { tokenNodeKey } from "./ir-tokens.js";
 
 /** Options of {@link simplifyGrammar}. */
 export interface SimplifyOptions {
@@ -81,6 +82,9 @@ class Rewriter {
       case "text":
       case "empty":
       case "never":
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
         return e;
     }
   }
@@ -192,6 +196,11 @@ class Rewriter {
         break;
       case "unit":
         s = `unit(${this.key(e.item)})`;
+        break;
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        s = tokenNodeKey(e);
         break;
     }
     let id = this.keyIds.get(s);

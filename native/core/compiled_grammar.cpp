@@ -9,6 +9,8 @@
 #include "tagmask/error.h"
 #include "tagmask/ir.h"
 #include "tagmask/thread_pool.h"
+#include "token_classes.h"
+#include "token_nodes.h"
 
 namespace tagmask {
 namespace {
@@ -27,11 +29,13 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   std::shared_ptr<CompiledGrammar> g(new CompiledGrammar());
   g->tokenizer_ = std::move(tokenizer);
   ir::Grammar grammar = ir::ReadGrammar(irData, size);
+  ResolveTokenNodes(&grammar, *g->tokenizer_);
   MergeEqualRules(&grammar);
   g->stats_.readMs = MsSince(t0);
 
   const auto t1 = std::chrono::steady_clock::now();
   const CompileLimits limits;
+  const TokenClasses tokenClasses = BuildTokenClasses(grammar, *g->tokenizer_);
   // A counted repeat whose loop turns out ambiguous is unrolled instead, and the automaton built
   // again (docs/engine.md, "Counted repetition").
   UnrollSet unroll;
@@ -39,7 +43,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
     NfaProgram program = BuildNfa(grammar, limits, unroll);
     g->stats_.nfaStates = program.nfa.stateCount;
     try {
-      g->automaton_ = BuildAutomaton(program, limits);
+      g->automaton_ = BuildAutomaton(program, limits, tokenClasses.count > 0 ? &tokenClasses : nullptr);
       break;
     } catch (const CountConflict& conflict) {
       // Repeats can be unrolled; a counted node cannot.

@@ -20,6 +20,8 @@ struct NfaIndex {
   std::vector<Nfa::Range> ranges;
   std::vector<uint32_t> callBegin;
   std::vector<Nfa::Call> calls;
+  std::vector<uint32_t> tokenBegin;
+  std::vector<Nfa::Token> tokens;
 
   explicit NfaIndex(const Nfa& nfa) {
     const uint32_t n = nfa.stateCount;
@@ -51,7 +53,17 @@ struct NfaIndex {
       std::vector<uint32_t> at(callBegin.begin(), callBegin.end() - 1);
       for (const auto& c : nfa.calls) calls[at[c.from]++] = c;
     }
+    if (nfa.tokens.empty()) return;  // most grammars: no token edges, no index
+    tokenBegin.assign(n + 1, 0);
+    for (const auto& t : nfa.tokens) ++tokenBegin[t.from + 1];
+    for (uint32_t i = 0; i < n; ++i) tokenBegin[i + 1] += tokenBegin[i];
+    tokens.resize(nfa.tokens.size());
+    {
+      std::vector<uint32_t> at(tokenBegin.begin(), tokenBegin.end() - 1);
+      for (const auto& t : nfa.tokens) tokens[at[t.from]++] = t;
+    }
   }
+  bool HasTokens(uint32_t q) const { return !tokenBegin.empty() && tokenBegin[q] != tokenBegin[q + 1]; }
 };
 
 template <class T>
@@ -127,7 +139,7 @@ class CountOpTable {
 };
 
 // The subset construction of one rule. Local state ids start at 0; transitions hold local id + 1
-// (0 = dead).
+// (0 = dead). Columns: the byte segments, then one per token class.
 //
 // With counted repetition (kCounted) a subset element is an NFA state together with the counter
 // operation of the epsilon path that reached it (high and low 32 bits), and each transition,
@@ -140,10 +152,14 @@ class SubsetBuilder {
 
  public:
   SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::vector<uint32_t>& stateRegion, const std::array<uint8_t, 256>& segOf,
-                uint32_t segCount, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
-      : index_(index), nfa_(nfa), stateRegion_(stateRegion), segOf_(segOf), segCount_(segCount), stateLimit_(stateLimit),
-        ruleName_(ruleName), table_(table), mark_(nfa.stateCount, 0), buckets_(segCount) {
-    if (kCounted) opAt_.assign(nfa.stateCount, 0);
+                uint32_t segCount, const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
+      : index_(index), nfa_(nfa), stateRegion_(stateRegion), segOf_(segOf), segCount_(segCount), tokens_(tokens),
+        width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), table_(table),
+        mark_(nfa.stateCount, 0), buckets_(width_) {
+    if (kCounted) {
+      opAt_.assign(nfa.stateCount, 0);
+      segOp_.assign(width_, 0);
+    }
   }
 
   RuleDfa Run(uint32_t start, uint32_t final) {
@@ -163,9 +179,9 @@ class SubsetBuilder {
       }
       dfa.final.push_back(finalOp != kNoFinal ? 1 : 0);
       if (kCounted) dfa.region.push_back(RegionOf(members));
-      dfa.trans.resize(static_cast<size_t>(s + 1) * segCount_, 0);
+      dfa.trans.resize(static_cast<size_t>(s + 1) * width_, 0);
       if (kCounted) {
-        dfa.transOp.resize(static_cast<size_t>(s + 1) * segCount_, kNoCountOp);
+        dfa.transOp.resize(static_cast<size_t>(s + 1) * width_, kNoCountOp);
         // Only the condition matters at the end of the rule.
         CountOp end = finalOp == kNoFinal ? CountOp{} : ops_.Op(finalOp);
         end.add = 0;
@@ -188,6 +204,22 @@ class SubsetBuilder {
             buckets_[k].push_back(static_cast<Elem>(r.to));
           }
         }
+        // Token edges: one column per token class the edge's node takes.
+        if (!index_.HasTokens(q)) continue;
+        if (kCounted && OpOf(e) != 0) {
+          throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': a token node right after a counter operation (inside counted "
+                                                 "repetition) is not supported");
+        }
+        for (uint32_t t = index_.tokenBegin[q]; t < index_.tokenBegin[q + 1]; ++t) {
+          for (uint32_t c : tokens_->ofNode.at(index_.tokens[t].node)) {
+            const uint32_t k = segCount_ + c;
+            if (buckets_[k].empty()) {
+              touched_.push_back(k);
+              if (kCounted) segOp_[k] = 0;
+            }
+            buckets_[k].push_back(static_cast<Elem>(index_.tokens[t].to));
+          }
+        }
       }
       std::sort(touched_.begin(), touched_.end());
       uint32_t previousSeg = UINT32_MAX, previousTarget = 0;
@@ -203,8 +235,8 @@ class SubsetBuilder {
           Close(&closed_);
           target = Intern(closed_) + 1;
         }
-        dfa.trans[static_cast<size_t>(s) * segCount_ + k] = target;
-        if (kCounted) dfa.transOp[static_cast<size_t>(s) * segCount_ + k] = table_->Intern(ops_.Op(segOp_[k]));
+        dfa.trans[static_cast<size_t>(s) * width_ + k] = target;
+        if (kCounted) dfa.transOp[static_cast<size_t>(s) * width_ + k] = table_->Intern(ops_.Op(segOp_[k]));
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
         previousSeg = k;
         previousTarget = target;
@@ -261,7 +293,8 @@ class SubsetBuilder {
     return region;
   }
   bool Keeps(uint32_t q) const {
-    return q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1];
+    return q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
+           index_.HasTokens(q);
   }
 
   // Epsilon closure, sorted, keeping only the states that matter for the future: those with byte
@@ -334,13 +367,15 @@ class SubsetBuilder {
   const std::vector<uint32_t>& stateRegion_;
   const std::array<uint8_t, 256>& segOf_;
   uint32_t segCount_;
+  const TokenClasses* tokens_;
+  uint32_t width_;  // columns: byte segments, then token classes
   uint32_t stateLimit_;
   const std::string& ruleName_;
   CountOpTable* table_;
   PendingOps ops_;
   std::vector<uint32_t> mark_;
   std::vector<uint32_t> opAt_;  // kCounted: per NFA state, its operation in the current closure
-  std::array<uint32_t, 256> segOp_{};  // kCounted: per segment, the operation of its sources
+  std::vector<uint32_t> segOp_;  // kCounted: per column, the operation of its sources
   uint32_t epoch_ = 0;
   uint32_t final_ = 0;
   std::vector<Elem> stack_;
@@ -358,10 +393,10 @@ size_t Automaton::MemoryBytes() const {
   size_t n = sizeof(*this) + trans.capacity() * 4 + flags.capacity() + ruleOf.capacity() * 4 + callBegin.capacity() * 4 +
              calls.capacity() * sizeof(CallEdge) + singleByte.capacity() * 2;
   for (const auto& r : rules) n += sizeof(r) + r.name.capacity() + r.returnStates.capacity() * 4;
-  return n;
+  return n + tokenEdges.MemoryBytes();
 }
 
-Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits) {
+Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens) {
   const NfaIndex index(program.nfa);
   // Byte segments: maximal byte intervals no range edge splits.
   std::array<uint8_t, 257> cut{};
@@ -386,10 +421,10 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits)
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const NfaRule& rule = program.rules[r];
     if (rule.hasOps) {
-      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, segOf, segCount, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
       dfas[r] = builder.Run(rule.start, rule.final);
     } else {
-      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, segOf, segCount, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
       dfas[r] = builder.Run(rule.start, rule.final);
     }
     total += dfas[r].final.size();
@@ -398,7 +433,7 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits)
                                                  std::to_string(limits.maxDfaStates) + " states (the grammar is too large)");
     }
   }
-  return AssembleAutomaton(program, std::move(dfas), segOf, segCount, ops.Take());
+  return AssembleAutomaton(program, std::move(dfas), segOf, segCount + (tokens ? tokens->count : 0), ops.Take(), tokens);
 }
 
 }  // namespace tagmask

@@ -7,11 +7,13 @@
 
 #include "nfa_builder.h"
 #include "tagmask/automaton.h"
+#include "token_classes.h"
 
 namespace tagmask {
 
-/// The subset automaton of one rule, over byte segments. Transitions hold local id + 1 (0 is
-/// dead); call edges hold the callee's rule index and a local return state.
+/// The subset automaton of one rule, over byte segments and then token classes (one column
+/// each). Transitions hold local id + 1 (0 is dead); call edges hold the callee's rule index and a
+/// local return state.
 struct RuleDfa {
   std::vector<uint32_t> trans;  // states x segments
   std::vector<uint8_t> final;
@@ -27,15 +29,17 @@ struct RuleDfa {
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
 /// match nothing, left recursion, and size limits; CountConflict for an ambiguous counted repeat.
-Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits);
+/// `tokens`: the classes of the grammar's token nodes, when it has any.
+Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens = nullptr);
 
 /// The liveness conditions of the states of counted nodes (count_liveness.cpp). Throws
 /// GrammarError when the numbers of units a node can still hold from some state are not an
 /// interval (only those are supported).
 void ComputeLiveness(const NfaProgram& program, const std::vector<uint32_t>& stateRegion, Automaton* a);
 
-/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp).
+/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp). The
+/// last `tokens->count` of the `segCount` columns are token classes.
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount, std::vector<CountOp> countOps);
+                            uint32_t segCount, std::vector<CountOp> countOps, const TokenClasses* tokens = nullptr);
 
 }  // namespace tagmask

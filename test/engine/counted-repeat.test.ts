@@ -9,13 +9,13 @@ import { describe, expect, it } from "vitest";
 import { ebnfToIr } from "../../lib/compile/ebnf/index.js";
 import { charClass, choice, counted, GrammarBuilder, lit, optional, plus, repeat, seq, star, unit, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
+import type { JsonSchema } from "../../lib/format/types.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { compileGrammar, type CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
-import type { RecognizerState } from "../../lib/compile/recognizer.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
-import { BruteForce, describeToken } from "./oracle.js";
+import { BruteForce, describeToken, type OracleState } from "./oracle.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
 import { expectSameMask, randomWalk } from "./walk.js";
 
@@ -83,14 +83,14 @@ function walkCompare(grammar: IrGrammar, compiled: CompiledGrammar, vocab: Vocab
   const oracle = new BruteForce(grammar, vocab);
   const matcher = new GrammarMatcher(compiled);
   const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
-  let state: RecognizerState = oracle.initial();
+  let state: OracleState = oracle.initial();
   let compared = 0;
   const from = Math.max(0, tokens.length - compareFrom);
   for (let step = 0; step <= tokens.length; step++) {
     if (step === 0 || step >= from) {
       matcher.fillNextTokenBitmask(mask);
       expectSameMask(mask, oracle.mask(state), vocab, `step ${step} of ${tokens.length}`);
-      expect(matcher.canTerminate(), `canTerminate at step ${step}`).toBe(oracle.recognizer.accepts(state));
+      expect(matcher.canTerminate(), `canTerminate at step ${step}`).toBe(oracle.accepts(state));
       compared++;
     }
     if (step === tokens.length) break;
@@ -217,7 +217,7 @@ describe("counted nodes from JSON Schema: a pattern or format with length bounds
 
 describe("member counts: minProperties and maxProperties with additional members (issue 13)", () => {
   const vocab = loadTestVocabulary("llama3");
-  const cases: Array<[string, object, (n: number) => boolean]> = [
+  const cases: Array<[string, JsonSchema, (n: number) => boolean]> = [
     ["minProperties 3, maxProperties 5 over additional members", { type: "object", additionalProperties: { type: "integer" }, minProperties: 3, maxProperties: 5 }, (n) => n >= 3 && n <= 5],
     ["declared, pattern and additional members, minProperties 4", {
       type: "object", properties: { id: { type: "integer" }, name: { type: "string" } }, required: ["id"],

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tagmask/count_op.h"
+#include "tagmask/token_edges.h"
 
 namespace tagmask {
 
@@ -71,6 +72,8 @@ struct Automaton {
   std::vector<int16_t> singleByte;
   std::vector<AutomatonRule> rules;
   uint32_t rootRule = 0;
+  /// Edges that take a whole token by id (the IR's token nodes); inactive for most grammars.
+  TokenEdgeTable tokenEdges;
   /// Counter operations (count_op.h); [0] is kNoCountOp. Only kCounted states refer to others:
   /// per such state a row of one op index per byte class (opRow[s] is its offset in transOps,
   /// kNoOpRow for the other states), and the op applied when its rule ends there (finalOps, empty
