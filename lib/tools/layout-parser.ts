@@ -491,37 +491,69 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     return DONE;
   }
 
-  /** A markup body: everything up to the closing literal, then read as the style says. */
+  /**
+   * A markup body: the text up to the closing literal, read as the style says. A JSON value or a
+   * raw value of another marker may hold the closing literal's text, so each occurrence is tried
+   * in turn: the first one before which the body reads completely ends the call (a body cannot
+   * read completely at an occurrence inside one of its values).
+   */
   private readBody(): boolean {
     const call = this.syntax.call as Extract<CallSyntax, { kind: "header" }>;
     const close = firstSegment(call.close);
-    const i = this.buf.indexOf(close, this.pos);
-    if (i < 0) {
-      if (this.ended) this.fail(`${quote(close)} to end the call of ${quote(this.callName)}`, undefined, this.offset() + (this.buf.length - this.pos));
-      // Keep what could be the start of the closing literal undecided.
-      let keep = Math.min(close.length - 1, this.buf.length - this.pos);
-      while (keep > 0 && !close.startsWith(this.buf.slice(this.buf.length - keep))) keep--;
-      const upTo = this.buf.length - keep;
-      this.body += this.buf.slice(this.pos, upTo);
-      this.pos = upTo;
-      return WAIT;
+    const text = this.body + this.buf.slice(this.pos);
+    let failure: OutputParseError | undefined;
+    for (let i = text.indexOf(close, this.searchFrom); i >= 0; i = text.indexOf(close, i + 1)) {
+      let args: Record<string, unknown>;
+      let pairs: Array<[string, unknown]>;
+      try {
+        pairs = this.readArguments(call.args, text.slice(0, i));
+      } catch (err) {
+        if (!(err instanceof OutputParseError)) throw err;
+        failure = err;
+        continue;
+      }
+      args = {};
+      pairs.forEach(([k, v], n) => {
+        setOwn(args, k, v);
+        this.argumentsDelta(`${n === 0 ? "{" : ","}${JSON.stringify(k)}:${JSON.stringify(v)}`);
+      });
+      this.argumentsDelta(pairs.length === 0 ? "{}" : "}");
+      this.pos += i + close.length - this.body.length;
+      this.body = "";
+      this.searchFrom = 0;
+      this.finishCall(args, false);
+      this.expectLiteral(call.close.slice(close.length), St.AfterCall);
+      return DONE;
     }
-    this.body += this.buf.slice(this.pos, i);
-    this.pos = i + close.length;
+    if (this.ended) {
+      if (failure) throw failure;
+      this.fail(`${quote(close)} to end the call of ${quote(this.callName)}`, undefined, this.offset() + (this.buf.length - this.pos));
+    }
+    // Keep what could be the start of the closing literal undecided.
+    let keep = Math.min(close.length - 1, this.buf.length - this.pos);
+    while (keep > 0 && !close.startsWith(this.buf.slice(this.buf.length - keep))) keep--;
+    const upTo = this.buf.length - keep;
+    this.body += this.buf.slice(this.pos, upTo);
+    this.pos = upTo;
+    this.searchFrom = Math.max(0, this.body.length - close.length + 1);
+    return WAIT;
+  }
+
+  /** Where the search for the closing literal resumes in the body. */
+  private searchFrom = 0;
+
+  private readArguments(args: ArgumentsSyntax, text: string): Array<[string, unknown]> {
     const schemas = new ArgumentKinds(this.tools.get(this.callName) ?? null);
-    const args = call.args;
-    const pairs = args.kind === "flat" ? readFlatArguments(args.style, this.body, this.bodyStart, schemas)
-      : args.kind === "cohere" ? readCohereArguments(this.body, this.bodyStart)
-      : readMiniMaxM3Arguments(this.body, this.bodyStart, schemas);
-    const obj: Record<string, unknown> = {};
-    pairs.forEach(([k, v], n) => {
-      setOwn(obj, k, v);
-      this.argumentsDelta(`${n === 0 ? "{" : ","}${JSON.stringify(k)}:${JSON.stringify(v)}`);
-    });
-    this.argumentsDelta(pairs.length === 0 ? "{}" : "}");
-    this.finishCall(obj, false);
-    this.expectLiteral(call.close.slice(close.length), St.AfterCall);
-    return DONE;
+    switch (args.kind) {
+      case "flat":
+        return readFlatArguments(args.style, text, this.bodyStart, schemas);
+      case "cohere":
+        return readCohereArguments(text, this.bodyStart);
+      case "minimax_m3":
+        return readMiniMaxM3Arguments(text, this.bodyStart, schemas);
+      default:
+        throw new InternalError("JSON arguments are not a markup body");
+    }
   }
 
   /** A JSON envelope `{"name": …, "arguments": …}`, read whole. */

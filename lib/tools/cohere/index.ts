@@ -31,7 +31,7 @@ export const COHERE_FAMILY = layoutFamily({
       separator: "",
       trigger: BLOCK_OPEN,
       call: (tool) => tag(CALL_OPEN, sequence(regex("0|[1-9][0-9]*"), constString(`" name="${tool.name}">`),
-        jsonSchema(tool.parameters ?? true, { style: "cohere_xml", excludes: [CALL_CLOSE] })), CALL_CLOSE),
+        jsonSchema(tool.parameters ?? true, { style: "cohere_xml" })), CALL_CLOSE),
     },
   },
   parser: {

@@ -36,7 +36,7 @@ export function dsmlFamily(name: string, block: string, models: readonly string[
         separator: "",
         trigger: begin,
         call: (tool) => tag(`${INVOKE_OPEN}${tool.name}">\n`,
-          jsonSchema(tool.parameters ?? true, { style: "deepseek_xml", excludes: [INVOKE_CLOSE] }), `${INVOKE_CLOSE}\n`),
+          jsonSchema(tool.parameters ?? true, { style: "deepseek_xml" }), `${INVOKE_CLOSE}\n`),
       },
     },
     parser: {

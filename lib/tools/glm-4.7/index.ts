@@ -29,7 +29,7 @@ export const GLM_4_7 = layoutFamily({
     calls: {
       separator: "",
       trigger: OPEN,
-      call: (tool) => tag(`${OPEN}${tool.name}`, jsonSchema(tool.parameters ?? true, { style: "glm_xml", excludes: [CLOSE] }), CLOSE),
+      call: (tool) => tag(`${OPEN}${tool.name}`, jsonSchema(tool.parameters ?? true, { style: "glm_xml" }), CLOSE),
     },
   },
   parser: {

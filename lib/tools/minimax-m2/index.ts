@@ -30,7 +30,7 @@ export const MINIMAX_M2 = layoutFamily({
       section: { begin: `${BLOCK_OPEN}\n`, end: BLOCK_CLOSE },
       separator: "",
       trigger: BLOCK_OPEN,
-      call: (tool) => tag(`${INVOKE}${tool.name}">\n`, jsonSchema(tool.parameters ?? true, { style: "minimax_xml", excludes: [INVOKE_CLOSE] }), `${INVOKE_CLOSE}\n`),
+      call: (tool) => tag(`${INVOKE}${tool.name}">\n`, jsonSchema(tool.parameters ?? true, { style: "minimax_xml" }), `${INVOKE_CLOSE}\n`),
     },
   },
   parser: {

@@ -30,7 +30,7 @@ export const QWEN3_CODER = layoutFamily({
       trigger: "<tool_call>",
       // The arguments' own whitespace takes the newline before </function> (none when there are no arguments).
       call: (tool) => tag(`<tool_call>\n<function=${tool.name}>\n`,
-        jsonSchema(tool.parameters ?? true, { style: "qwen_xml", excludes: [FUNCTION_CLOSE] }), `${FUNCTION_CLOSE}\n</tool_call>`),
+        jsonSchema(tool.parameters ?? true, { style: "qwen_xml" }), `${FUNCTION_CLOSE}\n</tool_call>`),
     },
   },
   parser: {
