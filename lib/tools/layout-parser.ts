@@ -501,7 +501,6 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     const call = this.syntax.call as Extract<CallSyntax, { kind: "header" }>;
     const close = firstSegment(call.close);
     const text = this.body + this.buf.slice(this.pos);
-    let failure: OutputParseError | undefined;
     for (let i = text.indexOf(close, this.searchFrom); i >= 0; i = text.indexOf(close, i + 1)) {
       let args: Record<string, unknown>;
       let pairs: Array<[string, unknown]>;
@@ -509,7 +508,8 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
         pairs = this.readArguments(call.args, text.slice(0, i));
       } catch (err) {
         if (!(err instanceof OutputParseError)) throw err;
-        failure = err;
+        this.bodyError = err;
+        this.searchFrom = i + 1;
         continue;
       }
       args = {};
@@ -521,12 +521,13 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
       this.pos += i + close.length - this.body.length;
       this.body = "";
       this.searchFrom = 0;
+      this.bodyError = undefined;
       this.finishCall(args, false);
       this.expectLiteral(call.close.slice(close.length), St.AfterCall);
       return DONE;
     }
     if (this.ended) {
-      if (failure) throw failure;
+      if (this.bodyError) throw this.bodyError;
       this.fail(`${quote(close)} to end the call of ${quote(this.callName)}`, undefined, this.offset() + (this.buf.length - this.pos));
     }
     // Keep what could be the start of the closing literal undecided.
@@ -535,9 +536,12 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     const upTo = this.buf.length - keep;
     this.body += this.buf.slice(this.pos, upTo);
     this.pos = upTo;
-    this.searchFrom = Math.max(0, this.body.length - close.length + 1);
+    this.searchFrom = Math.max(this.searchFrom, this.body.length - close.length + 1);
     return WAIT;
   }
+
+  /** Why the body did not read at the last occurrence of the closing literal tried. */
+  private bodyError: OutputParseError | undefined;
 
   /** Where the search for the closing literal resumes in the body. */
   private searchFrom = 0;
