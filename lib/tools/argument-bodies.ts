@@ -12,6 +12,7 @@ import {
 import { OutputParseError } from "../errors.js";
 import { isPlainObject } from "../format/json-path.js";
 import type { JsonSchema } from "../format/types.js";
+import { JsonScanner, JsonSyntaxError } from "./json-scanner.js";
 
 const ALL_KINDS: ValueKinds = { string: true, number: true, boolean: true, null: true, object: true, array: true };
 
@@ -109,6 +110,31 @@ class Body {
   atEnd(): boolean {
     return this.pos >= this.text.length;
   }
+
+  /** A JSON value here (its text, whitespace around included): its strings may hold any marker text. */
+  json(what: string): { text: string; at: number } {
+    const at = this.pos;
+    const scanner = new JsonScanner();
+    for (; this.pos < this.text.length; this.pos++) {
+      let inValue: boolean;
+      try {
+        inValue = scanner.feed(this.text[this.pos]!);
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (${what})`);
+        throw err;
+      }
+      if (!inValue) break;
+    }
+    if (this.pos >= this.text.length) {
+      try {
+        scanner.end();
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (${what})`);
+        throw err;
+      }
+    }
+    return { text: this.text.slice(at, this.pos), at };
+  }
 }
 
 /** A JSON value written between markers: parsed, checked to be of one of `kinds`. */
@@ -157,13 +183,26 @@ export function readFlatArguments(style: FlatStyle, text: string, base: number, 
       body.pos += found.length;
     }
     body.expect(style.valueOpen);
-    const { text: raw, at } = body.until(style.close, `the value of ${JSON.stringify(key)}`);
     const what = `the value of ${JSON.stringify(key)}`;
+    const kinds = tag === undefined ? schemas.kinds(schemas.schemaOf(key)) : undefined;
+    let p = body.pos;
+    while (isWs(body.text[p])) p++;
+    const opener = body.text[p];
+    const structured = tag === "false" || tag === "object" || tag === "array" || (kinds !== undefined && (opener === "{" ? kinds.object : opener === "[" ? kinds.array : false));
+    if (structured && (opener === "{" || opener === "[")) {
+      // An object or array is JSON, whose strings may hold the closing marker: scan it.
+      const { text: raw, at } = body.json(what);
+      body.expect(style.close);
+      const allowed: Kind[] = tag === "object" || tag === "array" ? [tag] : ["object", "array"];
+      out.push([key, jsonValue(body, raw, at, allowed, what)]);
+      continue;
+    }
+    const { text: raw, at } = body.until(style.close, what);
     let value: unknown;
     if (tag === "true" || tag === "string") value = raw;
     else if (tag === "false") value = jsonValue(body, raw, at, ["number", "boolean", "null", "object", "array"], what);
     else if (tag !== undefined) value = jsonValue(body, raw, at, [tag as Kind], `${what}, whose type is ${tag}`);
-    else value = untaggedValue(body, style, raw, at, schemas.kinds(schemas.schemaOf(key)), what);
+    else value = untaggedValue(body, style, raw, at, kinds!, what);
     out.push([key, value]);
   }
 }

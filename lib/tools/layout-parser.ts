@@ -62,7 +62,7 @@ export interface ParserSyntax {
 }
 
 const enum St {
-  Start, Reasoning, AfterReasoning, Content, CallsBegin, CallBegin, Lit, Header, Skip, JsonArgs, Body, Envelope, AfterCall, Trailing, Done,
+  Start, Reasoning, AfterReasoning, Content, Answer, CallsBegin, CallBegin, Lit, Header, Skip, JsonArgs, Body, Envelope, AfterCall, Trailing, Done,
 }
 
 function isWs(c: string | undefined): boolean {
@@ -88,6 +88,9 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
   private finished: ParsedToolOutput | undefined;
   private readonly contentMarkers: Array<{ text: string; role: "trigger" | "stop" | "forbidden" }>;
   private readonly markerStarts: Set<string>;
+  /** The content is a JSON answer (response_format json_object / json_schema). */
+  private readonly jsonAnswer: boolean;
+  private answerDone = false;
   /** The first thing of a call: lets the parser see where the next call starts. */
   private readonly callTrigger: string;
 
@@ -114,6 +117,8 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
       throw new InvalidArgumentError(`options.reasoning: the ${syntax.family} family has no reasoning markers; only "final_output_only" applies`);
     }
     this.tools = toolSchemas(options.tools);
+    const rf = options.response_format;
+    this.jsonAnswer = rf !== undefined && rf !== null && (rf.type === "json_object" || rf.type === "json_schema");
     const call = syntax.call;
     this.callTrigger = firstSegment(call.kind === "envelope" ? (call.open === "" ? "{" : call.open) : "lit" in call.header[0]! ? call.header[0].lit : "");
     const markers: Array<{ text: string; role: "trigger" | "stop" | "forbidden" }> = [];
@@ -180,7 +185,7 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
       case St.Start:
         return this.start();
       case St.Reasoning:
-        if (this.scanText(this.syntax.reasoning!.close, [this.syntax.reasoning!.open], "the reasoning", (ch) => {
+        if (this.scanUntil(this.syntax.reasoning!.close, [this.syntax.reasoning!.open], "the reasoning", (ch) => {
           this.reasoning += ch;
           this.out.push({ type: "reasoning", text: ch });
         }) === WAIT) return WAIT;
@@ -192,6 +197,8 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
         return DONE;
       case St.Content:
         return this.readContent();
+      case St.Answer:
+        return this.readAnswer();
       case St.CallsBegin:
         if (this.syntax.section) this.expectLiteral(this.syntax.section.begin, St.CallBegin);
         else this.state = St.CallBegin;
@@ -242,6 +249,30 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     return DONE;
   }
 
+  /** Text up to `terminator` (consumed), one code point at a time; fails at any of `forbidden`. */
+  private scanUntil(terminator: string, forbidden: readonly string[], what: string, onChar: (ch: string) => void): boolean {
+    const markers = [terminator, ...forbidden];
+    const starts = new Set(markers.map((m) => m[0]!));
+    while (!this.atEnd) {
+      if (starts.has(this.buf[this.pos]!)) {
+        if (this.buf.startsWith(terminator, this.pos)) {
+          this.pos += terminator.length;
+          return DONE;
+        }
+        const bad = forbidden.find((m) => this.buf.startsWith(m, this.pos));
+        if (bad !== undefined) this.fail(`${quote(terminator)} (${what} may not contain ${quote(bad)})`, quote(bad));
+        const rest = this.buf.length - this.pos;
+        if (!this.ended && markers.some((m) => rest < m.length && m.startsWith(this.buf.slice(this.pos)))) return WAIT;
+      }
+      const ch = this.codePoint();
+      if (ch === "") return WAIT;
+      this.pos += ch.length;
+      onChar(ch);
+    }
+    if (this.ended) this.fail(`${quote(terminator)} to end ${what}`);
+    return WAIT;
+  }
+
   private skipWs(): boolean {
     while (!this.atEnd && isWs(this.buf[this.pos])) this.pos++;
     return this.atEnd && !this.ended ? WAIT : DONE;
@@ -273,6 +304,16 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
   }
 
   private readContent(): boolean {
+    if (this.jsonAnswer && !this.answerDone && this.content === "" && this.pendingWs === "") {
+      // A JSON answer may hold any marker text inside its strings: read it as JSON first.
+      if (this.atEnd) {
+        if (!this.ended) return WAIT;
+      } else if (/[{["0-9tfn-]/.test(this.buf[this.pos]!) && !this.startsTrigger()) {
+        this.json = new JsonScanner();
+        this.state = St.Answer;
+        return DONE;
+      }
+    }
     if (this.syntax.contentWithCalls === "alone" && this.content === "" && this.pendingWs === "") {
       // A message is calls or content: a call starts with `{`.
       if (this.atEnd) {
@@ -319,6 +360,48 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     return DONE;
   }
 
+  /** Whether the text here is (or may still become) a content marker (a call trigger that starts like JSON). */
+  private startsTrigger(): boolean {
+    const rest = this.buf.slice(this.pos);
+    return this.contentMarkers.some((m) => rest.startsWith(m.text) || (!this.ended && m.text.startsWith(rest)));
+  }
+
+  /** A JSON answer, one code point of content at a time; then the content goes on as text. */
+  private readAnswer(): boolean {
+    const scanner = this.json!;
+    while (!this.atEnd) {
+      const unit = this.buf[this.pos]!;
+      let inValue: boolean;
+      try {
+        inValue = scanner.feed(unit);
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`, quote(unit));
+        throw err;
+      }
+      if (!inValue) break;
+      this.pos++;
+      // Whitespace waits for what follows: inside the value it is content, after it separation.
+      if (isWs(unit)) {
+        this.pendingWs += unit;
+      } else {
+        this.flushWs();
+        this.emitContent(unit);
+      }
+    }
+    if (this.atEnd && !this.ended) return WAIT;
+    if (this.atEnd) {
+      try {
+        scanner.end();
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`);
+        throw err;
+      }
+    }
+    this.state = St.Content;
+    this.answerDone = true;
+    return DONE;
+  }
+
   /** Whitespace before calls separates them from the content; before a stop it is content. */
   private flushWsForStop(role: "trigger" | "stop"): void {
     if (role === "stop") this.flushWs();
@@ -328,6 +411,7 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
   private callBegin(): boolean {
     const call = this.syntax.call;
     this.callName = "";
+    this.text = "";
     this.writtenIndex = undefined;
     this.callStart = this.offset();
     this.piece = 0;

@@ -163,4 +163,9 @@ export interface ToolOutputParserOptions {
   tools?: FunctionTool[];
   /** The family's format variant where it has several (mistral: "v3", "v11", "v13"); default the family's default. */
   variant?: string;
+  /**
+   * The request's answer constraint. A JSON answer is read as JSON, so marker text inside its
+   * strings is not taken for a tool call.
+   */
+  response_format?: ResponseFormat | null;
 }

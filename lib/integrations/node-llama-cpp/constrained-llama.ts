@@ -16,7 +16,7 @@ import { irToGbnf } from "../../compile/gbnf.js";
 import type { IrExpr, IrGrammar } from "../../compile/ir.js";
 import { lowerFormat } from "../../compile/lower.js";
 import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js";
-import type { ParsedToolOutput, ToolCallingRequest } from "../../tools/types.js";
+import type { ParsedToolOutput, ToolCallingRequest, ToolOutputParserOptions } from "../../tools/types.js";
 import type { VocabularyOptions } from "../../tokenizer/build-vocabulary.js";
 import { TokenizerInfo } from "../../tokenizer/tokenizer-info.js";
 import { BatchMaskScheduler, type BatchMaskStats } from "./batch-masks.js";
@@ -312,9 +312,19 @@ function isIrGrammar(value: unknown): value is IrGrammar {
   return typeof value === "object" && value !== null && Array.isArray((value as IrGrammar).rules);
 }
 
+/** The parser options a request implies: where the text starts, the tools, the answer constraint, the variant. */
+export function parserOptionsOf(request: ToolCallingRequest): ToolOutputParserOptions {
+  return {
+    ...(request.reasoning === undefined ? {} : { reasoning: request.reasoning }),
+    ...(request.tools === undefined ? {} : { tools: request.tools }),
+    ...(request.response_format === undefined ? {} : { response_format: request.response_format }),
+    ...(request.variant === undefined ? {} : { variant: request.variant }),
+  };
+}
+
 function parseOutput(request: ToolCallingRequest, text: string): { parsed?: ParsedToolOutput; parseError?: OutputParseError } {
   try {
-    return { parsed: parseToolOutput(request.family, text, request.reasoning === undefined ? {} : { reasoning: request.reasoning }) };
+    return { parsed: parseToolOutput(request.family, text, parserOptionsOf(request)) };
   } catch (err) {
     if ((err as { code?: string }).code === "TAGMASK_OUTPUT_PARSE") return { parseError: err as OutputParseError };
     throw err;

@@ -11,7 +11,7 @@ import { JsonScanner, JsonSyntaxError } from "../json-scanner.js";
 import type { ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions } from "../types.js";
 import { ANALYSIS, CALL, CHANNEL, END, HARMONY_MARKERS, MESSAGE, RETURN, START } from "./markers.js";
 
-const enum St { Start, Analysis, NextMessage, Header, Text, Args, AfterArgs, Done }
+const enum St { Start, Analysis, NextMessage, Header, Text, Answer, Args, AfterArgs, Done }
 
 const HEADER = /^\s*(?:to=([^\s<]+))?\s*<\|channel\|>([a-z]+)\s*(?:to=([^\s<]+))?\s*(?:(?:<\|constrain\|>)?\s*json)?\s*$/;
 
@@ -30,9 +30,14 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
   private pendingHigh = "";
   private callName = "";
 
+  /** The final answer is JSON (response_format json_object / json_schema): read as JSON, markers inside its strings are text. */
+  private readonly jsonAnswer: boolean;
+
   constructor(options: ToolOutputParserOptions = {}) {
     super();
     this.mode = options.reasoning ?? "final_output_only";
+    const rf = options.response_format;
+    this.jsonAnswer = rf !== undefined && rf !== null && (rf.type === "json_object" || rf.type === "json_schema");
   }
 
   push(chunk: string): ToolOutputEvent[] {
@@ -93,6 +98,8 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
         return this.header();
       case St.Args:
         return this.args();
+      case St.Answer:
+        return this.answer();
       case St.AfterArgs: {
         if (this.atEnd) {
           if (!this.ended) return WAIT;
@@ -195,10 +202,41 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
       this.state = St.Analysis;
     } else if (channel === "final" || channel === "commentary") {
       this.into = "content";
-      this.state = St.Text;
+      this.state = channel === "final" && this.jsonAnswer ? St.Answer : St.Text;
+      this.json = new JsonScanner();
     } else {
       this.fail('the channel "analysis", "commentary" or "final"', quote(channel), i - text.length + text.indexOf(channel) + this.base);
     }
+    return DONE;
+  }
+
+  private answer(): boolean {
+    const scanner = this.json!;
+    while (!this.atEnd) {
+      const unit = this.buf[this.pos]!;
+      let inValue: boolean;
+      try {
+        inValue = scanner.feed(unit);
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`, quote(unit));
+        throw err;
+      }
+      if (!inValue) {
+        this.state = St.Text;
+        return DONE;
+      }
+      this.pos++;
+      this.content += unit;
+      this.out.push({ type: "content", text: unit });
+    }
+    if (!this.ended) return WAIT;
+    try {
+      scanner.end();
+    } catch (err) {
+      if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`);
+      throw err;
+    }
+    this.state = St.Done;
     return DONE;
   }
 
