@@ -57,7 +57,7 @@ describe("hand-written outputs", () => {
   it.each([
     ["hermes: arguments not an object", "hermes", '<tool_call>\n{"name": "get_weather", "arguments": 3}\n</tool_call>', 12, /"arguments" member/],
     ["hermes: a closing tag in the content", "hermes", "Hi </tool_call>", 3, /content text/],
-    ["qwen3-coder: a value that starts like an array must be JSON", "qwen3-coder", "<tool_call>\n<function=add>\n<parameter=items>\n[1,\n</parameter>\n</function>\n</tool_call>", 45, /a JSON value/],
+    ["qwen3-coder: a value that starts like an array must be JSON", "qwen3-coder", "<tool_call>\n<function=add>\n<parameter=items>\n[1,\n</parameter>\n</function>\n</tool_call>", 49, /a JSON value/],
     ["kimi-k2: index not digits", "kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:x", 59, /call index/],
     ["deepseek-v3.1: JSON cut off", "deepseek-v3.1", '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{"a": ', 58, /a JSON value/],
     ["harmony: an unknown channel", "harmony", "<|channel|>poetry<|message|>x", 11, /channel/],

@@ -8,6 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { lowerFormat } from "../../../lib/compile/lower.js";
+import { COHERE, FLAT_STYLES } from "../../../lib/compile/styles/index.js";
+import type { Format } from "../../../lib/format/types.js";
 import { compileGrammar } from "../../../lib/engine/compiled-grammar.js";
 import { buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamily } from "../../../lib/tools/families.js";
 import type { ToolOutputEvent, ToolOutputParserOptions } from "../../../lib/tools/types.js";
@@ -20,14 +22,58 @@ import { generate, idsOf } from "./walk.js";
 
 const GENERATIONS = 3;
 
-/** Texts that end values, calls and sections in some family. */
-const ENDINGS = [
-  "</parameter>", "</\uff5cDSML\uff5cparameter>", "</arg_value>", "</cofl:value>", "<|close|>argument<|sep|>",
-  "</function>\n</tool_call>", "</tool_call>", "</\uff5cDSML\uff5cinvoke>\n", "</invoke>\n", "</cofl:tool_call>",
-  "</minimax:tool_call>", "</cofl:tool_calls>", "</\uff5cDSML\uff5cfunction_calls>", "</\uff5cDSML\uff5ctool_calls>",
-  "</think>", "<|END_THINKING|>", "[/THINK]", "<|end|><|start|>assistant", "\n```<\uff5ctool\u2581call\u2581end\uff5c>",
-  "<\uff5ctool\u2581call\u2581end\uff5c>", "<\uff5ctool\u2581calls\u2581end\uff5c>", "<|tool_call_end|>", "<|tool_calls_section_end|>", "]",
-];
+/** The fixed texts of a structural tag (tag begins and ends, literals, separators, argument-style markers): what opens and closes its parts. */
+function structureTexts(format: Format, out: Set<string> = new Set()): Set<string> {
+  const add = (t: string) => {
+    if (t !== "") out.add(t);
+  };
+  switch (format.type) {
+    case "const_string":
+      add(format.value);
+      break;
+    case "tag":
+      add(format.begin);
+      for (const e of typeof format.end === "string" ? [format.end] : format.end) add(e);
+      structureTexts(format.content, out);
+      break;
+    case "sequence":
+    case "or":
+      format.elements.forEach((e, i) => {
+        structureTexts(e, out);
+        // A literal and the tag after it (DeepSeek's blank line before its block) as one text.
+        const next = format.elements[i + 1];
+        if (format.type === "sequence" && e.type === "const_string" && next?.type === "tag") add(e.value + next.begin);
+      });
+      break;
+    case "optional":
+    case "star":
+    case "plus":
+    case "repeat":
+      structureTexts(format.content, out);
+      break;
+    case "tags_with_separator":
+      add(format.separator);
+      for (const t of format.tags) structureTexts(t, out);
+      break;
+    case "triggered_tags":
+      for (const t of format.tags) structureTexts(t, out);
+      break;
+    case "json_schema": {
+      const style = format.style ?? "json";
+      if (style in FLAT_STYLES) {
+        const st = FLAT_STYLES[style as keyof typeof FLAT_STYLES];
+        add(st.close);
+        add(st.valueOpen.replace(/\n/g, ""));
+      } else if (style === "cohere_xml") {
+        add(COHERE.close);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
 const BUDGET = 48;
 
 /** The cases walked per family: one per tool_choice, reasoning modes spread over them. */
@@ -60,14 +106,15 @@ describe.each(FAMILY_VARIANTS)("$label round trip with the engine", ({ family, v
   const base = family.startsWith("qwen3") || family === "hermes" ? "qwen3" : "llama3";
   it.each(walkedCases(family, variant).map((c) => [c.name, c] as const))("%s", (_name, c) => {
     const info = loadFamilyVocabulary(family === "hermes" ? "llama3" : base, f.markers, f.stops);
-    const grammar = lowerFormat(buildToolCallingFormat(c.request)!);
+    const tag = buildToolCallingFormat(c.request)!;
+    const grammar = lowerFormat(tag);
     const compiled = compileGrammar(info, grammar);
     const prefer = {
       closers: idsOf(info, ['"', "}", "]", '"}', "}}", "\"]"]),
       markers: idsOf(info, [...f.markers, "<", "</", "[", ">", "\n"]),
       literals: idsOf(info, ["0", "1", "7", "true", "null", "a", " "]),
       other: idsOf(info, [",", ":", "{", "[", "=", "\""]),
-      endings: ENDINGS,
+      endings: [...structureTexts(tag.format), ...f.markers],
     };
     const options = parserOptionsOf(c.request);
     const random = rng(1000 + c.name.length * 31 + family.length);
