@@ -18,6 +18,8 @@ const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   match: () => import("./cli/match.js"),
   compile: () => import("./cli/compile.js"),
   masks: () => import("./cli/masks.js"),
+  families: () => import("./cli/families.js"),
+  parse: () => import("./cli/parse.js"),
 };
 
 function help(): string {

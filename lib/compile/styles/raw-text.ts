@@ -7,6 +7,9 @@
  * numbers, text starting with `{` or `[`). Built as automata over code points (the JSON Schema
  * compiler's own), so patterns, formats, enums and lengths stay exact.
  */
+// The JSON Schema compiler's modules import each other in a cycle (shapes, strings, formats);
+// entering through its index first evaluates them in the order they expect.
+import "../json-schema/index.js";
 import { charClass, choice, lit, seq, text, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { complement, difference, intersect, isEmpty, union, type Dfa } from "../json-schema/automaton.js";
 import { dfaToIr, plainRanges } from "../json-schema/dfa-ir.js";

@@ -5,6 +5,9 @@
  * for the JSON grammar of one kind; the output parsers ask it the same question to decode raw
  * values, so grammar and parser never disagree on what a value is.
  */
+// The JSON Schema compiler's modules import each other in a cycle (shapes, strings, formats);
+// entering through its index first evaluates them in the order they expect.
+import "../json-schema/index.js";
 import { SchemaError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
 import type { JsonSchema } from "../../format/types.js";

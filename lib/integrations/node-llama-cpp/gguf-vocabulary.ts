@@ -101,8 +101,10 @@ export function vocabularyFromTokenizerJson(path: string, addedTokens: readonly 
     types[t.id] = t.special === true ? 3 : 4;
     if (t.special === true) specials.add(t.content);
   });
+  const present = new Set(tokens.filter((t) => t !== undefined));
   for (const content of addedTokens) {
-    if (specials.has(content)) continue;
+    // A text the tokenizer already has as a token (Qwen's <tool_call>) is not added twice.
+    if (specials.has(content) || present.has(content)) continue;
     tokens.push(content);
     types.push(3);
   }
