@@ -20,7 +20,7 @@ import { FAMILY_VARIANTS, familyCases } from "./cases.js";
 import { problems } from "./check.js";
 import { generate, idsOf } from "./walk.js";
 
-const GENERATIONS = 3;
+const GENERATIONS = 2;
 
 /** The fixed texts of a structural tag (tag begins and ends, literals, separators, argument-style markers): what opens and closes its parts. */
 function structureTexts(format: Format, out: Set<string> = new Set()): Set<string> {
