@@ -15,7 +15,7 @@ import { encodeFlatKey, type FlatStyle } from "./syntax.js";
 
 /** Root keywords the tag-per-argument form honours exactly. */
 const ROOT_KEYWORDS = new Set([
-  "type", "properties", "required", "additionalProperties", "$defs", "definitions",
+  "type", "properties", "required", "additionalProperties", "minProperties", "maxProperties", "$defs", "definitions",
   "$comment", "$id", "$schema", "$anchor", "default", "deprecated", "description", "examples", "readOnly", "title", "writeOnly",
 ]);
 
@@ -106,18 +106,18 @@ class FlatLowering {
     return this.ctx.maxWhitespace === undefined ? {} : { maxWhitespace: this.ctx.maxWhitespace };
   }
 
-  /** Any number of arguments with undeclared names (other than `taken`), values under `schema`. */
-  private additional(schema: JsonSchema, taken: string[], pointer: string): IrExpr {
+  /** One argument with an undeclared name (other than `taken`), its value under `schema`. */
+  private additionalTag(schema: JsonSchema, taken: string[], pointer: string): IrExpr {
     const { style, ctx } = this;
     const key = keyIr(ctx.b, style.freeKey, taken, ctx.excludes, `${this.style.name}_key`);
     const head = seq(lit(style.keyOpen), key, lit(style.keyEnd));
-    return repeat(seq(this.ws, this.argument(head, schema, pointer, `${style.name}_additional`)), 0, null);
+    return seq(this.ws, this.argument(head, schema, pointer, `${style.name}_additional`));
   }
 
   lower(): IrExpr {
     const { root, ctx } = this;
     if (root === false) return choice();
-    if (root === true) return seq(this.additional(true, [], "#"), this.ws);
+    if (root === true) return seq(repeat(this.additionalTag(true, [], "#"), 0, null), this.ws);
     const type = root["type"];
     if (type !== undefined && !(type === "object" || (Array.isArray(type) && type.includes("object")))) {
       this.fail("#/type", `the arguments are written as named tags, so the schema must describe an object, found type ${JSON.stringify(type)}`, "type");
@@ -134,7 +134,7 @@ class FlatLowering {
       key, schema: s as JsonSchema, pointer: pointerOf("#/properties", key),
     }));
     for (const key of required) if (!names.some((n) => n.key === key)) names.push({ key, schema: true, pointer: "#/required" });
-    const items: IrExpr[] = [];
+    const tags: { tag: IrExpr; required: boolean }[] = [];
     const taken: string[] = [];
     for (const { key, schema, pointer } of names) {
       const written = encodeFlatKey(this.style, key);
@@ -147,17 +147,58 @@ class FlatLowering {
         continue;
       }
       const head = lit(this.style.keyOpen + written + this.style.keyEnd);
-      const tag = seq(this.ws, this.argument(head, schema, pointer, `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`));
-      items.push(isRequired ? tag : repeat(tag, 0, 1));
+      tags.push({ tag: seq(this.ws, this.argument(head, schema, pointer, `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`)), required: isRequired });
     }
     const additional = root["additionalProperties"];
     const open = additional === undefined ? names.length === 0 : additional !== false;
-    if (open) {
-      const schema: JsonSchema = additional === undefined ? true : (additional as JsonSchema);
-      items.push(this.additional(schema, taken, "#/additionalProperties"));
+    const extra = open ? this.additionalTag(additional === undefined ? true : (additional as JsonSchema), taken, "#/additionalProperties") : null;
+    const min = this.count(root, "minProperties") ?? 0;
+    const max = this.count(root, "maxProperties");
+    if (min === 0 && max === null) {
+      const items = tags.map((t) => (t.required ? t.tag : repeat(t.tag, 0, 1)));
+      if (extra) items.push(repeat(extra, 0, null));
+      items.push(this.ws);
+      return seq(...items);
     }
-    items.push(this.ws);
-    return seq(...items);
+    return seq(this.counted(tags, extra, min, max), this.ws);
+  }
+
+  private count(root: Record<string, unknown>, keyword: string): number | null {
+    const v = root[keyword];
+    if (v === undefined) return null;
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) this.fail(`#/${keyword}`, `expected a non-negative integer, found ${JSON.stringify(v)}`, keyword);
+    return v;
+  }
+
+  /**
+   * The arguments with their number between `min` and `max`: a rule per (argument, arguments
+   * written so far), the count kept in the rule (at most tags × (max + 1) rules), the additional
+   * arguments last with the rest of the count.
+   */
+  private counted(tags: { tag: IrExpr; required: boolean }[], extra: IrExpr | null, min: number, max: number | null): IrExpr {
+    const { b } = this.ctx;
+    const rules = new Map<string, IrExpr>();
+    const at = (i: number, n: number): IrExpr => {
+      if (max !== null && n > max) return choice();
+      if (i === tags.length) {
+        const low = Math.max(0, min - n);
+        if (extra === null) return low === 0 ? seq() : choice();
+        return repeat(extra, low, max === null ? null : max - n);
+      }
+      const key = `${i}:${n}`;
+      let r = rules.get(key);
+      if (!r) {
+        const name = b.freshName(`${this.style.name}_count`);
+        r = b.ruleRef(name);
+        rules.set(key, r);
+        const t = tags[i]!;
+        // Without a maximum, counts past the minimum need not be told apart.
+        const take = seq(t.tag, at(i + 1, max === null ? Math.min(n + 1, min) : n + 1));
+        b.define(name, t.required ? take : choice(take, at(i + 1, n)));
+      }
+      return r;
+    };
+    return at(0, 0);
   }
 }
 

@@ -111,6 +111,23 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(g, "<parameter=x>{oops</parameter>")).toBe(false);
   });
 
+  it("minProperties / maxProperties count the arguments (xgrammar's deepseek_xml example)", () => {
+    const schema = {
+      type: "object",
+      properties: { name: { type: "string" }, age: { type: "integer" }, ID: { type: "integer" }, is_student: { type: "boolean" } },
+      maxProperties: 3, minProperties: 2,
+    };
+    const g = lowerFormat(styled("deepseek_xml", schema));
+    expect(isMatch(g, DS("age", "false", "25"))).toBe(false);
+    expect(isMatch(g, DS("name", "true", "Bob") + DS("age", "false", "25"))).toBe(true);
+    expect(isMatch(g, DS("name", "true", "Bob") + DS("ID", "false", "123456") + DS("is_student", "false", "true"))).toBe(true);
+    expect(isMatch(g, DS("name", "true", "John") + DS("age", "false", "1") + DS("ID", "false", "1") + DS("is_student", "false", "false"))).toBe(false);
+    const open = lowerFormat(styled("qwen_xml", { type: "object", minProperties: 2, maxProperties: 2 }));
+    expect(isMatch(open, "<parameter=a>1</parameter>")).toBe(false);
+    expect(isMatch(open, "<parameter=a>1</parameter><parameter=b>2</parameter>")).toBe(true);
+    expect(isMatch(open, "<parameter=a>1</parameter><parameter=b>2</parameter><parameter=c>3</parameter>")).toBe(false);
+  });
+
   it("additionalProperties: free names minus the declared ones", () => {
     const g = lowerFormat(styled("qwen_xml", { type: "object", properties: { a: { type: "integer" } }, additionalProperties: { type: "string" } }));
     expect(isMatch(g, "<parameter=a>1</parameter><parameter=b>x</parameter>")).toBe(true);
@@ -132,7 +149,7 @@ describe("accepted and rejected texts", () => {
 
 describe("refusals", () => {
   it.each([
-    ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", minProperties: 1 }), SchemaError, /root keyword "minProperties"/],
+    ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", patternProperties: { "^a": {} } }), SchemaError, /root keyword "patternProperties"/],
     ["a non-object root", styled("glm_xml", { type: "string" }), SchemaError, /must describe an object/],
     ["any_order with a style", styled("qwen_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
     ["excludes with JSON objects in values", styled("qwen_xml", SCHEMA, { excludes: ["x"] }), SchemaError, /excludes cannot be enforced inside the JSON objects/],
@@ -163,6 +180,6 @@ describe("engine masks equal the reference recognizer's (Llama 3 vocabulary)", (
     const grammar = lowerFormat(styled(style));
     expect(isMatch(grammar, output)).toBe(true);
     const tokens = encodeForTest("llama3", output);
-    expect(walkTokens(grammar, compileGrammar(vocab, grammar), vocab.data, tokens, 3)).toBeGreaterThan(0);
+    expect(walkTokens(grammar, compileGrammar(vocab, grammar), vocab.data, tokens, 5)).toBeGreaterThan(0);
   });
 });
