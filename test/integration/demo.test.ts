@@ -54,7 +54,8 @@ describe("tagmask demo", () => {
     expect(out.outline).toContain('tag `<|open|>call tool="set_alarm" index="`');
   });
 
-  it.each([["llama3"], ["harmony"], ["qwen3"]])("--family %s: the family's tiny model, grammar and parser", async (family) => {
+  // One family here; family-tool-calls.test.ts runs qwen3, llama3 and harmony end to end.
+  it.each([["llama3"]])("--family %s: the family's tiny model, grammar and parser", async (family) => {
     const res = await runCli(["demo", "--json", "--family", family, "--tools", toolsFile, "--seed", "3", "--max-tokens", "300"]);
     expect(res.code).toBe(0);
     const out = JSON.parse(res.stdout) as DemoJson;
