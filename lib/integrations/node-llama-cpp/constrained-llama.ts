@@ -163,6 +163,9 @@ export class ConstrainedLlama {
         origin = tag;
       }
       ir = lowerFormat(origin);
+      // Raw argument values of the markup styles are text too, but inside json_schema formats,
+      // out of limitFreeText's reach: bound them in the lowered grammar.
+      if (maxFreeTextTokens !== undefined) ir = withTextTokenLimit(ir, maxFreeTextTokens);
     }
     // The gbnf route cannot enforce free-text token limits: its matcher follows the grammar
     // node-llama-cpp's sampler enforces, without them.
@@ -306,6 +309,24 @@ function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
     }
   };
   return { ...grammar, rules: grammar.rules.map((r) => ({ ...r, body: strip(r.body) })) };
+}
+
+/** The grammar with every unbounded `text` node limited to `maxTokens` tokens. */
+function withTextTokenLimit(grammar: IrGrammar, maxTokens: number): IrGrammar {
+  const limit = (e: IrExpr): IrExpr => {
+    switch (e.kind) {
+      case "text":
+        return e.maxTokens === null ? { ...e, maxTokens } : e;
+      case "seq":
+      case "choice":
+        return { ...e, items: e.items.map(limit) };
+      case "repeat":
+        return { ...e, item: limit(e.item) };
+      default:
+        return e;
+    }
+  };
+  return { ...grammar, rules: grammar.rules.map((r) => ({ ...r, body: limit(r.body) })) };
 }
 
 function isIrGrammar(value: unknown): value is IrGrammar {
