@@ -32,6 +32,9 @@ export {
 export type * from "./format/types.js";
 export type { JsonObject, JsonValue } from "./format/serialize.js";
 export type { AnyTextOptions, JsonSchemaOptions, TagsWithSeparatorOptions, TriggeredTagsOptions } from "./format/build.js";
+export type { AnyTokensOptions, DispatchOptions, TokenDispatchOptions, TokenTriggeredTagsOptions } from "./format/build.js";
+export { tokenUniverse } from "./tokenizer/token-universe.js";
+export type { RecognizerOptions, TokenUniverse } from "./compile/recognizer.js";
 export * as formats from "./format/build.js";
 export { applyTokenBitmask, maskedArgmax, maskedSample, applyMaskIsa } from "./mask/cpu.js";
 export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";
@@ -80,5 +83,5 @@ export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
 // end node-llama-cpp integration (E)
 // JSON Schema compiler (G)
 export { compileJsonSchema, lowerJsonSchema } from "./compile/json-schema/index.js";
-export type { JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
+export type { Dialect as JsonSchemaDraft, JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
 // end JSON Schema compiler (G)

@@ -3,7 +3,9 @@
  * grammar's size and the compile time, or the refusal (keyword and schema path) with exit code 2.
  */
 import { readFileSync } from "node:fs";
-import { compileJsonSchema, type JsonSchemaOptions } from "../compile/json-schema/index.js";
+import { compileJsonSchema, type Dialect, type JsonSchemaOptions } from "../compile/json-schema/index.js";
+import { DIALECTS } from "../compile/json-schema/resolve.js";
+import { parseJsonText } from "../format/json-text.js";
 import { printGrammar, serializeGrammar, type IrExpr, type IrGrammar } from "../compile/ir.js";
 import { InvalidArgumentError, SchemaError } from "../errors.js";
 import type { JsonSchema } from "../format/types.js";
@@ -11,14 +13,16 @@ import { optional, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
 
 const USAGE = [
-  "tagmask compile --schema FILE [--lenient] [--any-order] [--compact | --max-whitespace N] [--formats assert|ignore] [--print] [--json]",
+  "tagmask compile --schema FILE [--lenient] [--any-order] [--compact | --max-whitespace N] [--formats assert|ignore|openapi] [--draft D] [--print] [--json]",
   "",
   "  --schema          a JSON Schema file",
   "  --lenient         compile keywords that cannot be enforced anyway (listed on stderr)",
   "  --any-order       object members in any order (default: declared order)",
   "  --compact         no whitespace between tokens",
   "  --max-whitespace  at most N whitespace characters between tokens",
-  "  --formats         'assert' (default) checks the enforced formats; 'ignore' treats format as an annotation",
+  "  --formats         'assert' (default) checks the enforced formats; 'ignore' treats format as an annotation;",
+  "                    'openapi' also checks OpenAPI's int32 / int64 ranges",
+  "  --draft           the draft of a schema without $schema: 2020-12 (default), 2019-09, draft-07, draft-06, draft-04",
   "  --print           print the grammar (one rule per line)",
   "  --json            print the figures as JSON",
   "",
@@ -47,7 +51,8 @@ function readSchema(file: string): JsonSchema {
     throw new InvalidArgumentError(`--schema ${file}: cannot read the file (${code === "ENOENT" ? "no such file" : (err as Error).message})`);
   }
   try {
-    return JSON.parse(text) as JsonSchema;
+    // The package's reader keeps the written text of numbers no double holds (exact bounds).
+    return parseJsonText(text) as JsonSchema;
   } catch (err) {
     throw new InvalidArgumentError(`--schema ${file}: invalid JSON: ${(err as Error).message}`);
   }
@@ -64,6 +69,7 @@ export const command: CliCommand = {
       compact: { type: "boolean" },
       "max-whitespace": { type: "string" },
       formats: { type: "string" },
+      draft: { type: "string" },
       print: { type: "boolean" },
       json: { type: "boolean" },
     });
@@ -79,8 +85,13 @@ export const command: CliCommand = {
     }
     const formats = optional(args, "formats");
     if (formats !== undefined) {
-      if (formats !== "assert" && formats !== "ignore") throw new UsageError(`--formats expects assert or ignore, got ${JSON.stringify(formats)}`);
+      if (formats !== "assert" && formats !== "ignore" && formats !== "openapi") throw new UsageError(`--formats expects assert, ignore or openapi, got ${JSON.stringify(formats)}`);
       options.formats = formats;
+    }
+    const draft = optional(args, "draft");
+    if (draft !== undefined) {
+      if (!(DIALECTS as readonly string[]).includes(draft)) throw new UsageError(`--draft expects one of ${DIALECTS.join(", ")}, got ${JSON.stringify(draft)}`);
+      options.draft = draft as Dialect;
     }
     const schema = readSchema(file);
     const t0 = performance.now();

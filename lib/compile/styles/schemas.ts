@@ -77,7 +77,7 @@ export class ArgumentSchemas {
   shape(schema: JsonSchema, pointer: string): Shape {
     return this.located(pointer, () => {
       const compiler = new SchemaCompiler(this.standalone(schema), new GrammarBuilder(), {
-        whitespace: "any", maxWhitespace: null, anyOrder: false, lenient: false, formats: "assert",
+        whitespace: "any", maxWhitespace: null, anyOrder: false, lenient: false, formats: "assert", draft: "2020-12",
       }, "shape/");
       return compiler.shapeOf(compiler.registry.root);
     });

@@ -32,8 +32,8 @@ function structureTexts(format: Format, out: Set<string> = new Set()): Set<strin
       add(format.value);
       break;
     case "tag":
-      add(format.begin);
-      for (const e of typeof format.end === "string" ? [format.end] : format.end) add(e);
+      if (typeof format.begin === "string") add(format.begin);
+      for (const e of typeof format.end === "string" ? [format.end] : Array.isArray(format.end) ? format.end : []) add(e);
       structureTexts(format.content, out);
       break;
     case "sequence":
@@ -42,7 +42,7 @@ function structureTexts(format: Format, out: Set<string> = new Set()): Set<strin
         structureTexts(e, out);
         // A literal and the tag after it (DeepSeek's blank line before its block) as one text.
         const next = format.elements[i + 1];
-        if (format.type === "sequence" && e.type === "const_string" && next?.type === "tag") add(e.value + next.begin);
+        if (format.type === "sequence" && e.type === "const_string" && next?.type === "tag" && typeof next.begin === "string") add(e.value + next.begin);
       });
       break;
     case "optional":
