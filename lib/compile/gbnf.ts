@@ -273,6 +273,9 @@ class GbnfWriter {
       case "counted":
       case "unit":
         throw new GrammarError(`rule '${this.context}': the grammar counts units (a pattern or format with length bounds, or property counts); GBNF cannot express such a count`);
+      case "marks":
+      case "mark":
+        throw new GrammarError(`rule '${this.context}': the grammar has marks (object members in any order); GBNF cannot express them, use declared order`);
       case "token":
       case "excludeToken":
       case "anyTokens":

@@ -97,7 +97,31 @@ export interface IrUnit {
   item: IrExpr;
 }
 
-export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrCounted | IrUnit | IrTokenNode;
+/**
+ * Matches what `item` matches, restricted to the matches whose `mark` nodes (met anywhere in the
+ * derivation of the item, through references too, except inside nested `marks` nodes, which hold
+ * their own) carry pairwise different indices, and include every index of `required`. The engine
+ * keeps the used indices in the matcher (docs/engine.md, "Marks"): an object whose members may
+ * come in any order is a loop over its members with one mark per name, not an automaton over the
+ * subsets of its names.
+ */
+export interface IrMarks {
+  kind: "marks";
+  item: IrExpr;
+  /** Indices (0..31) that must be used, sorted. */
+  required: number[];
+}
+/** Matches what `item` matches (never the empty string) and uses mark `index` (0..31) of the innermost `marks` around it. */
+export interface IrMark {
+  kind: "mark";
+  item: IrExpr;
+  index: number;
+}
+
+/** The most marks one `marks` node holds. */
+export const MAX_MARKS = 32;
+
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrCounted | IrUnit | IrMarks | IrMark | IrTokenNode;
 export type IrKind = IrExpr["kind"];
 
 export interface IrRule {
@@ -139,6 +163,12 @@ export const ref = (rule: number): IrRef => ({ kind: "ref", rule });
 export const counted = (item: IrExpr, min: number, max: number | null): IrCounted => ({ kind: "counted", item, min, max });
 /** One counted unit (see {@link IrUnit}). */
 export const unit = (item: IrExpr): IrUnit => ({ kind: "unit", item });
+/** Matches of `item` whose marks differ and include `required` (see {@link IrMarks}). */
+export const marks = (item: IrExpr, required: readonly number[] = []): IrMarks => ({
+  kind: "marks", item, required: [...new Set(required)].sort((x, y) => x - y),
+});
+/** Uses mark `index` (see {@link IrMark}). */
+export const mark = (index: number, item: IrExpr): IrMark => ({ kind: "mark", item, index });
 
 /**
  * A code-point class. Ranges may be given unsorted and overlapping; they are normalized.
@@ -312,6 +342,16 @@ export function validateGrammar(grammar: IrGrammar): void {
         case "unit":
           visit(e.item, `${where}.item`);
           return;
+        case "marks":
+          for (const i of e.required) {
+            if (!Number.isInteger(i) || i < 0 || i >= MAX_MARKS) fail(where, `required mark ${i} is not an integer 0..${MAX_MARKS - 1}`);
+          }
+          visit(e.item, `${where}.item`);
+          return;
+        case "mark":
+          if (!Number.isInteger(e.index) || e.index < 0 || e.index >= MAX_MARKS) fail(where, `mark index ${e.index} is not an integer 0..${MAX_MARKS - 1}`);
+          visit(e.item, `${where}.item`);
+          return;
         case "ref":
           if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= grammar.rules.length) {
             fail(where, `reference to rule ${e.rule}, which does not exist`);
@@ -353,6 +393,8 @@ const KIND_CODE: Record<IrKind, number> = {
   text: 8,
   counted: 9,
   unit: 10,
+  marks: 11,
+  mark: 12,
   ...TOKEN_KIND_CODE,
 };
 
@@ -416,6 +458,14 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
         break;
       case "unit":
         a = emit(e.item);
+        break;
+      case "marks":
+        a = emit(e.item);
+        b = e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0);
+        break;
+      case "mark":
+        a = emit(e.item);
+        b = e.index;
         break;
       case "ref":
         a = e.rule;
@@ -531,6 +581,18 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
         if (b !== 0 || c !== 0) fail(where, "unit fields b and c must be 0");
         exprs.push({ kind: "unit", item: child(a) });
         break;
+      case "marks": {
+        if (c !== 0) fail(where, "marks field c must be 0");
+        const required: number[] = [];
+        for (let i = 0; i < MAX_MARKS; i++) if ((b >>> i) & 1) required.push(i);
+        exprs.push({ kind: "marks", item: child(a), required });
+        break;
+      }
+      case "mark":
+        if (b >= MAX_MARKS) fail(where, `mark index ${b} is not below ${MAX_MARKS}`);
+        if (c !== 0) fail(where, "mark field c must be 0");
+        exprs.push({ kind: "mark", item: child(a), index: b });
+        break;
       case "ref":
         exprs.push({ kind: "ref", rule: a });
         break;
@@ -635,6 +697,10 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
       return `counted{${e.min},${e.max ?? ""}}(${printExpr(e.item, names)})`;
     case "unit":
       return `unit(${printExpr(e.item, names)})`;
+    case "marks":
+      return `marks${e.required.length > 0 ? `{required=${e.required.join(",")}}` : ""}(${printExpr(e.item, names)})`;
+    case "mark":
+      return `mark#${e.index}(${printExpr(e.item, names)})`;
     case "token":
     case "excludeToken":
     case "anyTokens":

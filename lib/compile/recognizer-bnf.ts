@@ -1,7 +1,8 @@
 /**
  * The reference recognizer's view of a grammar: the IR rewritten as plain productions over
  * byte, code-point-class and text terminals, plus counted-repeat productions and the productions
- * of `counted` and `unit` nodes (which count units along a derivation). Written apart from
+ * of `counted` and `unit` nodes (which count units along a derivation) and of `marks` and `mark`
+ * nodes (which use marks along a derivation). Written apart from
  * the engine on purpose (it is the engine's oracle): no automata, no shared code.
  *
  * Also the UTF-8 helpers the recognizer uses to decide, byte by byte, whether a partial character
@@ -50,6 +51,19 @@ export interface Bnf {
   unitCap: number;
   /** Whether the grammar has counted or unit nodes (items then track units). */
   counting: boolean;
+  /** For the production of a `marks` node: the required marks (a bit mask); otherwise null. */
+  prodMarks: Array<number | null>;
+  /** For the production of a `mark` node: its index; otherwise -1. */
+  prodMark: number[];
+  /** Whether the grammar has marks or mark nodes (items then track marks). */
+  marking: boolean;
+  /**
+   * Per nonterminal: the marks every one of its matches uses (on its own level: not those of
+   * nested `marks` nodes). Positions use {@link restMust}.
+   */
+  ntMust: number[];
+  /** Per position: the marks every match of the rest of its production (from the dot on) uses. */
+  restMust: number[];
   /**
    * Per position: the fewest and most units the rest of its production (from the dot on) can
    * count (the most saturates at unitCap). Repeat productions use `ntUnits` of their item instead.
@@ -105,7 +119,8 @@ export function toBnf(grammar: IrGrammar): Bnf {
   const terminalIndex = new Map<string, number>();
   const ntNames: string[] = grammar.rules.map((r) => r.name);
   type Bounds = readonly [number, number | null];
-  const prods: Array<{ lhs: number; rhs: number[]; repeat: Bounds | null; counted?: Bounds; unit?: boolean }> = [];
+  type Mark = { counted?: Bounds; unit?: boolean; marks?: number; mark?: number };
+  const prods: Array<{ lhs: number; rhs: number[]; repeat: Bounds | null } & Mark> = [];
   let unitCap = 1;
   let symbols = 0;
 
@@ -122,7 +137,7 @@ export function toBnf(grammar: IrGrammar): Bnf {
     ntNames.push(name);
     return ntNames.length - 1;
   };
-  const addProd = (lhs: number, rhs: number[], repeat: Bounds | null = null, mark: { counted?: Bounds; unit?: boolean } = {}): void => {
+  const addProd = (lhs: number, rhs: number[], repeat: Bounds | null = null, mark: Mark = {}): void => {
     symbols += rhs.length + 1;
     if (symbols > MAX_SYMBOLS) {
       throw new GrammarError(`the grammar is too large for the reference recognizer (over ${MAX_SYMBOLS} symbols)`);
@@ -222,6 +237,20 @@ export function toBnf(grammar: IrGrammar): Bnf {
         out.push(nt);
         return;
       }
+      case "marks":
+      case "mark": {
+        // A nonterminal of its own, whose completion checks or uses marks.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<${e.kind} ${helpers.size}>`);
+          helpers.set(e, nt);
+          const rhs: number[] = [];
+          emit(e.item, rhs);
+          addProd(nt, rhs, null, e.kind === "marks" ? { marks: e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0) } : { mark: e.index });
+        }
+        out.push(nt);
+        return;
+      }
       case "repeat": {
         if (e.max === 0) return;
         if (e.min === 1 && e.max === 1) {
@@ -292,7 +321,9 @@ export function toBnf(grammar: IrGrammar): Bnf {
     for (const p of kept) {
       if (nullable[p.lhs]) continue;
       // An empty match counts no unit.
-      const ok = p.repeat ? p.repeat[0] === 0 || symNullable(p.rhs[0]!) : p.rhs.every(symNullable) && (!p.counted || p.counted[0] === 0);
+      const ok = p.repeat
+        ? p.repeat[0] === 0 || symNullable(p.rhs[0]!)
+        : p.rhs.every(symNullable) && (!p.counted || p.counted[0] === 0) && (p.marks === undefined || p.marks === 0);
       if (ok) {
         nullable[p.lhs] = true;
         changed = true;
@@ -302,6 +333,9 @@ export function toBnf(grammar: IrGrammar): Bnf {
   for (const p of kept) {
     if (p.unit && p.rhs.every(symNullable)) {
       throw new GrammarError(`${ntNames[p.lhs]}: a unit node must not match the empty string`);
+    }
+    if (p.mark !== undefined && p.rhs.every(symNullable)) {
+      throw new GrammarError(`${ntNames[p.lhs]}: a mark node must not match the empty string`);
     }
   }
 
@@ -340,10 +374,34 @@ export function toBnf(grammar: IrGrammar): Bnf {
     }
   }
 
+  // Marks every match uses: a greatest fixed point (a nested marks node uses none of ours).
+  const ntMust = new Array<number>(ntCount).fill(-1);
+  const prodMust = (p: (typeof kept)[number]): number => {
+    if (p.marks !== undefined) return 0;
+    let m = 0;
+    if (p.repeat) m = p.repeat[0] > 0 && p.rhs[0]! >= 0 ? ntMust[p.rhs[0]!]! : 0;
+    else for (const sym of p.rhs) if (sym >= 0) m |= ntMust[sym]!;
+    return p.mark !== undefined ? m | (1 << p.mark) : m;
+  };
+  const marking = kept.some((p) => p.marks !== undefined || p.mark !== undefined);
+  if (marking) {
+    for (let changed = true; changed; ) {
+      changed = false;
+      const next = new Array<number>(ntCount).fill(-1);
+      for (const p of kept) next[p.lhs] = next[p.lhs]! & prodMust(p);
+      for (let nt = 0; nt < ntCount; nt++) {
+        if (next[nt] !== ntMust[nt]) (ntMust[nt] = next[nt]!), (changed = true);
+      }
+    }
+  } else {
+    ntMust.fill(0);
+  }
+
   const bnf: Bnf = {
     terminals, ntNames, ntProds: Array.from({ length: ntCount }, () => []), nullable,
     prodLhs: [], prodStart: [], prodRepeat: [], prodCounted: [], prodUnit: [], unitCap, posSym: [], posProd: [], start,
     counting: kept.some((p) => p.counted !== undefined || p.unit === true),
+    prodMarks: [], prodMark: [], marking, ntMust: ntMust.map((m) => (m === -1 ? 0 : m)), restMust: [],
     restMin: [], restMax: [], ntMinUnits: ntMin.map((x) => (x === Infinity ? 0 : x)), ntMaxUnits: ntMax.map((x) => Math.max(0, x)),
   };
   kept.forEach((p, i) => {
@@ -352,6 +410,8 @@ export function toBnf(grammar: IrGrammar): Bnf {
     bnf.prodRepeat.push(p.repeat);
     bnf.prodCounted.push(p.counted ?? null);
     bnf.prodUnit.push(p.unit === true);
+    bnf.prodMarks.push(p.marks ?? null);
+    bnf.prodMark.push(p.mark ?? -1);
     bnf.ntProds[p.lhs]!.push(i);
     const start = bnf.posSym.length;
     for (const s of p.rhs) {
@@ -375,6 +435,13 @@ export function toBnf(grammar: IrGrammar): Bnf {
       bnf.restMin[start + k] = a;
       bnf.restMax[start + k] = b;
     });
+    let must = 0;
+    bnf.restMust[start + p.rhs.length] = 0;
+    for (let k = p.rhs.length - 1; k >= 0; k--) {
+      const sym = p.rhs[k]!;
+      if (sym >= 0) must |= bnf.ntMust[sym]!;
+      bnf.restMust[start + k] = must;
+    }
   });
   return bnf;
 }

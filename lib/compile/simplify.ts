@@ -68,7 +68,9 @@ class Rewriter {
       case "repeat":
         return this.repeat(this.expr(e.item), e.min, e.max);
       case "counted":
-      case "unit": {
+      case "unit":
+      case "marks":
+      case "mark": {
         const item = this.expr(e.item);
         if (item.kind === "never") return never();
         return item === e.item ? e : { ...e, item };
@@ -197,6 +199,12 @@ class Rewriter {
       case "unit":
         s = `unit(${this.key(e.item)})`;
         break;
+      case "marks":
+        s = `marks(${this.key(e.item)},${e.required.join(",")})`;
+        break;
+      case "mark":
+        s = `mark(${this.key(e.item)},${e.index})`;
+        break;
       case "token":
       case "excludeToken":
       case "anyTokens":
@@ -236,7 +244,7 @@ function size(e: IrExpr, limit: number): number {
     if (n > limit) return;
     n++;
     if (x.kind === "seq" || x.kind === "choice") x.items.forEach(walk);
-    else if (x.kind === "repeat" || x.kind === "counted" || x.kind === "unit") walk(x.item);
+    else if (x.kind === "repeat" || x.kind === "counted" || x.kind === "unit" || x.kind === "marks" || x.kind === "mark") walk(x.item);
   };
   walk(e);
   return n;
@@ -247,7 +255,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
-  else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit") refsOf(e.item, out, seen);
+  else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark") refsOf(e.item, out, seen);
   return out;
 }
 
@@ -321,6 +329,8 @@ function removeUnreachable(grammar: IrGrammar): IrGrammar {
       case "repeat":
       case "counted":
       case "unit":
+      case "marks":
+      case "mark":
         out = { ...e, item: renumber(e.item) };
         break;
       default:

@@ -460,6 +460,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     }
     ComputeLiveness(program, stateRegion, &a);
   }
+  if (counters) ComputeMarkLiveness(&a);
   return a;
 }
 

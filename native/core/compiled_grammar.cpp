@@ -52,8 +52,9 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
         if (node < grammar.nodes.size() && grammar.nodes[node].kind == ir::Kind::Repeat) unroll.insert(node);
       }
       if (unroll.size() == before) {
-        throw Error(ErrorCode::InvalidGrammar, "a counted node's units cannot be told apart from the bytes (one byte could both start a "
-                                               "unit and continue another, or end the node); make its units start unambiguously");
+        throw Error(ErrorCode::InvalidGrammar, "a counted node's units or a marks node's marks cannot be told apart from the bytes (one "
+                                               "byte could both start a unit or mark and continue another, or end the node); make them "
+                                               "start unambiguously");
       }
     }
   }

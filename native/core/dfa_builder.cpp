@@ -186,6 +186,8 @@ class SubsetBuilder {
         CountOp end = finalOp == kNoFinal ? CountOp{} : ops_.Op(finalOp);
         end.add = 0;
         end.reset = 0;
+        end.markSet = 0;
+        end.markReset = 0;
         dfa.finalOp.push_back(table_->Intern(end));
       }
       // Byte transitions, segment by segment.

@@ -37,6 +37,10 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits,
 /// interval (only those are supported).
 void ComputeLiveness(const NfaProgram& program, const std::vector<uint32_t>& stateRegion, Automaton* a);
 
+/// The liveness conditions of the states of rules with marks (mark_liveness.cpp), together with
+/// those of counted nodes. Throws GrammarError when a state's condition is not one operation.
+void ComputeMarkLiveness(Automaton* a);
+
 /// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp). The
 /// last `tokens->count` of the `segCount` columns are token classes.
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,

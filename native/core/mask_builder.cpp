@@ -4,6 +4,7 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "count_regimes.h"
@@ -48,7 +49,40 @@ struct MaskData {
   std::vector<Pair> pairs;
   // Counted repetition: tokens accepted only for some counts of the state's level.
   std::vector<CondSpan> cond[2];
+  // Marks: tokens accepted only for some marks (and counts) of the state's level.
+  std::vector<CondSpan> marked[2];
 };
+
+// The marked token groups of a state (docs/engine.md, "Marks"): one per distinct condition, its
+// token ids sorted.
+void StoreMarked(const TokenizerInfo& tok, const std::vector<CondSpan> marked[2], MaskStore* store, StateMask* sm) {
+  sm->markedBegin = static_cast<uint32_t>(store->marked.size());
+  const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
+  std::vector<std::pair<const CondSpan*, int>> spans;
+  for (int t = 0; t < 2; ++t) {
+    for (const CondSpan& sp : marked[t]) spans.emplace_back(&sp, t);
+  }
+  const auto key = [](const CondSpan& x) { return std::make_tuple(x.markClear, x.markNeed, x.markAny, x.lo, x.hi); };
+  std::stable_sort(spans.begin(), spans.end(), [&](const auto& x, const auto& y) { return key(*x.first) < key(*y.first); });
+  for (size_t i = 0; i < spans.size();) {
+    const CondSpan& first = *spans[i].first;
+    MarkedTokens g;
+    g.clear = first.markClear;
+    g.need = first.markNeed;
+    g.any = first.markAny;
+    g.lo = first.lo;
+    g.hi = first.hi;
+    g.offset = static_cast<uint32_t>(store->markedIds.size());
+    for (; i < spans.size() && key(*spans[i].first) == key(first); ++i) {
+      const uint32_t* ids = tries[spans[i].second]->TokenIds();
+      for (uint32_t k = spans[i].first->a; k < spans[i].first->b; ++k) store->markedIds.push_back(ids[k]);
+    }
+    std::sort(store->markedIds.begin() + g.offset, store->markedIds.end());
+    g.size = static_cast<uint32_t>(store->markedIds.size()) - g.offset;
+    store->marked.push_back(g);
+  }
+  sm->markedCount = static_cast<uint32_t>(store->marked.size()) - sm->markedBegin;
+}
 
 void AppendIds(const TokenTrie& trie, const Ranges& ranges, std::vector<uint32_t>* out) {
   const uint32_t* ids = trie.TokenIds();
@@ -265,7 +299,9 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   }
   for (int t = 0; t < 2; ++t) {
     out->acc[t] = w.result.accepted[t].r;
-    out->cond[t] = w.result.conditional[t];
+    out->cond[t].clear();
+    out->marked[t].clear();
+    for (const CondSpan& sp : w.result.conditional[t]) (sp.HasMarks() ? out->marked[t] : out->cond[t]).push_back(sp);
   }
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
@@ -364,6 +400,8 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->pairs.clear();
   store->regimes.clear();
   store->countedTokens.clear();
+  store->marked.clear();
+  store->markedIds.clear();
   store->states.assign(count, StateMask{});
   std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
   std::vector<uint32_t> sourceOf(1, 0);  // per stored mask: the state it came from
@@ -396,6 +434,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       store->pairs.push_back(pm);
       st.residualTokens += pm.residualCount;
     }
+    if (!d.marked[0].empty() || !d.marked[1].empty()) StoreMarked(tok, d.marked, store, &sm);
     if (!d.cond[0].empty() || !d.cond[1].empty()) {
       regimes.Add(d.acc, d.cond, &sm, &st);
       sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges

@@ -16,9 +16,9 @@ namespace {
 constexpr uint8_t kSlowFlags = kHasCalls | kLimitedText | kCounted;
 constexpr size_t kMaxJumpForward = 4096;
 
-uint32_t HashFrame(uint32_t ret, uint32_t parent, uint32_t count) {
+uint32_t HashFrame(uint32_t ret, uint32_t parent, uint32_t count, uint32_t marks) {
   uint64_t h = (static_cast<uint64_t>(ret) << 32 | parent) * 0x9E3779B97F4A7C15ull;
-  h = (h ^ count) * 0xBF58476D1CE4E5B9ull;
+  h = (h ^ count ^ (static_cast<uint64_t>(marks) << 32)) * 0xBF58476D1CE4E5B9ull;
   return static_cast<uint32_t>(h >> 32);
 }
 
@@ -42,7 +42,7 @@ Matcher& Matcher::operator=(const Matcher& other) = default;
 Matcher::~Matcher() = default;
 
 void Matcher::Reset() {
-  frames_.assign(1, Frame{0, 0, 0, 0});
+  frames_.assign(1, Frame{0, 0, 0, 0, 0});
   frameNext_.assign(1, 0);
   bucketHead_.assign(64, 0);
   stacks_.clear();
@@ -89,14 +89,14 @@ auto Matcher::Guard(const char* operation, Fn&& fn) -> decltype(fn()) {
 
 // ---- the frame arena -------------------------------------------------------------------------
 
-uint32_t Matcher::InternFrame(uint32_t ret, uint32_t parent, uint32_t count) {
+uint32_t Matcher::InternFrame(uint32_t ret, uint32_t parent, uint32_t count, uint32_t marks) {
   const uint32_t mask = static_cast<uint32_t>(bucketHead_.size()) - 1;
-  const uint32_t bucket = HashFrame(ret, parent, count) & mask;
+  const uint32_t bucket = HashFrame(ret, parent, count, marks) & mask;
   for (uint32_t f = bucketHead_[bucket]; f != 0; f = frameNext_[f]) {
-    if (frames_[f].ret == ret && frames_[f].parent == parent && frames_[f].count == count) return f;
+    if (frames_[f].ret == ret && frames_[f].parent == parent && frames_[f].count == count && frames_[f].marks == marks) return f;
   }
   const uint32_t id = static_cast<uint32_t>(frames_.size());
-  frames_.push_back(Frame{ret, parent, frames_[parent].depth + 1, count});
+  frames_.push_back(Frame{ret, parent, frames_[parent].depth + 1, count, marks});
   frameNext_.push_back(bucketHead_[bucket]);
   bucketHead_[bucket] = id;
   if (frames_.size() > bucketHead_.size()) Rehash(bucketHead_.size() * 2);
@@ -108,10 +108,16 @@ void Matcher::Rehash(size_t buckets) {
   const uint32_t mask = static_cast<uint32_t>(buckets) - 1;
   // In creation order, so that every chain stays newest-first (truncation relies on it).
   for (uint32_t f = 1; f < frames_.size(); ++f) {
-    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent, frames_[f].count) & mask;
+    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent, frames_[f].count, frames_[f].marks) & mask;
     frameNext_[f] = bucketHead_[bucket];
     bucketHead_[bucket] = f;
   }
+}
+
+void Matcher::RestoreLevel(const Frame& frame, Config* c) {
+  c->count = frame.count;
+  c->marks = frame.marks;
+  c->markMode = kMarksKnown;
 }
 
 void Matcher::TruncateFrames(uint32_t count) {
@@ -119,7 +125,7 @@ void Matcher::TruncateFrames(uint32_t count) {
   // Frames go in reverse creation order, so each is the head of its chain when removed.
   while (frames_.size() > count) {
     const uint32_t f = static_cast<uint32_t>(frames_.size()) - 1;
-    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent, frames_[f].count) & mask;
+    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent, frames_[f].count, frames_[f].marks) & mask;
     TAGMASK_CHECK(bucketHead_[bucket] == f, "frame arena chains out of order");
     bucketHead_[bucket] = frameNext_[f];
     frames_.pop_back();
@@ -242,17 +248,18 @@ bool Matcher::IsTerminated() const { return steps_.back().terminated != 0; }
 bool Matcher::CanEnd(const Config& stack) const {
   // Ending pops frames without consuming; every state on the way must be final (and its
   // counter must allow the end).
-  uint32_t state = stack.state, frame = stack.frame, count = stack.count;
+  uint32_t state = stack.state, frame = stack.frame, count = stack.count, marks = stack.marks;
   for (;;) {
     const uint8_t f = a_->flags[state];
     if (!(f & kFinal)) return false;
     if (f & kCounted) {
       const uint32_t op = a_->FinalOp(state);
-      if (op != kNoCountOp && !a_->countOps[op].Apply(&count)) return false;
+      if (op != kNoCountOp && !a_->countOps[op].Apply(&count, &marks)) return false;
     }
     if (frame == 0) return true;
     state = frames_[frame].ret;
     count = frames_[frame].count;
+    marks = frames_[frame].marks;
     frame = frames_[frame].parent;
   }
 }
@@ -296,7 +303,7 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
       Config popped;
       popped.state = frames_[stack.frame].ret;
       popped.frame = frames_[stack.frame].parent;
-      popped.count = frames_[stack.frame].count;
+      RestoreLevel(frames_[stack.frame], &popped);
       FillStack(popped, row, first);
     }
     return;
@@ -309,6 +316,7 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
   } else {
     store.OrInto(mask, eligible, row, scratchRow_.data());
   }
+  if (sm.markedCount != 0) FillMarked(sm, stack, row);
   if (sm.uncertainCount == 0 || stack.frame == 0) return;  // at the bottom, leaving the rule ends the grammar
   // The frame below decides most uncertain tokens (precomputed per return state); the residual
   // ones are checked against the whole stack.
@@ -329,6 +337,17 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
   const uint32_t* residual = store.uncertain.data() + pm.residualOffset;
   for (uint32_t i = 0; i < pm.residualCount; ++i) {
     if (!TestBit(row, residual[i]) && CheckToken(stack, residual[i])) SetBit(row, residual[i]);
+  }
+}
+
+// Tokens the state accepts for some marks of its level (docs/engine.md, "Marks").
+void Matcher::FillMarked(const StateMask& sm, const Config& stack, uint32_t* row) const {
+  const MaskStore& store = grammar_->masks();
+  const MarkedTokens* groups = store.marked.data() + sm.markedBegin;
+  for (uint32_t g = 0; g < sm.markedCount; ++g) {
+    if (!groups[g].Holds(stack.count, stack.marks)) continue;
+    const uint32_t* ids = store.markedIds.data() + groups[g].offset;
+    for (uint32_t i = 0; i < groups[g].size; ++i) SetBit(row, ids[i]);
   }
 }
 
@@ -400,7 +419,7 @@ std::string Matcher::FindJumpForwardString() const {
         for (uint32_t e = a.callBegin[c.state]; e < a.callBegin[c.state + 1]; ++e) {
           Config caller = c;
           if (!ApplyCountOp(a, a.calls[e].op, &caller)) continue;
-          const uint32_t frame = arena.Push(a.calls[e].returnState, c.frame, caller.count);
+          const uint32_t frame = arena.Push(a.calls[e].returnState, c.frame, caller);
           if (frame == kNoFrame) continue;
           Config n;
           n.state = a.rules[a.calls[e].rule].start;
@@ -417,7 +436,8 @@ std::string Matcher::FindJumpForwardString() const {
           Config n;
           n.state = arena.Ret(c.frame);
           n.frame = arena.Parent(c.frame);
-          n.count = arena.Count(c.frame);
+          arena.Restore(c.frame, &n);
+          if ((a.flags[n.state] & kCounted) && !ApplyCountOp(a, a.LiveOp(n.state), &n)) continue;
           add(n);
         }
       }

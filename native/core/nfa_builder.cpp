@@ -35,7 +35,7 @@ class NfaBuilder {
     uint64_t bestCost = 0;
     for (uint32_t r = 0; r < copies_.size(); ++r) {
       // A rule with units must stay inline: a call would count them on another level.
-      if (copies_[r] < 2 || analysis_.Kept(r) || analysis_.FreeUnits(g_.rules[r].body)) continue;
+      if (copies_[r] < 2 || analysis_.Kept(r) || analysis_.FreeUnits(g_.rules[r].body) || analysis_.FreeMarks(g_.rules[r].body)) continue;
       const uint64_t cost = copiedStates_[r] - copiedStates_[r] / copies_[r];
       if (cost > bestCost) {
         best = r;
@@ -185,6 +185,10 @@ class NfaBuilder {
         return BuildCountedNode(id, n, from, depth);
       case Kind::Unit:
         return BuildUnit(n, from, depth);
+      case Kind::Marks:
+        return BuildMarks(id, n, from, depth);
+      case Kind::Mark:
+        return BuildMark(n, from, depth);
       case Kind::Ref: {
         if (tailFrom != kNotTail) {
           // A tail reference to a body being built: jump back to its start. Nothing follows
@@ -351,6 +355,33 @@ class NfaBuilder {
     }
     if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a unit node matches the empty string");
     return Build(n.a, from, depth + 1, kNotTail);
+  }
+
+  // A marks node (docs/engine.md, "Marks"): its item inline, with the rule level's marks cleared
+  // on entry, each mark node testing and setting its bit (on the first byte of its item), and
+  // the required marks checked on leaving. A marks node inside another one is a rule of its own
+  // (a call, so a frame and marks of its own). Liveness (which marks can still end the node from
+  // each state) is worked out on the automaton (mark_liveness.cpp).
+  uint32_t BuildMarks(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (marksDepth_ > 0) return CallRule(SynthRuleOf(id, "marks"), from);
+    analysis_.CheckMarksInline(id, g_.rules[current_].name);
+    const uint32_t start = NewState();
+    AddEps(from, start, CountStep(CountPrimitive::MarkReset, 0, id));
+    ++marksDepth_;
+    const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
+    --marksDepth_;
+    const uint32_t out = NewState();
+    AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::MarkNeed, n.b, id));
+    return out;
+  }
+
+  // A mark uses its bit of the marks node around it on this level (none: it uses nothing).
+  uint32_t BuildMark(const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a mark node matches the empty string");
+    if (marksDepth_ == 0) return Build(n.a, from, depth + 1, kNotTail);
+    const uint32_t s = NewState();
+    AddEps(from, s, CountStep(CountPrimitive::MarkTest, n.b, UINT32_MAX));
+    return Build(n.a, s, depth + 1, kNotTail);
   }
 
   // A loop over one token edge, entered from `from`; returns the loop state.
@@ -546,6 +577,7 @@ class NfaBuilder {
   };
   std::vector<Region> regions_;
   uint32_t currentRegion_ = 0;  // NfaProgram::regions index + 1 of the counted node being built
+  uint32_t marksDepth_ = 0;     // marks nodes being built inline (0 or 1)
   struct Synth {
     uint32_t index;   // NFA rule
     uint32_t node;    // its body

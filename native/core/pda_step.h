@@ -23,6 +23,13 @@ namespace tagmask {
 constexpr uint32_t kSymbolicCount = 0xFFFFFFFEu;
 constexpr uint32_t kUnknownCount = 0xFFFFFFFDu;
 
+/// How a configuration knows its level's marks (Config::markMode): exactly (the matcher, and
+/// walks after the level entered its `marks` node), relative to the walk's start level (m0 |
+/// marks, m0 unknown), or not at all (a level reached by escaping the walk's bottom).
+constexpr uint8_t kMarksKnown = 0;
+constexpr uint8_t kMarksSymbolic = 1;
+constexpr uint8_t kMarksUnknown = 2;
+
 struct Config {
   uint32_t state = 0;
   uint32_t frame = 0;
@@ -35,18 +42,75 @@ struct Config {
   uint32_t lo = 0;
   uint32_t hi = kNoCountLimit;
   uint32_t shift = 0;
+  /// The marks of this rule level (IR `marks`, docs/engine.md "Marks"): the bits set so far; in
+  /// mask walks with markMode kMarksSymbolic, the bits set since the walk started (the level's
+  /// marks are then m0 | marks, m0 being the start level's unknown marks).
+  uint32_t marks = 0;
+  /// Mask walks: what the path requires of m0: the bits of markClear clear, those of markNeed
+  /// set and, when markAny is not 0, some bit of markAny clear. 0 everywhere else.
+  uint32_t markClear = 0;
+  uint32_t markNeed = 0;
+  uint32_t markAny = 0;
   /// Mask builder: no uncertain escape was taken on the way here.
   uint8_t exact = 1;
   /// During one token: a byte of the current limited text occurrence was consumed.
   uint8_t consumed = 0;
+  uint8_t markMode = kMarksKnown;
 
   bool SameAs(const Config& o) const {
     return state == o.state && frame == o.frame && count == o.count && consumed == o.consumed && lo == o.lo && hi == o.hi &&
-           shift == o.shift;
+           shift == o.shift && marks == o.marks && markClear == o.markClear && markNeed == o.markNeed && markAny == o.markAny &&
+           markMode == o.markMode;
   }
-  /// Whether the path holds for every value of the start level's count.
-  bool Unconditional() const { return lo == 0 && hi == kNoCountLimit; }
+  /// Whether the path holds for every value of the start level's count and marks.
+  bool Unconditional() const { return lo == 0 && hi == kNoCountLimit && markClear == 0 && markNeed == 0 && markAny == 0; }
+  /// Whether the path holds for the start level's marks whatever they are.
+  bool MarkUnconditional() const { return markClear == 0 && markNeed == 0 && markAny == 0; }
 };
+
+/// Applies the marks part of an operation (count_op.h) to a configuration: known marks are
+/// checked and changed; symbolic ones add the operation's conditions to what the path requires
+/// of m0 (a condition the three masks cannot hold together makes the configuration inexact, so
+/// the real stack decides at fill time); unknown ones make it inexact when there is a condition.
+inline bool ApplyMarks(const CountOp& o, Config* c) {
+  if (c->markMode == kMarksKnown) {
+    if (!o.MarksAllow(c->marks)) return false;
+  } else if (c->markMode == kMarksUnknown) {
+    if (o.MarkConditional()) c->exact = 0;
+  } else {
+    const uint32_t added = c->marks;  // set on the way: not clear
+    if (o.markClear & added) return false;
+    c->markClear |= o.markClear;
+    c->markNeed |= o.markNeed & ~added;
+    if (c->markClear & c->markNeed) return false;
+    uint32_t any = c->markAny;
+    if (o.markAny != 0) {
+      const uint32_t y = o.markAny & ~added;
+      if (y == 0) return false;
+      if (any == 0 || (y & ~any) == 0) {
+        any = y;  // the stronger of the two (y within any)
+      } else if ((any & ~y) != 0) {
+        c->exact = 0;  // neither implies the other
+      }
+    }
+    if (any != 0) {
+      if (any & c->markClear) {
+        any = 0;  // a bit that must be clear satisfies it
+      } else {
+        any &= ~c->markNeed;
+        if (any == 0) return false;
+      }
+    }
+    c->markAny = any;
+  }
+  if (o.markReset) {
+    c->markMode = kMarksKnown;
+    c->marks = o.markSet;
+  } else if (c->markMode != kMarksUnknown) {
+    c->marks |= o.markSet;
+  }
+  return true;
+}
 
 /// Applies counter operation `op` to the configuration's count (a real one, or in mask walks
 /// the symbolic or unknown one); false when it is not allowed. With the symbolic count the
@@ -55,6 +119,7 @@ struct Config {
 inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
   if (op == kNoCountOp) return true;
   const CountOp& o = a.countOps[op];
+  if (o.HasMarks() && !ApplyMarks(o, c)) return false;
   if (c->count == kSymbolicCount) {
     // c0 + shift must lie in [o.lo, o.hi].
     if (o.hi != kNoCountLimit) {
@@ -71,7 +136,7 @@ inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
     return true;
   }
   if (c->count == kUnknownCount) {
-    if (o.Conditional()) c->exact = 0;
+    if (o.CountConditional()) c->exact = 0;
     if (o.reset) c->count = o.add;
     return true;
   }
@@ -79,13 +144,22 @@ inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
 }
 
 /// Arena policy (see MaskBuilder and Matcher):
-///   uint32_t Push(uint32_t ret, uint32_t parent, uint32_t count) -> frame, or kNoFrame to drop
-///       the path (`count`: the caller's counter, restored when the callee ends)
+///   uint32_t Push(uint32_t ret, uint32_t parent, const Config& caller) -> frame, or kNoFrame to
+///       drop the path (the frame saves the caller's level: its count and marks, restored when
+///       the callee ends)
 ///   bool IsBottom(uint32_t frame)                  -> no frame of ours below
-///   uint32_t Ret(uint32_t frame), Parent(uint32_t frame), Count(uint32_t frame)
+///   uint32_t Ret(uint32_t frame), Parent(uint32_t frame)
+///   void Restore(uint32_t frame, Config* c)        -> the saved level into c
 ///   template <class Fn> void Escape(const Automaton&, const Config&, Fn&& expand)
 ///       what ending the rule at the bottom means (compile time: continue in each return state)
 constexpr uint32_t kNoFrame = 0xFFFFFFFFu;
+
+/// A callee's level starts with count 0 and no marks.
+inline void EnterLevel(Config* c) {
+  c->count = 0;
+  c->marks = 0;
+  c->markMode = kMarksKnown;
+}
 
 /// Finds equal configurations (Config::SameAs) among many by hashing, for the steps of ambiguous
 /// grammars where a linear scan per configuration would make a step quadratic. Positions refer to
@@ -122,7 +196,8 @@ class ConfigTable {
  private:
   static size_t Hash(const Config& c) {
     uint64_t h = (static_cast<uint64_t>(c.state) << 32 | c.frame) * 0x9E3779B97F4A7C15ull;
-    h = (h ^ c.count ^ (static_cast<uint64_t>(c.lo) << 20) ^ (static_cast<uint64_t>(c.hi) << 40) ^ c.shift ^ c.consumed) *
+    h = (h ^ c.count ^ (static_cast<uint64_t>(c.lo) << 20) ^ (static_cast<uint64_t>(c.hi) << 40) ^ c.shift ^ c.consumed ^
+         (static_cast<uint64_t>(c.marks) << 24) ^ (static_cast<uint64_t>(c.markClear ^ c.markNeed ^ c.markAny) << 36)) *
         0xBF58476D1CE4E5B9ull;
     return static_cast<size_t>(h ^ (h >> 31));
   }
@@ -197,12 +272,12 @@ class PdaStepper {
         const CallEdge& call = a_.calls[e];
         Config caller = c;
         if (!ApplyCountOp(a_, call.op, &caller)) continue;
-        const uint32_t frame = arena_.Push(call.returnState, c.frame, caller.count);
+        const uint32_t frame = arena_.Push(call.returnState, c.frame, caller);
         if (frame == kNoFrame) continue;
         Config n = caller;
         n.state = a_.rules[call.rule].start;
         n.frame = frame;
-        n.count = 0;
+        EnterLevel(&n);
         n.consumed = 0;
         Expand(n, byte, out);
       }
@@ -215,7 +290,7 @@ class PdaStepper {
         Config n = e;
         n.state = arena_.Ret(c.frame);
         n.frame = arena_.Parent(c.frame);
-        n.count = arena_.Count(c.frame);
+        arena_.Restore(c.frame, &n);
         if (Live(&n)) Expand(n, byte, out);
       } else {
         arena_.Escape(a_, e, [&](const Config& n) { Expand(n, byte, out); });

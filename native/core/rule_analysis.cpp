@@ -62,6 +62,8 @@ void RuleAnalysis::CollectCallees() {
         case Kind::Repeat:
         case Kind::Counted:
         case Kind::Unit:
+        case Kind::Marks:
+        case Kind::Mark:
           stack.push_back({n.a, false});
           break;
         case Kind::Ref:
@@ -139,7 +141,12 @@ void RuleAnalysis::ComputeNullable() {
           v = (n.b == 0 && node[n.a]) ? 1 : 0;
           break;
         case Kind::Unit:
+        case Kind::Mark:
           v = node[n.a];
+          break;
+        case Kind::Marks:
+          // An empty match uses no mark.
+          v = (n.b == 0 && node[n.a]) ? 1 : 0;
           break;
         case Kind::Ref:
           v = ruleNullable_[n.a];
@@ -293,6 +300,8 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
       break;
     case Kind::Counted:
     case Kind::Unit:
+    case Kind::Marks:
+    case Kind::Mark:
       size = SatAdd(3, NodeSize(n.a, depth + 1, rule));
       break;
     case Kind::Repeat: {
@@ -357,6 +366,8 @@ bool RuleAnalysis::ContainsCounted(uint32_t node) const {
       found = true;
       break;
     case Kind::Unit:
+    case Kind::Marks:
+    case Kind::Mark:
       found = ContainsCounted(n.a);
       break;
     case Kind::Ref:
@@ -388,6 +399,8 @@ bool RuleAnalysis::FreeUnits(uint32_t node) const {
       for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeUnits(g_.Children(n)[i]);
       break;
     case Kind::Repeat:
+    case Kind::Marks:
+    case Kind::Mark:
       found = FreeUnits(n.a);
       break;
     case Kind::Unit:
@@ -420,6 +433,15 @@ void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rul
         for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
         break;
       case Kind::Unit:
+      case Kind::Mark:
+        stack.push_back(n.a);
+        break;
+      case Kind::Marks:
+        // A marks node inside another one is a rule level of its own (nfa_builder.cpp).
+        if (NestedMarksHold(n.a, [&](uint32_t item) { return FreeUnits(item); })) {
+          FailRule(rule, "a counted node reaches units inside a marks node nested in another one; such a marks node is a rule level "
+                         "of its own, so those units cannot count");
+        }
         stack.push_back(n.a);
         break;
       case Kind::Repeat:
@@ -441,6 +463,121 @@ void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rul
         }
         break;
       default:
+        break;
+    }
+  }
+}
+
+bool RuleAnalysis::FreeMarks(uint32_t node) const {
+  if (freeMarks_.empty()) freeMarks_.assign(g_.nodes.size(), 0);
+  uint8_t& memo = freeMarks_[node];
+  if (memo >= 2) return memo == 3;
+  if (memo == 1) return false;
+  memo = 1;
+  const ir::Node& n = g_.nodes[node];
+  bool found = false;
+  switch (n.kind) {
+    case Kind::Seq:
+    case Kind::Choice:
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeMarks(g_.Children(n)[i]);
+      break;
+    case Kind::Repeat:
+    case Kind::Counted:
+    case Kind::Unit:
+      found = FreeMarks(n.a);
+      break;
+    case Kind::Mark:
+      found = true;
+      break;
+    case Kind::Ref:
+      found = FreeMarks(g_.rules[n.a].body);
+      break;
+    default:  // a nested marks node holds its own marks
+      break;
+  }
+  freeMarks_[node] = found ? 3 : 2;
+  return found;
+}
+
+template <class Holds>
+bool RuleAnalysis::NestedMarksHold(uint32_t item, Holds holds) const {
+  // Marks nodes inside `item` on its own level (through inlined references), and whether one
+  // of their items satisfies `holds`.
+  std::vector<uint32_t> stack{item};
+  std::vector<uint8_t> seen(g_.nodes.size(), 0);
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+        break;
+      case Kind::Repeat:
+      case Kind::Counted:
+      case Kind::Unit:
+      case Kind::Mark:
+        stack.push_back(n.a);
+        break;
+      case Kind::Marks:
+        if (holds(n.a)) return true;
+        break;
+      case Kind::Ref:
+        if (!kept_[n.a]) stack.push_back(g_.rules[n.a].body);
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+void RuleAnalysis::CheckMarksInline(uint32_t marksNode, const std::string& rule) const {
+  // The marks a marks node holds must be met on its own rule level, like units (CheckUnitsInline):
+  // not through a recursive rule, not inside a repeat large enough to be counted (it may be a
+  // rule level of its own), not inside a counted node (one nested in a counted node is one).
+  std::vector<uint32_t> stack{g_.nodes[marksNode].a};
+  std::vector<uint8_t> seen(g_.nodes.size(), 0);
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+        break;
+      case Kind::Unit:
+        stack.push_back(n.a);
+        break;
+      case Kind::Mark:
+        if (NullableNode(n.a)) FailRule(rule, "a mark node matches the empty string");
+        stack.push_back(n.a);
+        break;
+      case Kind::Repeat:
+      case Kind::Counted:
+        if ((n.kind == Kind::Counted || Counted(id)) && FreeMarks(n.a)) {
+          FailRule(rule, std::string("a marks node holds ") + (n.kind == Kind::Counted ? "a counted node" : "a large repeat") +
+                             " with marks inside, which may be a rule level of its own; put the mark nodes outside it");
+        }
+        stack.push_back(n.a);
+        break;
+      case Kind::Ref:
+        if (kept_[n.a]) {
+          if (FreeMarks(g_.rules[n.a].body)) {
+            FailRule(rule, "a marks node reaches mark nodes through the recursive rule '" + g_.rules[n.a].name +
+                               "'; marks must be met on the marks node's own rule level");
+          }
+        } else {
+          stack.push_back(g_.rules[n.a].body);
+        }
+        break;
+      default:  // a nested marks node holds its own
         break;
     }
   }

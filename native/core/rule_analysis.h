@@ -44,6 +44,12 @@ class RuleAnalysis {
   bool FreeUnits(uint32_t node) const;
   /// Throws InvalidGrammar when the units a counted node counts would be met inside a call.
   void CheckUnitsInline(uint32_t countedNode, const std::string& rule) const;
+  /// Whether the expression holds a mark not enclosed by a marks node of its own (through
+  /// references of any kind).
+  bool FreeMarks(uint32_t node) const;
+  /// Throws InvalidGrammar when the marks a marks node holds would be met inside a call, or a
+  /// mark matches the empty string.
+  void CheckMarksInline(uint32_t marksNode, const std::string& rule) const;
 
  private:
   // References per rule. A reference of a rule to itself in tail position (the last thing its
@@ -62,6 +68,10 @@ class RuleAnalysis {
   // rule with the most references in and out of the component (a greedy feedback vertex set).
   void BreakCycles();
 
+  // Whether a marks node nested in `item` (on its level) has an item for which `holds` is true.
+  template <class Holds>
+  bool NestedMarksHold(uint32_t item, Holds holds) const;
+
   // Node sizes, for refusing oversized repeats before unrolling them.
   void EstimateSizes();
   uint64_t RuleSize(uint32_t r, uint32_t depth);
@@ -71,7 +81,7 @@ class RuleAnalysis {
   const CompileLimits& limits_;
   const UnrollSet& unroll_;
   std::vector<uint8_t> nodeNullable_;
-  mutable std::vector<uint8_t> containsCounted_, freeUnits_;  // per node: 0 unknown, 1 being looked at, 2 no, 3 yes
+  mutable std::vector<uint8_t> containsCounted_, freeUnits_, freeMarks_;  // per node: 0 unknown, 1 being looked at, 2 no, 3 yes
   std::vector<std::vector<uint32_t>> callees_;
   std::vector<std::vector<uint32_t>> nonTail_;  // rules referenced in non-tail position
   std::vector<uint32_t> refCount_;

@@ -40,6 +40,8 @@ void MergeEqualRules(ir::Grammar* grammar) {
         case ir::Kind::Repeat:
         case ir::Kind::Counted:
         case ir::Kind::Unit:
+        case ir::Kind::Marks:
+        case ir::Kind::Mark:
           key.insert(key.end(), {value[n.a], n.b, n.c});
           break;
         case ir::Kind::Ref:

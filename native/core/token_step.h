@@ -54,7 +54,7 @@ class TokenEdgeStepper {
         const CallEdge& call = a_.calls[e];
         Config caller = c;
         if (!ApplyCountOp(a_, call.op, &caller)) continue;  // counted repetition (pda_step.h)
-        const uint32_t frame = arena_.Push(call.returnState, c.frame, caller.count);
+        const uint32_t frame = arena_.Push(call.returnState, c.frame, caller);
         if (frame == kNoFrame) continue;
         Config n;
         n.state = a_.rules[call.rule].start;
@@ -68,7 +68,7 @@ class TokenEdgeStepper {
       Config n;
       n.state = arena_.Ret(c.frame);
       n.frame = arena_.Parent(c.frame);
-      n.count = arena_.Count(c.frame);
+      arena_.Restore(c.frame, &n);
       if ((a_.flags[n.state] & kCounted) && !ApplyCountOp(a_, a_.LiveOp(n.state), &n)) return;
       Visit(n, fn);
     }

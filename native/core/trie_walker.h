@@ -41,18 +41,25 @@ struct Ranges {
 };
 
 // Tokens accepted only when the count of the walk's start level lies in [lo, hi] (counted
-// repetition): trie positions [a, b).
+// repetition) and its marks meet the conditions of Config (markClear, markNeed, markAny; all 0
+// for most): trie positions [a, b).
 struct CondSpan {
   uint32_t a, b, lo, hi;
+  uint32_t markClear = 0, markNeed = 0, markAny = 0;
+  bool HasMarks() const { return markClear != 0 || markNeed != 0 || markAny != 0; }
 };
 
-inline void AddCond(std::vector<CondSpan>* out, uint32_t a, uint32_t b, uint32_t lo, uint32_t hi) {
+inline void AddCond(std::vector<CondSpan>* out, uint32_t a, uint32_t b, const Config& c) {
   if (a == b) return;
-  if (!out->empty() && out->back().b == a && out->back().lo == lo && out->back().hi == hi) {
-    out->back().b = b;
-  } else {
-    out->push_back({a, b, lo, hi});
+  if (!out->empty()) {
+    CondSpan& last = out->back();
+    if (last.b == a && last.lo == c.lo && last.hi == c.hi && last.markClear == c.markClear && last.markNeed == c.markNeed &&
+        last.markAny == c.markAny) {
+      last.b = b;
+      return;
+    }
   }
+  out->push_back({a, b, c.lo, c.hi, c.markClear, c.markNeed, c.markAny});
 }
 
 // When a walk may stop descending: at an absorbing state (every plain character loops on it),
@@ -82,11 +89,11 @@ class LocalArena {
  public:
   LocalArena() { Clear(); }
   void Clear() {
-    frames_.assign(1, Frame{0, 0, 0});
+    frames_.assign(1, Frame{0, 0, 0, 0, 0});
     index_.clear();
   }
-  uint32_t Push(uint32_t ret, uint32_t parent, uint32_t count) {
-    const Frame key{ret, parent, count};
+  uint32_t Push(uint32_t ret, uint32_t parent, const Config& caller) {
+    const Frame key{ret, parent, caller.count, caller.marks, caller.markMode};
     auto it = index_.find(key);
     if (it != index_.end()) return it->second;
     if (frames_.size() >= (1u << 22)) return kNoFrame;
@@ -98,7 +105,11 @@ class LocalArena {
   bool IsBottom(uint32_t frame) const { return frame == 0; }
   uint32_t Ret(uint32_t frame) const { return frames_[frame].ret; }
   uint32_t Parent(uint32_t frame) const { return frames_[frame].parent; }
-  uint32_t Count(uint32_t frame) const { return frames_[frame].count; }
+  void Restore(uint32_t frame, Config* c) const {
+    c->count = frames_[frame].count;
+    c->marks = frames_[frame].marks;
+    c->markMode = frames_[frame].markMode;
+  }
   template <class Fn>
   void Escape(const Automaton& a, const Config& c, Fn&& expand) {
     const AutomatonRule& rule = a.rules[a.ruleOf[c.state]];
@@ -106,9 +117,11 @@ class LocalArena {
       Config n = c;
       n.state = r;
       n.frame = 0;
-      // The caller's counter is not known here (counted repetition only; 0 otherwise, as the
-      // walks never read it then).
+      // The caller's counter and marks are not known here (counted repetition only; 0
+      // otherwise, as the walks never read them then).
       n.count = a.HasCounters() ? kUnknownCount : 0;
+      n.marks = 0;
+      n.markMode = a.HasCounters() ? kMarksUnknown : kMarksKnown;
       n.exact = (c.exact && rule.exactEscape) ? 1 : 0;
       expand(n);
     }
@@ -116,12 +129,16 @@ class LocalArena {
 
  private:
   struct Frame {
-    uint32_t ret, parent, count;
-    bool operator==(const Frame& o) const { return ret == o.ret && parent == o.parent && count == o.count; }
+    uint32_t ret, parent, count, marks;
+    uint8_t markMode;
+    bool operator==(const Frame& o) const {
+      return ret == o.ret && parent == o.parent && count == o.count && marks == o.marks && markMode == o.markMode;
+    }
   };
   struct FrameHash {
     size_t operator()(const Frame& f) const {
-      return static_cast<size_t>(((static_cast<uint64_t>(f.ret) << 32 | f.parent) ^ (static_cast<uint64_t>(f.count) * 0x9E3779B97F4A7C15ull)) *
+      const uint64_t level = (static_cast<uint64_t>(f.marks) << 32 | f.count) ^ f.markMode;
+      return static_cast<size_t>(((static_cast<uint64_t>(f.ret) << 32 | f.parent) ^ (level * 0x9E3779B97F4A7C15ull)) *
                                  0xBF58476D1CE4E5B9ull >> 16);
     }
   };
@@ -277,7 +294,10 @@ class Walker {
     buf_.clear();
     Config c = StartConfig(start);
     const uint32_t frameCount = !counting_ ? 0 : c.count == kSymbolicCount ? kUnknownCount : kSymbolicCount;
-    c.frame = arena_.Push(ret, 0, frameCount);
+    Config caller;  // the frame's level: its count followed symbolically when it can be, its marks unknown
+    caller.count = frameCount;
+    caller.markMode = counting_ ? kMarksUnknown : kMarksKnown;
+    c.frame = arena_.Push(ret, 0, caller);
     buf_.push_back(c);
     levelEnd_.assign(states_.size(), 0);
     levelEnd_[0] = 1;
@@ -317,7 +337,8 @@ class Walker {
       bool exact = false, inexact = false;
       for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) {
         exact = exact || (buf_[k].exact && buf_[k].Unconditional());
-        inexact = inexact || !buf_[k].exact;
+        // Conditions on the start level's marks: the real stack decides.
+        inexact = inexact || !buf_[k].exact || !buf_[k].MarkUnconditional();
       }
       if (exact) {
         accepted->push_back(id);
@@ -335,55 +356,41 @@ class Walker {
   Config StartConfig(uint32_t start) const {
     Config c;
     c.state = start;
-    if (counting_ && a_.rules[a_.ruleOf[start]].counted) c.count = readsCount_[start] ? kSymbolicCount : kUnknownCount;
+    if (counting_ && a_.rules[a_.ruleOf[start]].counted) {
+      c.count = readsCount_[start] ? kSymbolicCount : kUnknownCount;
+      c.markMode = readsMarks_[start] ? kMarksSymbolic : kMarksUnknown;
+    }
     return c;
   }
 
   // Per state, with counted repetition: whether a path from it reads its level's count (meets
   // an operation with a condition before any reset: a transition, a call, the end of the rule,
-  // or a return state after a call, where the saved count comes back), and whether a byte path
-  // from it meets an operation that can fail (then a cut must know the count).
+  // or a return state after a call, where the saved count comes back), the same for its marks,
+  // and whether a byte path from it meets an operation that can fail (then a cut must know the
+  // count).
   void CountReach() {
     const uint32_t n = a_.StateCount();
-    readsCount_.assign(n, 0);
     failsAhead_.assign(n, 0);
-    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> preds(n);  // (source, the op resets)
-    std::vector<uint32_t> readQueue, failQueue;
+    readsCount_ = ReadsLevel([](const CountOp& o) { return o.CountConditional(); }, [](const CountOp& o) { return o.reset != 0; });
+    readsMarks_ = ReadsLevel([](const CountOp& o) { return o.MarkConditional(); }, [](const CountOp& o) { return o.markReset != 0; });
+    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> preds(n);  // (source, 2 for a call)
+    std::vector<uint32_t> failQueue;
+    const auto conditional = [&](uint32_t op) { return op != kNoCountOp && a_.countOps[op].Conditional(); };
     for (uint32_t st = 1; st < n; ++st) {
       if (!a_.rules[a_.ruleOf[st]].counted) continue;
-      const auto conditional = [&](uint32_t op) { return op != kNoCountOp && a_.countOps[op].Conditional(); };
-      const auto resets = [&](uint32_t op) { return static_cast<uint8_t>(op != kNoCountOp && a_.countOps[op].reset); };
-      bool reads = conditional(a_.FinalOp(st)), fails = false;
+      bool fails = false;
       for (uint32_t c = 0; c < a_.classCount; ++c) {
         const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
         if (t == kDeadState) continue;
         const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
         // Entering t also checks its liveness (counted nodes).
-        const bool checks = conditional(op) || conditional(a_.LiveOp(t));
-        reads = reads || checks;
-        fails = fails || checks;
-        preds[t].push_back({st, resets(op)});
+        fails = fails || conditional(op) || conditional(a_.LiveOp(t));
+        preds[t].push_back({st, 0});
       }
-      for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) {
-        reads = reads || conditional(a_.calls[e].op);
-        preds[a_.calls[e].returnState].push_back({st, static_cast<uint8_t>(resets(a_.calls[e].op) | 2)});
-      }
-      if (reads) {
-        readsCount_[st] = 1;
-        readQueue.push_back(st);
-      }
+      for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) preds[a_.calls[e].returnState].push_back({st, 2});
       if (fails) {
         failsAhead_[st] = 1;
         failQueue.push_back(st);
-      }
-    }
-    while (!readQueue.empty()) {
-      const uint32_t t = readQueue.back();
-      readQueue.pop_back();
-      for (const auto& [src, how] : preds[t]) {
-        if ((how & 1) || readsCount_[src]) continue;
-        readsCount_[src] = 1;
-        readQueue.push_back(src);
       }
     }
     while (!failQueue.empty()) {
@@ -396,6 +403,46 @@ class Walker {
       }
     }
   }
+  // Per state: whether some path from it meets an operation whose `reads` part has a condition
+  // before one whose `resets` part starts the level's value over (see CountReach).
+  template <class Reads, class Resets>
+  std::vector<uint8_t> ReadsLevel(Reads reads, Resets resets) const {
+    const uint32_t n = a_.StateCount();
+    std::vector<uint8_t> out(n, 0);
+    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> preds(n);  // (source, the op resets)
+    std::vector<uint32_t> queue;
+    const auto cond = [&](uint32_t op) { return op != kNoCountOp && reads(a_.countOps[op]); };
+    const auto reset = [&](uint32_t op) { return static_cast<uint8_t>(op != kNoCountOp && resets(a_.countOps[op])); };
+    for (uint32_t st = 1; st < n; ++st) {
+      if (!a_.rules[a_.ruleOf[st]].counted) continue;
+      bool r = cond(a_.FinalOp(st));
+      for (uint32_t c = 0; c < a_.classCount; ++c) {
+        const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
+        if (t == kDeadState) continue;
+        const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
+        r = r || cond(op) || cond(a_.LiveOp(t));
+        preds[t].push_back({st, reset(op)});
+      }
+      for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) {
+        r = r || cond(a_.calls[e].op);
+        preds[a_.calls[e].returnState].push_back({st, reset(a_.calls[e].op)});
+      }
+      if (r) {
+        out[st] = 1;
+        queue.push_back(st);
+      }
+    }
+    while (!queue.empty()) {
+      const uint32_t t = queue.back();
+      queue.pop_back();
+      for (const auto& [src, resetsHere] : preds[t]) {
+        if (resetsHere || out[src]) continue;
+        out[src] = 1;
+        queue.push_back(src);
+      }
+    }
+    return out;
+  }
   bool Simple(const Config& c) const {
     return c.frame == 0 && (counting_ || c.count == 0) && c.consumed == 0 && plain_[c.state];
   }
@@ -406,8 +453,10 @@ class Walker {
   bool MayCut(const Config& c, uint32_t node, uint32_t depth) const {
     if (!counting_ || !failsAhead_[c.state]) return true;
     const uint32_t cap = cutCap_[c.state];
-    if (cap == 0 || c.count == kSymbolicCount || c.count == kUnknownCount) return false;
+    if (cap == 0) return false;
+    // Plain characters that do nothing to the level: nothing below can fail, whatever its count.
     if (cap == kNoCountLimit) return true;
+    if (c.count == kSymbolicCount || c.count == kUnknownCount) return false;
     const uint32_t remaining = trie_->MaxLength(node) - depth;
     return static_cast<uint64_t>(c.count) + remaining <= cap;
   }
@@ -430,6 +479,7 @@ class Walker {
     }
     if (op == UINT32_MAX || op == kNoCountOp) return kNoCountLimit;
     const CountOp& o = a_.countOps[op];
+    if (o.HasMarks()) return 0;
     if (o.reset || o.lo != 0 || o.add != 1 || o.hi == kNoCountLimit) return o.reset || o.lo != 0 || o.add != 1 ? 0 : kNoCountLimit;
     return o.hi + 1;
   }
@@ -441,7 +491,7 @@ class Walker {
     } else if (c.Unconditional()) {
       accepted_->Add(tb[i], tb[i + 1]);
     } else {
-      AddCond(conditional_, tb[i], tb[i + 1], c.lo, c.hi);
+      AddCond(conditional_, tb[i], tb[i + 1], c);
     }
   }
 
@@ -479,7 +529,7 @@ class Walker {
         if (n.Unconditional()) {
           accepted_->Add(tb[i], tb[end]);
         } else {
-          AddCond(conditional_, tb[i], tb[end], n.lo, n.hi);
+          AddCond(conditional_, tb[i], tb[end], n);
         }
         i = end;
         continue;
@@ -575,7 +625,7 @@ class Walker {
         uncertain_->Add(tb[c], tb[c + 1]);
       } else {
         // Accepted for the counts some configuration allows (counted repetition).
-        for (size_t k = hi; k < top; ++k) AddCond(conditional_, tb[c], tb[c + 1], buf_[k].lo, buf_[k].hi);
+        for (size_t k = hi; k < top; ++k) AddCond(conditional_, tb[c], tb[c + 1], buf_[k]);
       }
       if (top - hi == 1 && Simple(buf_[hi])) {
         const Config only = buf_[hi];
@@ -670,7 +720,7 @@ class Walker {
   bool counting_ = false;
   std::vector<Config> cfgs_;
   std::vector<uint32_t> cutCap_;
-  std::vector<uint8_t> readsCount_, failsAhead_;
+  std::vector<uint8_t> readsCount_, readsMarks_, failsAhead_;
   std::vector<CondSpan>* conditional_ = nullptr;
 };
 

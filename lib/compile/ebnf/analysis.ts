@@ -28,7 +28,11 @@ export function isNullable(e: IrExpr, nullable: readonly boolean[]): boolean {
       // Units never match the empty string: an empty match counts none.
       return e.min === 0 && isNullable(e.item, nullable);
     case "unit":
+    case "mark":
       return isNullable(e.item, nullable);
+    case "marks":
+      // An empty match uses no mark.
+      return e.required.length === 0 && isNullable(e.item, nullable);
     case "ref":
       return nullable[e.rule] ?? false;
   }
@@ -69,6 +73,8 @@ export function leftRefs(e: IrExpr, nullable: readonly boolean[], out: Set<numbe
       break;
     case "counted":
     case "unit":
+    case "marks":
+    case "mark":
       leftRefs(e.item, nullable, out);
       break;
     default:

@@ -4,8 +4,12 @@
  * member counts, and witnesses (members that must exist, from complements).
  *
  * Declared order (the default) walks the names in order, each present or skipped, then any
- * additional members. `anyOrder` tracks the set of names used so far, so each name still occurs
- * at most once; that costs a rule per reachable set and is refused past a budget.
+ * additional members. `anyOrder` is a loop over the members in which each name is a mark (IR
+ * `marks`, docs/engine.md "Marks"): the matcher remembers which names it has seen, so each still
+ * occurs at most once and the required ones occur, at a cost linear in the number of names. Where
+ * marks cannot follow the schema exactly (witnesses from complements, or a maxProperties that
+ * the required names could overflow), the set of names used so far is tracked in the automaton
+ * instead, a rule per reachable set, refused past a budget.
  *
  * `minProperties` / `maxProperties` are a counted node around the members, each member a unit
  * (docs/engine.md, "Counted repetition"): the matcher counts them, the automaton does not.
@@ -13,7 +17,7 @@
  * Keys of regions are canonical strings (see json-text.ts), so an escaped spelling of a declared
  * name can never pass as an additional key.
  */
-import { choice, counted, lit, never, seq, unit, type IrExpr } from "../ir.js";
+import { choice, counted, lit, mark, marks, MAX_MARKS, never, optional, seq, star, unit, type IrExpr } from "../ir.js";
 import { AutomatonTooLarge, dfaAll, dfaMatches, dfaOfStrings, difference, intersect, isEmpty, isUniversal, type Dfa } from "./automaton.js";
 import { MAX_MACHINE_STATES, type EmitContext } from "./emit-context.js";
 import { canonicalString } from "./json-text.js";
@@ -34,6 +38,8 @@ interface Variant {
 interface Named {
   name: string;
   required: boolean;
+  /** The value's schema (of the variant that serves no witness). */
+  conj: Conj;
   variants: Variant[];
 }
 
@@ -120,7 +126,7 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
       continue;
     }
     const applicable = witnesses.slice(0, wcount).flatMap((w, i) => (witnessAppliesToName(w, name) ? [i] : []));
-    named.push({ name, required, variants: variants(lit(canonicalString(name)), conj, applicable) });
+    named.push({ name, required, conj, variants: variants(lit(canonicalString(name)), conj, applicable) });
   }
 
   // Regions of other keys: split by every pattern (values) and witness key set.
@@ -188,6 +194,8 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
   }
   const machine = { ctx, alt, named, regionVariants, allMask, where };
   if (!ctx.anyOrder) return orderedMachine(machine);
+  const looped = markedLoop(machine);
+  if (looped !== null) return looped;
   try {
     return anyOrderMachine(machine);
   } catch (err) {
@@ -275,6 +283,36 @@ function orderedMachine(m: Machine): IrExpr {
   const start = rules.ref({ i: 0, first: true, mask: 0 }, "object");
   rules.define(body);
   return seq(lit("{"), text.ws(), countMembers(alt, named, regionVariants, start));
+}
+
+/**
+ * Any order as a loop over the members, each name a mark (its index in `named`), the required
+ * names required marks. The mark rides on the key's closing quote, where the name is known (an
+ * additional key or a longer name may share the bytes before it). Null when marks cannot follow
+ * the schema exactly:
+ * - witnesses (members that must exist, from complements) are tracked by the automaton;
+ * - with a member count, counting and marks are checked apart; that is exact unless required
+ *   names could overflow a maxProperties, so that case goes to the automaton too. (Without
+ *   other members, enough names for minProperties must exist: otherwise no object matches.)
+ */
+function markedLoop(m: Machine): IrExpr | null {
+  const { ctx, alt, named, regionVariants, allMask } = m;
+  const { text } = ctx;
+  if (allMask !== 0 || named.length > MAX_MARKS) return null;
+  const counting = countMembers(alt, named, regionVariants, lit("}")).kind === "counted";
+  const required = named.flatMap((x, i) => (x.required ? [i] : []));
+  if (counting && required.length > 0 && alt.max !== null) return null;
+  if (regionVariants.length === 0 && alt.min > named.length) return never();
+  const members: IrExpr[] = named.map((x, i) => {
+    const key = canonicalString(x.name);
+    const expr = seq(lit(key.slice(0, -1)), mark(i, seq(lit('"'), text.punct(":"), ctx.valueRef(x.conj))));
+    return memberOf({ expr, mask: 0 }, counting);
+  });
+  for (const v of regionVariants) members.push(memberOf(v, counting));
+  if (members.length === 0) return seq(lit("{"), text.ws(), lit("}"));
+  const member = oneOf(members);
+  const body = marks(optional(seq(member, star(seq(text.punct(","), member)), text.ws())), required);
+  return seq(lit("{"), text.ws(), countMembers(alt, named, regionVariants, body), lit("}"));
 }
 
 function anyOrderMachine(m: Machine): IrExpr {

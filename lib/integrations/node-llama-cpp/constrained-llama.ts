@@ -306,6 +306,8 @@ function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
       case "repeat":
       case "counted":
       case "unit":
+      case "marks":
+      case "mark":
         return { ...e, item: strip(e.item) };
       default:
         return e;

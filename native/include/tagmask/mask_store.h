@@ -40,6 +40,10 @@ struct StateMask {
   /// level, regimes[regimeBegin, +regimeCount) replace `mask` (docs/engine.md).
   uint32_t regimeBegin = 0;
   uint32_t regimeCount = 0;
+  /// Marks: tokens accepted only for some marks of the state's rule level (and counts),
+  /// MaskStore::marked[markedBegin, +markedCount), added to the mask at fill time.
+  uint32_t markedBegin = 0;
+  uint32_t markedCount = 0;
 };
 
 /// The mask of a state for the counts from `from` up to the next regime's `from`.
@@ -63,6 +67,18 @@ struct CountedToken {
   uint32_t id, lo, hi;
 };
 
+/// Tokens of a state accepted only when its level's marks m have the bits of `clear` clear, those
+/// of `need` set and (when `any` is not 0) some bit of `any` clear, and its count lies in
+/// [lo, hi] (docs/engine.md, "Marks"): ids MaskStore::markedIds[offset, +size).
+struct MarkedTokens {
+  uint32_t clear = 0, need = 0, any = 0;
+  uint32_t lo = 0, hi = 0xFFFFFFFFu;
+  uint32_t offset = 0, size = 0;
+  bool Holds(uint32_t count, uint32_t marks) const {
+    return (marks & clear) == 0 && (marks & need) == need && (any == 0 || (marks & any) != any) && lo <= count && count <= hi;
+  }
+};
+
 class MaskStore {
  public:
   std::vector<StoredMask> masks;
@@ -73,6 +89,8 @@ class MaskStore {
   std::vector<StateMask> states;  // one per automaton state (dead included)
   std::vector<CountRegime> regimes;
   std::vector<CountedToken> countedTokens;
+  std::vector<MarkedTokens> marked;
+  std::vector<uint32_t> markedIds;
   uint32_t wordCount = 0;         // words per row
 
   /// Overwrites `row` (wordCount words) with the accepted tokens of mask `m`.
@@ -95,7 +113,7 @@ class MaskStore {
   size_t MemoryBytes() const {
     return masks.capacity() * sizeof(StoredMask) + ids.capacity() * 4 + words.capacity() * 4 + uncertain.capacity() * 4 +
            pairs.capacity() * sizeof(PairMask) + states.capacity() * sizeof(StateMask) + regimes.capacity() * sizeof(CountRegime) +
-           countedTokens.capacity() * sizeof(CountedToken);
+           countedTokens.capacity() * sizeof(CountedToken) + marked.capacity() * sizeof(MarkedTokens) + markedIds.capacity() * 4;
   }
 };
 

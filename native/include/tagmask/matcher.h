@@ -23,6 +23,7 @@
 namespace tagmask {
 
 struct Config;
+struct StateMask;
 
 struct MatcherOptions {
   /// Deepest nesting of rule calls (frames on one stack) before the matcher gives up with an
@@ -80,6 +81,7 @@ class Matcher {
     uint32_t parent;
     uint32_t depth;
     uint32_t count;  // the caller's counter, restored when the callee ends
+    uint32_t marks;  // the caller's marks (docs/engine.md, "Marks"), restored likewise
   };
   struct Step {
     uint32_t begin;       // into stacks_
@@ -95,11 +97,13 @@ class Matcher {
   auto Guard(const char* operation, Fn&& fn) -> decltype(fn());
   bool Advance(const uint8_t* bytes, size_t length);
   void PushStep(const Config* configs, size_t count, bool terminated);
-  uint32_t InternFrame(uint32_t ret, uint32_t parent, uint32_t count);
+  uint32_t InternFrame(uint32_t ret, uint32_t parent, uint32_t count, uint32_t marks);
+  static void RestoreLevel(const Frame& frame, Config* c);
   void TruncateFrames(uint32_t count);
   void Rehash(size_t buckets);
   bool CanEnd(const Config& stack) const;
   void FillStack(const Config& stack, uint32_t* row, bool* first) const;
+  void FillMarked(const StateMask& sm, const Config& stack, uint32_t* row) const;
   bool CheckToken(const Config& stack, uint32_t id) const;
   // Token edges (matcher_token_edges.cpp): accepting a token through them and its bytes, and
   // adding what they take to a filled mask. Used only when the automaton has token edges.
