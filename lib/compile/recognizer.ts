@@ -473,7 +473,7 @@ export class Recognizer {
             // A marks node's own marks start over; a mark's item must not use the mark again.
             f = prodMarks[p] !== null ? 0 : own >= 0 ? closed | (1 << own) : closed;
           }
-          const key = `${p},${r},${n},${f}`;
+          const key = marking ? `${p},${r},${n},${f}` : `${p},${r},${n}`;
           if (predicted.has(key)) continue;
           predicted.add(key);
           add(prodStart[p]!, SELF, 0, 0, r, n, 0, f);
@@ -492,18 +492,25 @@ export class Recognizer {
   }
 
   private intern(list: number[], accepting: boolean): number {
-    const tuples: number[][] = [];
-    for (let i = 0; i < list.length; i += W) tuples.push(list.slice(i, i + W));
-    tuples.sort((a, b) => {
-      for (let k = 0; k < W; k++) if (a[k] !== b[k]) return a[k]! - b[k]!;
-      return 0;
-    });
-    const key = `${accepting ? 1 : 0}|${tuples.join(";")}`;
+    const at: number[] = [];
+    for (let i = 0; i < list.length; i += W) at.push(i);
+    const l = list;
+    at.sort((x, y) => l[x]! - l[y]! || l[x + 1]! - l[y + 1]! || l[x + 2]! - l[y + 2]! || l[x + 3]! - l[y + 3]! || l[x + 4]! - l[y + 4]! ||
+      l[x + 5]! - l[y + 5]! || l[x + 6]! - l[y + 6]! || l[x + 7]! - l[y + 7]!);
+    // Only the numbers that can differ go into the key (units: counted grammars; marks: marked ones).
+    const fields = this.bnf.marking ? W : this.bnf.counting ? 6 : 3;
+    let key = accepting ? "1|" : "0|";
+    for (const x of at) {
+      for (let k = 0; k < fields; k++) key += `${l[x + k]},`;
+      key += ";";
+    }
     const known = this.setIndex.get(key);
     if (known !== undefined) return known;
     const id = this.sets.length;
-    const items = new Int32Array(tuples.length * W);
-    tuples.forEach((t, i) => items.set(t, i * W));
+    const items = new Int32Array(list.length);
+    at.forEach((x, i) => {
+      for (let k = 0; k < W; k++) items[i * W + k] = l[x + k]!;
+    });
     this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null, nextToken: null, tokenTerms: null });
     this.setIndex.set(key, id);
     return id;
