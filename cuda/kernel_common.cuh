@@ -111,6 +111,13 @@ __device__ __forceinline__ RowPair MapRow(const DeviceBatch& b, uint32_t k) {
   return RowPair{r, b.compact_bitmask ? k : r};
 }
 
+/// The bitmask row of work row `mask_row` (RowPair::mask_row): a row of the bitmask, or with
+/// resident masks the row its ref names (the store or a compact row of the bitmask).
+__device__ __forceinline__ const int32_t* MaskRowOf(const DeviceBatch& b, uint64_t mask_row, uint32_t words) {
+  if (b.refs == nullptr) return b.bitmask + mask_row * words;
+  return maskmath::ResolveMaskRef(b.refs[mask_row], b.store, b.bitmask, words);
+}
+
 /// Allow bits of the chunk starting at `first`; without a bitmask every token < vocab is allowed.
 template <int kVec>
 __device__ __forceinline__ uint32_t ChunkAllow(const int32_t* mask_row, uint32_t first, uint32_t vocab) {

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads) ApplyBitmaskKernel(DeviceBatch b) {
   for (uint32_t k = blockIdx.y; k < b.work_rows; k += gridDim.y) {
     const RowPair rows = MapRow(b, k);
     T* row = static_cast<T*>(b.logits) + rows.logits_row * b.stride;
-    const int32_t* mask_row = b.bitmask + rows.mask_row * words;
+    const int32_t* mask_row = MaskRowOf(b, rows.mask_row, words);
     const uint32_t base = blockIdx.x * (kThreads * kItems) + threadIdx.x;
     uint32_t bits[kItems];
     Chunk<D, kVec> chunk[kItems];
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(kThreads) ArgmaxKernel(DeviceBatch b, uint64_t
   for (uint32_t k = blockIdx.y; k < b.work_rows; k += gridDim.y) {
     const RowPair rows = MapRow(b, k);
     const T* row = static_cast<const T*>(b.logits) + rows.logits_row * b.stride;
-    const int32_t* mask_row = b.bitmask == nullptr ? nullptr : b.bitmask + rows.mask_row * words;
+    const int32_t* mask_row = b.bitmask == nullptr ? nullptr : MaskRowOf(b, rows.mask_row, words);
     uint64_t best = 0;  // key << 32 | ~id; 0 = nothing allowed seen
     const uint32_t begin = blockIdx.x * chunks_per_block;
     const uint32_t end = min(full_chunks, begin + chunks_per_block);

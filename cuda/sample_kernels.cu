@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(kThreads) SampleKernel(DeviceBatch b, const Sa
     const RowPair rows = MapRow(b, k);
     const uint32_t bytes = maskmath::ElementBytes(b.dtype);
     const RowCtx r{b.dtype, static_cast<const char*>(b.logits) + rows.logits_row * b.stride * bytes,
-                   b.bitmask + rows.mask_row * words, b.vocab};
+                   MaskRowOf(b, rows.mask_row, words), b.vocab};
     const SampleParams p = params[k];
 
     // 1. argmax and allowed count.

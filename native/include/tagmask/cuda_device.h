@@ -118,6 +118,10 @@ struct DeviceBatch {
   const int32_t* indices = nullptr;  // device; nullptr = work rows are 0..work_rows-1
   uint32_t work_rows = 0;
   bool compact_bitmask = false;
+  // Resident masks (device; both set or both nullptr): the mask of bitmask row r is
+  // ResolveMaskRef(refs[r], store, bitmask, words); `bitmask` then holds the compact rows.
+  const int32_t* refs = nullptr;
+  const int32_t* store = nullptr;
 };
 
 /// Sets disallowed logits (and columns at or past vocab) to -inf on `stream`, in place.
