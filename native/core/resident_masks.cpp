@@ -1,13 +1,12 @@
 #include "tagmask/resident_masks.h"
 
 #include <algorithm>
-#include <string>
 #include <unordered_map>
 
 #include "pda_step.h"
 #include "tagmask/automaton.h"
+#include "tagmask/bitmask.h"
 #include "tagmask/compiled_grammar.h"
-#include "tagmask/error.h"
 #include "tagmask/mask_store.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -105,19 +104,13 @@ class ResidentMasksBuilder {
  public:
   ResidentMasksBuilder(ResidentMasks& out, uint32_t words) : out_(out), words_(words) {}
 
+  /// The id of `row`, added if new; -1 once the rows would pass ResidentMasks::kMaxBytes.
   int32_t Intern(const uint32_t* row) {
     std::vector<int32_t>& bucket = byHash_[HashRow(row, words_)];
     for (int32_t id : bucket) {
-      const uint32_t* have = out_.rows_.data() + static_cast<size_t>(id) * words_;
-      if (std::equal(row, row + words_, have)) return id;
+      if (std::equal(row, row + words_, out_.Row(id))) return id;
     }
-    const uint64_t bytes = (static_cast<uint64_t>(out_.count_) + 1) * words_ * sizeof(uint32_t);
-    if (bytes > ResidentMasks::kMaxBytes) {
-      throw Error(ErrorCode::InvalidArgument,
-                  "the grammar's masks take more than " + std::to_string(ResidentMasks::kMaxBytes >> 20) +
-                      " MiB as whole rows (" + std::to_string(out_.count_) + " distinct masks of " +
-                      std::to_string(words_) + " words so far); use the dense bitmask path for this grammar");
-    }
+    if ((static_cast<uint64_t>(out_.count_) + 1) * words_ * sizeof(uint32_t) > ResidentMasks::kMaxBytes) return -1;
     const int32_t id = static_cast<int32_t>(out_.count_++);
     out_.rows_.insert(out_.rows_.end(), row, row + words_);
     bucket.push_back(id);
@@ -138,14 +131,19 @@ std::unique_ptr<const ResidentMasks> ResidentMasks::Build(const Automaton& a, co
   out->words_ = words;
   out->open_.assign(states, -1);
   out->ending_.assign(states, -1);
+  out->pairOpen_.assign(store.pairs.size(), -1);
+  out->pairEnding_.assign(store.pairs.size(), -1);
   ResidentMasksBuilder builder(*out, words);
   const uint32_t* eligible = tok.EligibleMask();
   const uint32_t* stop = tok.StopMask();
-  std::vector<uint32_t> row(words), edges(words);
+  out->terminated_ = builder.Intern(stop);  // first, so that it always has a row
+  std::vector<uint32_t> base(words), row(words), edges(words);
   // States without token edges in reach share their stored mask's rows.
   std::vector<int32_t> openOf(store.masks.size(), -2), endingOf(store.masks.size(), -2);
-  const auto withStops = [&]() {
-    for (uint32_t w = 0; w < words; ++w) row[w] |= stop[w];
+  const auto intern = [&](const std::vector<uint32_t>& r, bool withStops) {
+    if (!withStops) return builder.Intern(r.data());
+    for (uint32_t w = 0; w < words; ++w) row[w] = r[w] | stop[w];
+    return builder.Intern(row.data());
   };
   const bool tokenEdges = a.tokenEdges.Active();
   if (tokenEdges) {
@@ -153,50 +151,63 @@ std::unique_ptr<const ResidentMasks> ResidentMasks::Build(const Automaton& a, co
     out->pushDepth_.assign(states, 0);
   }
   LevelClosure closure(a);
+  // The rows of single stacks whose frame below adds nothing, state by state.
+  std::vector<uint8_t> ownRow(states, 0);
   for (uint32_t s = 0; s < states; ++s) {
     if (s == kDeadState) continue;  // no stack ever stands there
     const uint32_t m = store.states[s].mask;
     const bool final = (a.flags[s] & kFinal) != 0;
-    bool ownRow = false;
     if (tokenEdges) {
       std::fill(edges.begin(), edges.end(), 0u);
-      if (!closure.Run(s, edges.data())) continue;  // left to the compact path
+      if (!closure.Run(s, edges.data())) continue;  // left to compact rows
       out->levelEnds_[s] = closure.ends() ? 1 : 0;
       out->pushDepth_[s] = closure.depth();
-      ownRow = std::any_of(edges.begin(), edges.end(), [](uint32_t w) { return w != 0; });
+      ownRow[s] = std::any_of(edges.begin(), edges.end(), [](uint32_t w) { return w != 0; }) ? 1 : 0;
     }
-    if (ownRow) {
-      store.Write(m, eligible, row.data());
-      for (uint32_t w = 0; w < words; ++w) row[w] |= edges[w];
-      out->open_[s] = builder.Intern(row.data());
-      if (final) {
-        withStops();
-        out->ending_[s] = builder.Intern(row.data());
-      }
+    if (ownRow[s]) {
+      store.Write(m, eligible, base.data());
+      for (uint32_t w = 0; w < words; ++w) base[w] |= edges[w];
+      out->open_[s] = intern(base, false);
+      if (final) out->ending_[s] = intern(base, true);
       continue;
     }
     if (openOf[m] == -2) {
-      store.Write(m, eligible, row.data());
-      openOf[m] = builder.Intern(row.data());
+      store.Write(m, eligible, base.data());
+      openOf[m] = intern(base, false);
     }
     out->open_[s] = openOf[m];
     if (final) {
       if (endingOf[m] == -2) {
-        store.Write(m, eligible, row.data());
-        withStops();
-        endingOf[m] = builder.Intern(row.data());
+        store.Write(m, eligible, base.data());
+        endingOf[m] = intern(base, true);
       }
       out->ending_[s] = endingOf[m];
     }
   }
-  out->terminated_ = builder.Intern(stop);
+  // Then, while the budget lasts, the rows of states with uncertain tokens per return state of
+  // the frame below: in a grammar whose values nest, most steps inside a nested value.
+  for (uint32_t s = 1; s < states; ++s) {
+    const StateMask& sm = store.states[s];
+    if (sm.uncertainCount == 0 || out->open_[s] < 0) continue;
+    const bool final = (a.flags[s] & kFinal) != 0;
+    const uint32_t returns = static_cast<uint32_t>(a.rules[a.ruleOf[s]].returnStates.size());
+    for (uint32_t i = 0; i < returns; ++i) {
+      const uint32_t k = sm.pairBegin + i;
+      const PairMask& pm = store.pairs[k];
+      const uint32_t* open = out->Row(out->open_[s]);
+      std::copy(open, open + words, base.begin());
+      for (uint32_t j = 0; j < pm.acceptedCount; ++j) SetBit(base.data(), store.uncertain[pm.acceptedOffset + j]);
+      out->pairOpen_[k] = intern(base, false);
+      if (final) out->pairEnding_[k] = intern(base, true);
+    }
+  }
   out->rows_.shrink_to_fit();
   return out;
 }
 
 const ResidentMasks& CompiledGrammar::residentMasks() const {
   // Built once, on first use: most users never mask on a device, and the rows are ceil(V/32)
-  // words per distinct mask. A failed build (too large) is retried, and fails the same way.
+  // words per distinct mask. A failed build (out of memory) is tried again on the next call.
   std::call_once(residentOnce_, [this]() {
     resident_ = ResidentMasks::Build(automaton_, masks_, *tokenizer_);
     residentReady_.store(resident_.get(), std::memory_order_release);
