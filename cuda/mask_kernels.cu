@@ -24,50 +24,74 @@ using namespace detail;
 constexpr int kThreads = 256;
 constexpr uint32_t kMaxGridY = 65535;
 
-template <DType D, int kVec, int kItems>
-__global__ void __launch_bounds__(kThreads) ApplyBitmaskKernel(DeviceBatch b) {
+// One block's share of one work row: kThreads * kItems chunks from chunk group * kThreads *
+// kItems on, and (group 0) the row's last columns % kVec elements.
+template <DType D, int kVec, int kItems, bool kStream>
+__device__ __forceinline__ void ApplyGroup(const DeviceBatch& b, uint32_t k, uint32_t group, uint32_t words,
+                                           uint32_t full_chunks) {
   using T = typename Storage<D>::T;
   constexpr uint32_t kAll = kVec == 32 ? 0xFFFFFFFFu : ((1u << kVec) - 1u);
+  const RowPair rows = MapRow(b, k);
+  T* row = static_cast<T*>(b.logits) + rows.logits_row * b.stride;
+  const int32_t* mask_row = MaskRowOf(b, rows.mask_row, words);
+  const uint32_t base = group * (kThreads * kItems) + threadIdx.x;
+  uint32_t bits[kItems];
+  Chunk<D, kVec> chunk[kItems];
+  // Bits first, then every load, then every store: independent loads in flight together.
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const uint32_t c = base + j * kThreads;
+    bits[j] = c < full_chunks ? maskmath::ChunkBits(mask_row, c * kVec, kVec, b.vocab) : kAll;
+  }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    if (bits[j] != kAll && bits[j] != 0) chunk[j] = LoadChunk<D, kVec, kStream>(row + (base + j * kThreads) * kVec);
+  }
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    if (bits[j] == kAll) continue;
+    T* p = row + (base + j * kThreads) * kVec;
+    if (bits[j] == 0) {
+      StoreChunk<D, kVec, kStream>(p, NegInfChunk<D, kVec>());
+      continue;
+    }
+#pragma unroll
+    for (int l = 0; l < kVec; ++l) {
+      if (((bits[j] >> l) & 1u) == 0) chunk[j].lane[l] = NegInfBits<D>();
+    }
+    StoreChunk<D, kVec, kStream>(p, chunk[j]);
+  }
+  // The last columns % kVec elements, one per thread of group 0.
+  if (group == 0) {
+    const uint32_t i = full_chunks * kVec + threadIdx.x;
+    if (threadIdx.x < static_cast<uint32_t>(kVec) && i < b.columns && !maskmath::Allowed(mask_row, i, b.vocab)) {
+      row[i] = static_cast<T>(NegInfBits<D>());
+    }
+  }
+}
+
+template <DType D, int kVec, int kItems>
+__global__ void __launch_bounds__(kThreads) ApplyBitmaskKernel(DeviceBatch b) {
   const uint32_t words = (b.vocab + 31) / 32;
   const uint32_t full_chunks = b.columns / kVec;
   for (uint32_t k = blockIdx.y; k < b.work_rows; k += gridDim.y) {
-    const RowPair rows = MapRow(b, k);
-    T* row = static_cast<T*>(b.logits) + rows.logits_row * b.stride;
-    const int32_t* mask_row = MaskRowOf(b, rows.mask_row, words);
-    const uint32_t base = blockIdx.x * (kThreads * kItems) + threadIdx.x;
-    uint32_t bits[kItems];
-    Chunk<D, kVec> chunk[kItems];
-    // Bits first, then every load, then every store: independent loads in flight together.
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const uint32_t c = base + j * kThreads;
-      bits[j] = c < full_chunks ? maskmath::ChunkBits(mask_row, c * kVec, kVec, b.vocab) : kAll;
-    }
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      if (bits[j] != kAll && bits[j] != 0) chunk[j] = LoadChunk<D, kVec>(row + (base + j * kThreads) * kVec);
-    }
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      if (bits[j] == kAll) continue;
-      T* p = row + (base + j * kThreads) * kVec;
-      if (bits[j] == 0) {
-        StoreChunk<D, kVec>(p, NegInfChunk<D, kVec>());
-        continue;
-      }
-#pragma unroll
-      for (int l = 0; l < kVec; ++l) {
-        if (((bits[j] >> l) & 1u) == 0) chunk[j].lane[l] = NegInfBits<D>();
-      }
-      StoreChunk<D, kVec>(p, chunk[j]);
-    }
-    // The last columns % kVec elements, one per thread of the first block column.
-    if (blockIdx.x == 0) {
-      const uint32_t i = full_chunks * kVec + threadIdx.x;
-      if (threadIdx.x < static_cast<uint32_t>(kVec) && i < b.columns && !maskmath::Allowed(mask_row, i, b.vocab)) {
-        row[i] = static_cast<T>(NegInfBits<D>());
-      }
-    }
+    ApplyGroup<D, kVec, kItems, false>(b, k, blockIdx.x, words, full_chunks);
+  }
+}
+
+// A candidate for batches whose logits are larger than L2 (issue 17), measured against the
+// kernel above by bench/gpu (DeviceLogits.benchmark("apply-waves")) and used by nothing else
+// until it is measured faster: streaming (evict-first) loads and stores, four chunks (128 bytes)
+// per thread, and a grid of whole waves — as many blocks as fit on the device at once, each
+// looping over (row, chunk group) items in row order.
+template <DType D, int kItems>
+__global__ void __launch_bounds__(kThreads) ApplyBitmaskWavesKernel(DeviceBatch b, uint32_t groups_per_row) {
+  const uint32_t words = (b.vocab + 31) / 32;
+  const uint32_t full_chunks = b.columns / VecOf<D>();
+  const uint64_t items = static_cast<uint64_t>(b.work_rows) * groups_per_row;
+  for (uint64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    ApplyGroup<D, VecOf<D>(), kItems, true>(b, static_cast<uint32_t>(item / groups_per_row),
+                                            static_cast<uint32_t>(item % groups_per_row), words, full_chunks);
   }
 }
 
@@ -140,9 +164,31 @@ void LaunchApplyTyped(const DeviceBatch& b, cudaStream_t stream) {
 }
 
 template <DType D>
+void LaunchApplyWaves(const DeviceBatch& b, cudaStream_t stream, int device) {
+  constexpr int kItems = 4;
+  const uint32_t full_chunks = b.columns / VecOf<D>();
+  const uint32_t groups_per_row = std::max<uint32_t>(1, (full_chunks + kThreads * kItems - 1) / (kThreads * kItems));
+  static thread_local int cached_device = -1;
+  static thread_local int per_sm = 0;
+  if (cached_device != device) {
+    Check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ApplyBitmaskWavesKernel<D, kItems>, kThreads, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    cached_device = device;
+  }
+  const uint64_t items = static_cast<uint64_t>(b.work_rows) * groups_per_row;
+  const uint64_t wave = static_cast<uint64_t>(std::max(1, per_sm)) * static_cast<uint64_t>(Multiprocessors(device));
+  const uint32_t grid = static_cast<uint32_t>(std::min<uint64_t>(items, wave));
+  ApplyBitmaskWavesKernel<D, kItems><<<grid, kThreads, 0, stream>>>(b, groups_per_row);
+}
+
+template <DType D>
 void LaunchApplyDtype(const DeviceBatch& b, cudaStream_t stream, int device) {
   if (!VectorAligned(b)) {
     LaunchApplyTyped<D, 1, 4>(b, stream);
+    return;
+  }
+  if (b.apply_variant == ApplyVariant::kWaves) {
+    LaunchApplyWaves<D>(b, stream, device);
     return;
   }
   // Small batches: one chunk per thread, so the grid still spreads over every SM. Large

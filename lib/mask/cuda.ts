@@ -268,10 +268,13 @@ export class DeviceLogits {
     return this.#native.sample(bitmask.nativeHandle, nativeRowOptions(options));
   }
   /**
-   * Mean microseconds per launch of the mask kernel ("apply") or the argmax kernel ("argmax",
-   * bitmask may be null), over `iterations` launches timed with CUDA events. For bench/gpu.
+   * Mean microseconds per launch of the mask kernel ("apply"), the candidate mask kernel for
+   * batches past L2 ("apply-waves": streaming cache hints, four chunks a thread, one wave of
+   * blocks; same results, used by nothing else until measured faster) or the argmax kernel
+   * ("argmax", bitmask may be null), over `iterations` launches timed with CUDA events. For
+   * bench/gpu.
    */
-  benchmark(kind: "apply" | "argmax", bitmask: DeviceBitmask | null, iterations: number, options?: DeviceRowOptions): number {
+  benchmark(kind: "apply" | "apply-waves" | "argmax", bitmask: DeviceBitmask | null, iterations: number, options?: DeviceRowOptions): number {
     return this.#native.benchmark(kind, bitmask === null ? null : bitmask.nativeHandle, iterations, nativeRowOptions(options));
   }
   /** Waits for the stream. */

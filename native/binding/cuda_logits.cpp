@@ -347,13 +347,14 @@ Napi::Value DeviceLogitsWrap::Benchmark(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.benchmark(kind, bitmask, iterations, options)";
     const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : std::string();
-    if (kind != "apply" && kind != "argmax") {
-      ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\" or \"argmax\"");
+    if (kind != "apply" && kind != "apply-waves" && kind != "argmax") {
+      ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\", \"apply-waves\" or \"argmax\"");
     }
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[1], what, kind == "argmax");
     const int iterations = static_cast<int>(ToSize(info[2], what, "iterations", 1000000));
 #ifdef TAGMASK_WITH_CUDA
-    const auto [b, stream] = Prepare(info[3], bitmask, what);
+    auto [b, stream] = Prepare(info[3], bitmask, what);
+    if (kind == "apply-waves") b.apply_variant = cuda::ApplyVariant::kWaves;
     return Napi::Number::New(env, cuda::TimeLaunches(b, kind == "argmax" ? PackedArea() : nullptr, iterations, stream,
                                                      device_));
 #else

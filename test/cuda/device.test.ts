@@ -119,6 +119,14 @@ describe.skipIf(!available)("CUDA kernels equal the CPU implementation", () => {
           Buffer.from(expected.buffer, expected.byteOffset, span * expected.BYTES_PER_ELEMENT),
         )).toBe(true);
 
+        // The candidate kernel for large batches (bench/gpu only) masks the same bits.
+        logits.upload(host);
+        logits.benchmark("apply-waves", bitmask, 1, rowsOpt);
+        const waves = logits.download();
+        expect(Buffer.from(waves.buffer, waves.byteOffset, waves.byteLength).equals(
+          Buffer.from(expected.buffer, expected.byteOffset, span * expected.BYTES_PER_ELEMENT),
+        )).toBe(true);
+
         // Argmax with no mask over the masked logits equals the fused masked argmax.
         expect(Array.from(logits.argmax(null))).toEqual(Array.from(maskedArgmax(expected, new Int32Array(c.rows * Math.ceil(c.vocab / 32)).fill(-1), shape)));
       } finally {
