@@ -132,10 +132,16 @@ __device__ __forceinline__ RowPair MapRow(const DeviceBatch& b, uint32_t k) {
 }
 
 /// The bitmask row of work row `mask_row` (RowPair::mask_row): a row of the bitmask, or with
-/// resident masks the row its ref names (the store or a compact row of the bitmask).
+/// resident masks (kRefs: b.refs and b.store set) the row its ref names, in the store or among
+/// the compact rows of the bitmask. A template parameter rather than a test of b.refs, so the
+/// dense kernels are exactly the code measured before resident masks existed.
+template <bool kRefs>
 __device__ __forceinline__ const int32_t* MaskRowOf(const DeviceBatch& b, uint64_t mask_row, uint32_t words) {
-  if (b.refs == nullptr) return b.bitmask + mask_row * words;
-  return maskmath::ResolveMaskRef(b.refs[mask_row], b.store, b.bitmask, words);
+  if constexpr (kRefs) {
+    return maskmath::ResolveMaskRef(b.refs[mask_row], b.store, b.bitmask, words);
+  } else {
+    return b.bitmask + mask_row * words;
+  }
 }
 
 /// Allow bits of the chunk starting at `first`; without a bitmask every token < vocab is allowed.
