@@ -88,8 +88,8 @@ export class CompiledGrammar {
    * The grammar's masks as whole bitmask rows (docs/masking.md, "Resident masks"): every row a
    * sequence with one parse stack can need, deduplicated — what `BatchMatcher.fillMaskRefs`
    * names by id. Built natively on first use (count × ceil(V/32) words, then part of
-   * {@link memoryBytes}); each call returns a fresh copy. Throws InvalidArgumentError when the rows
-   * would take more than 2 GiB (use the dense bitmask path then).
+   * {@link memoryBytes}); each call returns a fresh copy. Past 512 MiB no more rows are added; the
+   * masks left out then reach the device as compact rows.
    *
    * @example
    * const store = compiled.maskStore();
