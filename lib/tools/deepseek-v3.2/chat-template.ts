@@ -20,9 +20,10 @@ import { RequestError } from "../../errors.js";
 import type { ChatMessage, ChatToolCall } from "../chat-messages.js";
 import { pythonJson } from "../chat-json.js";
 import type { ChatTemplate, ChatTemplateInput } from "../chat-templates.js";
+import { thinkingOnRequest } from "../chat-reasoning.js";
 import { DEEPSEEK_BOS, DEEPSEEK_EOS } from "../deepseek-v3.1/chat-template.js";
 import { rawOrJson } from "../glm-4.7/chat-template.js";
-import type { FunctionTool, ReasoningMode } from "../types.js";
+import type { FunctionTool } from "../types.js";
 import { DSML } from "./builder.js";
 
 const TOOLS_PROMPT = (tools: readonly FunctionTool[]): string => `## Tools
@@ -134,7 +135,7 @@ export const deepseekV32ChatTemplate: ChatTemplate = {
   family: "deepseek-v3.2",
   source: "DeepSeek-V3.2's encoder (deepseek-ai/DeepSeek-V3.2 encoding/encoding_dsv32.py; no Jinja template ships)",
   reasoning: true,
-  reasoningMode: (effort): ReasoningMode => (effort === undefined || effort === "none" ? "final_output_only" : "think"),
+  reasoningMode: thinkingOnRequest,
   render,
   detect: (t) => t.includes(DSML) && t.includes("function_calls"),
 };

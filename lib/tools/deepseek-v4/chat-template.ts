@@ -15,10 +15,11 @@
 import type { ChatMessage } from "../chat-messages.js";
 import { pythonJson } from "../chat-json.js";
 import type { ChatTemplate, ChatTemplateInput } from "../chat-templates.js";
+import { thinkingOnRequest } from "../chat-reasoning.js";
 import { DEEPSEEK_BOS, DEEPSEEK_EOS } from "../deepseek-v3.1/chat-template.js";
 import { DSML } from "../deepseek-v3.2/builder.js";
 import { dsmlCalls, lastUserIndex, withToolsOnSystem, type DeepseekMessage } from "../deepseek-v3.2/chat-template.js";
-import type { FunctionTool, ReasoningMode } from "../types.js";
+import type { FunctionTool } from "../types.js";
 
 const EFFORT_MAX = "Reasoning Effort: Absolute maximum with no shortcuts permitted.\n" +
   "You MUST be very thorough in your thinking and comprehensively decompose the problem to resolve the root cause, rigorously stress-testing your logic against all potential paths, edge cases, and adversarial scenarios.\n" +
@@ -119,7 +120,7 @@ export const deepseekV4ChatTemplate: ChatTemplate = {
   family: "deepseek-v4",
   source: "DeepSeek-V4's encoder (deepseek-ai/DeepSeek-V4-Pro encoding/encoding_dsv4.py; no Jinja template ships)",
   reasoning: true,
-  reasoningMode: (effort): ReasoningMode => (effort === undefined || effort === "none" ? "final_output_only" : "think"),
+  reasoningMode: thinkingOnRequest,
   render,
   detect: (t) => t.includes(DSML) && t.includes("tool_calls") && !t.includes("function_calls"),
 };

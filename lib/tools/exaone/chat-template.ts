@@ -12,8 +12,9 @@
  */
 import { pythonJson } from "../chat-json.js";
 import type { ChatTemplate, ChatTemplateInput } from "../chat-templates.js";
+import { thinkingOnRequest } from "../chat-reasoning.js";
 import { trim } from "../chat-text.js";
-import type { FunctionTool, ReasoningMode } from "../types.js";
+import type { FunctionTool } from "../types.js";
 
 const END = "[|endofturn|]\n";
 const EMPTY_THINK = "<think>\n\n</think>\n\n";
@@ -64,7 +65,7 @@ export const exaoneChatTemplate: ChatTemplate = {
   family: "exaone",
   source: "EXAONE 4.0's chat template (LGAI-EXAONE/EXAONE-4.0-32B chat_template.jinja)",
   reasoning: true,
-  reasoningMode: (effort): ReasoningMode => (effort === undefined || effort === "none" ? "final_output_only" : "think"),
+  reasoningMode: thinkingOnRequest,
   render,
   detect: (t) => t.includes("[|endofturn|]") && t.includes("[|assistant|]") && t.includes("[|tool|]"),
 };

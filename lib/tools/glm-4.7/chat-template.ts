@@ -13,8 +13,8 @@
 import type { ChatMessage } from "../chat-messages.js";
 import { pythonJson } from "../chat-json.js";
 import type { ChatTemplate, ChatTemplateInput } from "../chat-templates.js";
+import { thinkingByDefault } from "../chat-reasoning.js";
 import { stripChars, trim } from "../chat-text.js";
-import type { ReasoningMode } from "../types.js";
 
 const TOOLS_INTRO = "<|system|>\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\n" +
   "You are provided with function signatures within <tools></tools> XML tags:\n<tools>\n";
@@ -67,7 +67,7 @@ export const glm47ChatTemplate: ChatTemplate = {
   family: "glm-4.7",
   source: "GLM-4.7's chat template (zai-org/GLM-4.7 chat_template.jinja)",
   reasoning: true,
-  reasoningMode: (effort): ReasoningMode => (effort === "none" ? "final_output_only" : "think"),
+  reasoningMode: thinkingByDefault,
   render,
   detect: (t) => t.includes("[gMASK]<sop>") && t.includes("<arg_key>") && t.includes("<|observation|>"),
 };

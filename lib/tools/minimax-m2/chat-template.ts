@@ -16,9 +16,9 @@
 import type { ChatMessage } from "../chat-messages.js";
 import { pythonJson } from "../chat-json.js";
 import type { ChatTemplate, ChatTemplateInput } from "../chat-templates.js";
+import { thinkingByDefault } from "../chat-reasoning.js";
 import { stripChars } from "../chat-text.js";
 import { rawOrJson } from "../glm-4.7/chat-template.js";
-import type { ReasoningMode } from "../types.js";
 
 const END = "[e~[\n";
 const TOOLS_INTRO = "\n\n# Tools\nYou may call one or more tools to assist with the user query.\nHere are the tools available in JSONSchema format:\n\n<tools>\n";
@@ -75,7 +75,7 @@ export const minimaxM2ChatTemplate: ChatTemplate = {
   family: "minimax-m2",
   source: "MiniMax-M2's chat template (MiniMaxAI/MiniMax-M2 chat_template.jinja)",
   reasoning: true,
-  reasoningMode: (effort): ReasoningMode => (effort === "none" ? "final_output_only" : "think"),
+  reasoningMode: thinkingByDefault,
   render,
   detect: (t) => t.includes("]~b]") && t.includes("<minimax:tool_call>"),
 };
