@@ -12,7 +12,7 @@ import { choice, counted, GrammarBuilder, lit, mark, marks, optional, plus, char
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
-import { GrammarError } from "../../lib/errors.js";
+import { GrammarError, SchemaError } from "../../lib/errors.js";
 import type { JsonSchema } from "../../lib/format/types.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
@@ -187,6 +187,25 @@ describe("any-order objects on Llama 3", () => {
     // Each name adds a few states (its bytes), never a doubling.
     expect(sizes[2]! - sizes[1]!).toBeLessThan(2 * (sizes[1]! - sizes[0]!) + 40);
     expect(sizes[2]!).toBeLessThan(2000);
+  });
+
+  it("at the bound of one marks word: 32 names are marks, 33 take the subset automaton and are refused", () => {
+    const flat = (n: number): JsonSchema => ({
+      type: "object", properties: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, { type: "integer" }])), additionalProperties: false,
+    });
+    const grammar = schema(flat(32));
+    expect(printGrammar(grammar)).toContain("mark#31(");
+    const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+    const all = Array.from({ length: 32 }, (_, i) => `"k${31 - i}":${i}`);
+    walkTokens(grammar, compiled, vocab.data, encodeForTest("llama3", `{${all.join(",")}}`), 1);
+    const m = new GrammarMatcher(compiled);
+    expect(m.acceptString(`{${all.join(",")}`)).toBe(true);
+    expect(m.canTerminate()).toBe(false);
+    expect(m.fork().acceptString(',"k')).toBe(false); // every name is used: no member can follow
+    expect(m.acceptString("}")).toBe(true);
+    expect(m.canTerminate()).toBe(true);
+    expect(() => schema(flat(33))).toThrow(SchemaError);
+    expect(() => schema(flat(33))).toThrow(/any property order over 33 properties needs more than 4096 grammar rules; use declared order/);
   });
 
   it("declared order is unchanged; witnesses and required members under maxProperties keep the automaton", () => {
