@@ -161,6 +161,8 @@ export class GrammarBuilder {
   private readonly names: string[] = [];
   private readonly bodies: Array<IrExpr | undefined> = [];
   private readonly index = new Map<string, number>();
+  /** Per base name, the suffix from which {@link freshName} searches (every smaller one is taken). */
+  private readonly nextSuffix = new Map<string, number>();
 
   /** A reference to the rule `name`, defined now or later. */
   ruleRef(name: string): IrRef {
@@ -184,9 +186,14 @@ export class GrammarBuilder {
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
     if (!this.index.has(base)) return base;
-    for (let n = 1; ; n++) {
+    // Names are never removed, so a suffix found taken stays taken: searching on from the last
+    // one keeps n rules of one base linear instead of quadratic.
+    for (let n = this.nextSuffix.get(base) ?? 1; ; n++) {
       const name = `${base}_${n}`;
-      if (!this.index.has(name)) return name;
+      if (!this.index.has(name)) {
+        this.nextSuffix.set(base, n);
+        return name;
+      }
     }
   }
 
@@ -222,8 +229,8 @@ function fail(where: string, message: string): never {
   throw new GrammarError(`invalid grammar IR at ${where}: ${message}`);
 }
 
-function checkCount(where: string, value: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where, `${what} must be an integer in [0, 2^32-1), got ${value}`);
+function checkCount(where: () => string, value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where(), `${what} must be an integer in [0, 2^32-1), got ${value}`);
 }
 
 /** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
@@ -234,12 +241,15 @@ export function validateGrammar(grammar: IrGrammar): void {
   }
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
-  // exponential time.
+  // exponential time. The path of a node is spelled out only for the error message: the child
+  // indices of the nodes above it stand on a stack.
   const checked = new Set<IrExpr>();
+  const path: Array<number | "item"> = [];
   grammar.rules.forEach((rule, r) => {
     if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
     seen.add(rule.name);
-    const visit = (e: IrExpr, where: string): void => {
+    const where = (): string => `rules[${r}] (${rule.name})${path.map((p) => (p === "item" ? ".item" : `.items[${p}]`)).join("")}`;
+    const visit = (e: IrExpr): void => {
       if (checked.has(e)) return;
       checked.add(e);
       switch (e.kind) {
@@ -247,51 +257,57 @@ export function validateGrammar(grammar: IrGrammar): void {
         case "never":
           return;
         case "bytes":
-          if (e.bytes.length === 0) fail(where, "a bytes node needs at least one byte (use empty)");
+          if (e.bytes.length === 0) fail(where(), "a bytes node needs at least one byte (use empty)");
           return;
         case "class": {
-          if (e.ranges.length === 0) fail(where, "a class needs at least one range");
+          if (e.ranges.length === 0) fail(where(), "a class needs at least one range");
           let prev = -2;
           for (const [lo, hi] of e.ranges) {
             if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
-              fail(where, `bad code-point range [${lo}, ${hi}]`);
+              fail(where(), `bad code-point range [${lo}, ${hi}]`);
             }
-            if (lo <= prev + 1) fail(where, "class ranges must be sorted, non-overlapping and non-adjacent");
+            if (lo <= prev + 1) fail(where(), "class ranges must be sorted, non-overlapping and non-adjacent");
             prev = hi;
           }
           return;
         }
         case "seq":
         case "choice":
-          e.items.forEach((it, i) => visit(it, `${where}.items[${i}]`));
+          e.items.forEach((it, i) => {
+            path.push(i);
+            visit(it);
+            path.pop();
+          });
           return;
         case "repeat":
           checkCount(where, e.min, "repeat min");
           if (e.max !== null) {
             checkCount(where, e.max, "repeat max");
-            if (e.max < e.min) fail(where, `repeat max ${e.max} is below min ${e.min}`);
+            if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
           }
-          visit(e.item, `${where}.item`);
+          path.push("item");
+          visit(e.item);
+          path.pop();
           return;
         case "ref":
           if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= grammar.rules.length) {
-            fail(where, `reference to rule ${e.rule}, which does not exist`);
+            fail(where(), `reference to rule ${e.rule}, which does not exist`);
           }
           return;
         case "text":
           e.excludes.forEach((x, i) => {
-            if (x.length === 0) fail(`${where}.excludes[${i}]`, "an excluded string must not be empty");
+            if (x.length === 0) fail(`${where()}.excludes[${i}]`, "an excluded string must not be empty");
           });
           if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
           if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
           return;
         default: {
           const bad: never = e;
-          fail(where, `unknown node kind ${(bad as { kind: string }).kind}`);
+          fail(where(), `unknown node kind ${(bad as { kind: string }).kind}`);
         }
       }
     };
-    visit(rule.body, `rules[${r}] (${rule.name})`);
+    visit(rule.body);
   });
 }
 
@@ -321,7 +337,7 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const byteOffsets = new Map<string, number>();
 
   const addBytes = (b: Uint8Array): number => {
-    const key = b.join(",");
+    const key = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
     const known = byteOffsets.get(key);
     if (known !== undefined) return known;
     const off = bytePool.length;

@@ -20,7 +20,7 @@ import type {
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
 import {
-  GrammarBuilder, choice, lit, repeat, seq, star, text, validateGrammar, type IrExpr, type IrGrammar,
+  GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammar, type IrExpr, type IrGrammar,
 } from "./ir.js";
 import { lowerJsonSchema } from "./json-schema/index.js";
 import { regexToIr } from "./regex/index.js";
@@ -184,26 +184,26 @@ class Lowering {
     const tag = this.tagChoice(f.tags, path);
     const first = f.at_least_one ?? false;
     const once = f.stop_after_first ?? false;
-    let body: IrExpr;
-    if (first && once) body = tag;
-    else if (once) body = seq(free, repeat(tag, 0, 1));
-    else if (first) body = seq(tag, free, star(seq(tag, free)));
-    else body = seq(free, star(seq(tag, free)));
-    return this.b.define(this.b.freshName("triggered_tags"), body);
+    if (first && once) return this.b.define(this.b.freshName("triggered_tags"), tag);
+    if (once) return this.b.define(this.b.freshName("triggered_tags"), seq(free, repeat(tag, 0, 1)));
+    // The repetition as a rule that refers to itself last: the engine turns that into a loop
+    // over one copy of the tags (`x (y x)*` would copy every tag's automaton twice).
+    const name = this.b.freshName("triggered_tags");
+    const self = this.b.ruleRef(name);
+    return this.b.define(name, first ? seq(tag, free, choice(empty(), self)) : seq(free, choice(empty(), seq(tag, self))));
   }
 
   private tagsWithSeparator(f: TagsWithSeparatorFormat, path: string): IrExpr {
     const tag = this.tagChoice(f.tags, path);
     const first = f.at_least_one ?? false;
     const once = f.stop_after_first ?? false;
-    let body: IrExpr;
-    if (first && once) body = tag;
-    else if (once) body = repeat(tag, 0, 1);
-    else {
-      const list = seq(tag, star(seq(lit(f.separator), tag)));
-      body = first ? list : repeat(list, 0, 1);
-    }
-    return this.b.define(this.b.freshName("tags_with_separator"), body);
+    if (first && once) return this.b.define(this.b.freshName("tags_with_separator"), tag);
+    if (once) return this.b.define(this.b.freshName("tags_with_separator"), repeat(tag, 0, 1));
+    // `tag (sep tag)*` as a rule that refers to itself last (one copy of the tags, see above).
+    const name = this.b.freshName("tags_with_separator");
+    const self = this.b.ruleRef(name);
+    const list = this.b.define(name, seq(tag, choice(empty(), seq(lit(f.separator), self))));
+    return first ? list : repeat(list, 0, 1);
   }
 }
 

@@ -26,35 +26,99 @@ export interface SimplifyOptions {
 export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {}): IrGrammar {
   validateGrammar(grammar);
   const inlineMax = options.inlineMaxNodes ?? 3;
-  let rules: IrRule[] = grammar.rules.map((r) => ({ name: r.name, body: r.body }));
-  // Each round rewrites every body, then inlines the rules that became tiny; inlining can make
-  // new simplifications possible (literals meeting literals), hence the rounds.
+  const keys = new StructureKeys();
+  const rewrite = (list: IrRule[], rewriter: Rewriter): IrRule[] => list.map((r) => ({ name: r.name, body: rewriter.expr(r.body) }));
+  let rules = rewrite(grammar.rules, new Rewriter(keys));
+  // Each round inlines the rules that became tiny, rewriting as it substitutes (the rewrites
+  // reach their fixpoint in one pass); inlining can make new simplifications possible (literals
+  // meeting literals), hence the rounds.
   for (let round = 0; round < 8; round++) {
-    const rewriter = new Rewriter();
-    rules = rules.map((r) => ({ name: r.name, body: rewriter.expr(r.body) }));
     const inline = inlineMax > 0 ? tinyRules(rules, grammar.root, inlineMax) : new Map<number, IrExpr>();
     if (inline.size === 0) break;
-    const substitute = new Rewriter(inline);
-    rules = rules.map((r) => ({ name: r.name, body: substitute.expr(r.body) }));
+    rules = rewrite(rules, new Rewriter(keys, inline));
   }
   const out = removeUnreachable({ rules, root: grammar.root });
   validateGrammar(out);
   return out;
 }
 
+/**
+ * Nodes a {@link Rewriter} produced (they are in normal form: rewriting them again, with no
+ * substitution, returns them unchanged), and among them those that hold no reference at all.
+ * IR nodes are never mutated, so the sets stay true.
+ */
+const normalForm = new WeakSet<IrExpr>();
+const withoutRefs = new WeakSet<IrExpr>();
+
+/** Structural identity of nodes: equal structure, equal number (memoized by node). */
+class StructureKeys {
+  private readonly ids = new Map<IrExpr, number>();
+  private readonly byText = new Map<string, number>();
+
+  of(e: IrExpr): number {
+    const known = this.ids.get(e);
+    if (known !== undefined) return known;
+    let s: string;
+    switch (e.kind) {
+      case "empty":
+      case "never":
+        s = e.kind;
+        break;
+      case "bytes":
+        s = `b${latin1(e.bytes)}`;
+        break;
+      case "class":
+        s = `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
+        break;
+      case "text":
+        s = `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+        break;
+      case "ref":
+        s = `r${e.rule}`;
+        break;
+      case "seq":
+      case "choice": {
+        let ids = "";
+        for (const x of e.items) ids += `${this.of(x)},`;
+        s = `${e.kind === "seq" ? "s" : "o"}${ids}`;
+        break;
+      }
+      case "repeat":
+        s = `x${this.of(e.item)},${e.min},${e.max}`;
+        break;
+    }
+    let id = this.byText.get(s);
+    if (id === undefined) {
+      id = this.byText.size;
+      this.byText.set(s, id);
+    }
+    this.ids.set(e, id);
+    return id;
+  }
+}
+
+/** Bytes as a string of one char per byte (an exact, compact key). */
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}
+
 /** The structural rewrites, bottom-up and memoized by node; optionally substituting rule bodies for references. */
 class Rewriter {
   private readonly memo = new Map<IrExpr, IrExpr>();
-  private readonly keys = new Map<IrExpr, number>();
-  private readonly keyIds = new Map<string, number>();
 
-  constructor(private readonly substitutions: ReadonlyMap<number, IrExpr> = new Map()) {}
+  constructor(private readonly keys: StructureKeys, private readonly substitutions: ReadonlyMap<number, IrExpr> = new Map()) {}
 
   expr(e: IrExpr): IrExpr {
+    // Normal forms only change where a reference is substituted.
+    if (normalForm.has(e) && (this.substitutions.size === 0 || withoutRefs.has(e))) return e;
     const known = this.memo.get(e);
     if (known) return known;
     const out = this.rewrite(e);
     this.memo.set(e, out);
+    if (!normalForm.has(out)) {
+      normalForm.add(out);
+      if (holdsNoRef(out)) withoutRefs.add(out);
+    }
     return out;
   }
 
@@ -130,7 +194,7 @@ class Rewriter {
     if (charCount > 1) rest[charAt] = charClass(chars);
     const seen = new Set<number>();
     const unique = rest.filter((it) => {
-      const k = this.key(it);
+      const k = this.keys.of(it);
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
@@ -147,52 +211,31 @@ class Rewriter {
     if (item.kind === "repeat") {
       const inner = item;
       // (x{a,}){0,} and (x?){0,} are x*; (x*)? is x*; (x+)+ is x+.
-      if (min === 0 && max === null && inner.min <= 1 && (inner.max === null || inner.max >= 1)) return repeat(inner.item, 0, null);
+      // Folded again, so that one pass reaches the fixpoint.
+      if (min === 0 && max === null && inner.min <= 1 && (inner.max === null || inner.max >= 1)) return this.repeat(inner.item, 0, null);
       if (min === 0 && max === 1 && inner.min === 0 && inner.max === null) return inner;
       if (min === 1 && max === null && inner.min === 1 && inner.max === null) return inner;
     }
     return repeat(item, min, max);
   }
+}
 
-  /** A number identifying the node's structure (equal structure, equal number). */
-  private key(e: IrExpr): number {
-    const known = this.keys.get(e);
-    if (known !== undefined) return known;
-    let s: string;
-    switch (e.kind) {
-      case "empty":
-      case "never":
-        s = e.kind;
-        break;
-      case "bytes":
-        s = `b${e.bytes.join(",")}`;
-        break;
-      case "class":
-        s = `c${e.negated ? "^" : ""}${e.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`;
-        break;
-      case "text":
-        s = `t${JSON.stringify([e.excludes.map((x) => Array.from(x)), e.maxChars, e.maxTokens])}`;
-        break;
-      case "ref":
-        s = `r${e.rule}`;
-        break;
-      case "seq":
-      case "choice":
-        s = `${e.kind}(${e.items.map((x) => this.key(x)).join(",")})`;
-        break;
-      case "repeat":
-        s = `repeat(${this.key(e.item)},${e.min},${e.max})`;
-        break;
-    }
-    let id = this.keyIds.get(s);
-    if (id === undefined) {
-      id = this.keyIds.size;
-      this.keyIds.set(s, id);
-    }
-    this.keys.set(e, id);
-    return id;
+/** Whether a rewritten node holds no reference (its children are rewritten nodes too). */
+function holdsNoRef(e: IrExpr): boolean {
+  switch (e.kind) {
+    case "ref":
+      return false;
+    case "seq":
+    case "choice":
+      return e.items.every((x) => withoutRefs.has(x));
+    case "repeat":
+      return withoutRefs.has(e.item);
+    default:
+      return true;
   }
 }
+
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 
 /** The code-point ranges of an alternative that is exactly one character, or null. */
 function singleCharRanges(e: IrExpr): ReadonlyArray<readonly [number, number]> | null {
@@ -204,7 +247,8 @@ function singleCharRanges(e: IrExpr): ReadonlyArray<readonly [number, number]> |
 
 /** The code point when `bytes` is exactly one valid UTF-8 encoded character (not a surrogate). */
 function singleCodePoint(bytes: Uint8Array): number | null {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  if (bytes.length > 4) return null;
+  const text = utf8Decoder.decode(bytes);
   const cp = text.codePointAt(0);
   if (cp === undefined || cp === 0xfffd || String.fromCodePoint(cp) !== text) return null;
   return cp;
