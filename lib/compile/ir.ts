@@ -163,6 +163,8 @@ export class GrammarBuilder {
   private readonly index = new Map<string, number>();
   /** Per base name, the suffix from which {@link freshName} searches (every smaller one is taken). */
   private readonly nextSuffix = new Map<string, number>();
+  /** The base each suffixed {@link freshName} result was derived from. */
+  private readonly bases = new Map<string, string>();
 
   /** A reference to the rule `name`, defined now or later. */
   ruleRef(name: string): IrRef {
@@ -192,9 +194,27 @@ export class GrammarBuilder {
       const name = `${base}_${n}`;
       if (!this.index.has(name)) {
         this.nextSuffix.set(base, n);
+        this.bases.set(name, base);
         return name;
       }
     }
+  }
+
+  /** The name {@link freshName} derived `name` from (`name` itself when it was not derived). */
+  baseName(name: string): string {
+    return this.bases.get(name) ?? name;
+  }
+
+  /**
+   * The rules so far, in order (a grammar without a root yet, e.g. a piece of one). Throws like
+   * {@link build} when a referenced rule is not defined.
+   */
+  rules(): IrRule[] {
+    return this.names.map((name, i) => {
+      const body = this.bodies[i];
+      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
+      return { name, body };
+    });
   }
 
   /** The finished grammar with `root` as its root rule. */
@@ -203,12 +223,7 @@ export class GrammarBuilder {
     if (rootIndex === undefined || this.bodies[rootIndex] === undefined) {
       throw new GrammarError(`the root rule '${root}' is not defined`);
     }
-    const rules: IrRule[] = this.names.map((name, i) => {
-      const body = this.bodies[i];
-      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
-      return { name, body };
-    });
-    return { rules, root: rootIndex };
+    return { rules: this.rules(), root: rootIndex };
   }
 
   private slot(name: string): number {
@@ -233,12 +248,20 @@ function checkCount(where: () => string, value: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where(), `${what} must be an integer in [0, 2^32-1), got ${value}`);
 }
 
+/**
+ * Nodes validated before, with 1 + the largest rule index they refer to (0: none). Nodes are never
+ * changed once built, so a node found valid stays valid wherever it is used, provided the grammar
+ * has the rules it refers to.
+ */
+const validated = new WeakMap<IrExpr, number>();
+
 /** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
 export function validateGrammar(grammar: IrGrammar): void {
   if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
   if (!Number.isInteger(grammar.root) || grammar.root < 0 || grammar.root >= grammar.rules.length) {
     fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
   }
+  const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
   // exponential time. The path of a node is spelled out only for the error message: the child
@@ -249,16 +272,20 @@ export function validateGrammar(grammar: IrGrammar): void {
     if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
     seen.add(rule.name);
     const where = (): string => `rules[${r}] (${rule.name})${path.map((p) => (p === "item" ? ".item" : `.items[${p}]`)).join("")}`;
-    const visit = (e: IrExpr): void => {
-      if (checked.has(e)) return;
+    // Returns 1 + the largest rule index below e (0: none).
+    const visit = (e: IrExpr): number => {
+      const known = validated.get(e);
+      if (known !== undefined && known <= ruleCount) return known;
+      if (checked.has(e)) return known ?? 0;
       checked.add(e);
+      let refs = 0;
       switch (e.kind) {
         case "empty":
         case "never":
-          return;
+          break;
         case "bytes":
           if (e.bytes.length === 0) fail(where(), "a bytes node needs at least one byte (use empty)");
-          return;
+          break;
         case "class": {
           if (e.ranges.length === 0) fail(where(), "a class needs at least one range");
           let prev = -2;
@@ -269,16 +296,16 @@ export function validateGrammar(grammar: IrGrammar): void {
             if (lo <= prev + 1) fail(where(), "class ranges must be sorted, non-overlapping and non-adjacent");
             prev = hi;
           }
-          return;
+          break;
         }
         case "seq":
         case "choice":
           e.items.forEach((it, i) => {
             path.push(i);
-            visit(it);
+            refs = Math.max(refs, visit(it));
             path.pop();
           });
-          return;
+          break;
         case "repeat":
           checkCount(where, e.min, "repeat min");
           if (e.max !== null) {
@@ -286,26 +313,29 @@ export function validateGrammar(grammar: IrGrammar): void {
             if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
           }
           path.push("item");
-          visit(e.item);
+          refs = visit(e.item);
           path.pop();
-          return;
+          break;
         case "ref":
-          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= grammar.rules.length) {
+          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
             fail(where(), `reference to rule ${e.rule}, which does not exist`);
           }
-          return;
+          refs = e.rule + 1;
+          break;
         case "text":
           e.excludes.forEach((x, i) => {
             if (x.length === 0) fail(`${where()}.excludes[${i}]`, "an excluded string must not be empty");
           });
           if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
           if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
-          return;
+          break;
         default: {
           const bad: never = e;
           fail(where(), `unknown node kind ${(bad as { kind: string }).kind}`);
         }
       }
+      validated.set(e, refs);
+      return refs;
     };
     visit(rule.body);
   });

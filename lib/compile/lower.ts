@@ -13,23 +13,51 @@
  *
  * docs/ir.md ("How formats lower") is the summary of record.
  */
-import { GrammarError, SchemaError } from "../errors.js";
+import { GrammarError, InvalidArgumentError, SchemaError } from "../errors.js";
 import { parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
+import { captureFragment, FragmentCache, importFragment, type FragmentCacheStats, type IrFragment } from "./fragments.js";
 import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammar, type IrExpr, type IrGrammar,
 } from "./ir.js";
 import { lowerJsonSchema } from "./json-schema/index.js";
 import { regexToIr } from "./regex/index.js";
-import { simplifyGrammar, type SimplifyOptions } from "./simplify.js";
+import { simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
 
 /** Options of {@link lowerFormat}. */
 export interface LowerOptions {
   /** Run the simplification passes of simplify.ts (default true). */
   simplify?: boolean | SimplifyOptions;
+  /**
+   * Reuse tags and JSON Schema formats lowered before, in this lowering or an earlier one
+   * (default true; see {@link loweringCacheStats}). The grammar is the same either way.
+   */
+  cache?: boolean;
+}
+
+/** IR nodes the lowering cache holds by default (a six-parameter tool's call tag is ~600). */
+const DEFAULT_CACHE_NODES = 200_000;
+const fragments = new FragmentCache(DEFAULT_CACHE_NODES);
+
+/** Counters of the cache of lowered tags and JSON Schema formats shared by every lowering. */
+export function loweringCacheStats(): FragmentCacheStats {
+  return fragments.stats;
+}
+
+/** Empties the lowering cache. */
+export function clearLoweringCache(): void {
+  fragments.clear();
+}
+
+/** Bounds the lowering cache to `maxNodes` IR nodes (0 disables it); default 200,000. */
+export function setLoweringCacheSize(maxNodes: number): void {
+  if (!Number.isInteger(maxNodes) || maxNodes < 0) {
+    throw new InvalidArgumentError(`setLoweringCacheSize: expected a non-negative integer number of IR nodes, got ${String(maxNodes)}`);
+  }
+  fragments.resize(maxNodes);
 }
 
 /**
@@ -40,14 +68,15 @@ export interface LowerOptions {
  */
 export function lowerFormat(input: StructuralTag | Format, options: LowerOptions = {}): IrGrammar {
   const format = isStructuralTag(input) ? parseStructuralTag(input).format : parseFormat(input, "format");
+  const simplify = options.simplify === false ? null : options.simplify === true || options.simplify === undefined ? {} : options.simplify;
   const b = new GrammarBuilder();
   b.ruleRef("root"); // the root comes first in the rule list
-  const body = new Lowering(b).format(format, "format", []);
+  const body = new Lowering(b, { simplify, cache: options.cache === false ? null : fragments }).format(format, "format", []);
   b.define("root", body);
-  let grammar = b.build("root");
-  if (options.simplify !== false) grammar = simplifyGrammar(grammar, options.simplify === true ? {} : options.simplify);
-  validateGrammar(grammar);
-  return grammar;
+  const grammar = b.build("root");
+  const out = simplify === null ? grammar : simplifyValidGrammar(grammar, simplify);
+  validateGrammar(out);
+  return out;
 }
 
 function isStructuralTag(input: StructuralTag | Format): input is StructuralTag {
@@ -92,13 +121,42 @@ function nameFrom(begin: string): string {
   return joined === "" ? "tag" : `tag_${joined}`;
 }
 
+interface LoweringSetup {
+  /** Simplification options, or null for none (fragments are then kept as lowered). */
+  simplify: SimplifyOptions | null;
+  cache: FragmentCache | null;
+}
+
 /** One lowering: the builder, and caches so identical sub-formats share rules. */
 class Lowering {
   private readonly tags = new Map<string, IrExpr>();
+  private readonly schemas = new Map<string, IrExpr>();
   private readonly regexes = new Map<string, IrExpr>();
   private readonly grammars = new Map<string, IrExpr>();
 
-  constructor(private readonly b: GrammarBuilder) {}
+  constructor(private readonly b: GrammarBuilder, private readonly setup: LoweringSetup) {}
+
+  /**
+   * A tag or JSON Schema format, lowered once per content in this lowering. With `capture`, once
+   * per content across lowerings too: from the shared cache (or lowered into a fragment of its
+   * own and kept there), then copied into this grammar.
+   */
+  private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
+    const text = JSON.stringify(f);
+    const known = memo.get(text);
+    if (known) return known;
+    const { simplify, cache } = this.setup;
+    let e: IrExpr;
+    if (cache === null || !capture) {
+      e = lower(this);
+    } else {
+      const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${text}`;
+      const make = (): IrFragment => captureFragment((scratch) => lower(new Lowering(scratch, this.setup)), simplify);
+      e = importFragment(this.b, cache.get(key, make));
+    }
+    memo.set(text, e);
+    return e;
+  }
 
   /** `ends` are the end strings of the innermost enclosing tag (non-empty ones only). */
   format(f: Format, path: string, ends: readonly string[]): IrExpr {
@@ -110,7 +168,7 @@ class Lowering {
       case "grammar":
         return this.grammar(f.grammar, path);
       case "json_schema":
-        return lowerJsonSchemaFormat(f, this.b, path);
+        return this.shared(this.schemas, "json_schema", f, true, (inner) => lowerJsonSchemaFormat(f, inner.b, path));
       case "any_text":
         return text(distinct([f.excludes ?? [], ends]), { maxChars: f.max_chars ?? null, maxTokens: f.max_tokens ?? null });
       case "sequence":
@@ -126,7 +184,7 @@ class Lowering {
       case "repeat":
         return repeat(this.format(f.content, `${path}.content`, ends), f.min, f.max === -1 ? null : f.max);
       case "tag":
-        return this.tag(f, path);
+        return this.tag(f, path, false);
       case "triggered_tags":
         return this.triggeredTags(f, path, ends);
       case "tags_with_separator":
@@ -162,21 +220,24 @@ class Lowering {
     return e;
   }
 
-  /** A tag as a rule of its own (shared by identical tags). */
-  private tag(f: TagFormat, path: string): IrExpr {
-    const ends = typeof f.end === "string" ? [f.end] : f.end;
-    const key = JSON.stringify(f);
-    const known = this.tags.get(key);
-    if (known) return known;
-    const content = this.format(f.content, `${path}.content`, distinct([ends]));
-    const endChoice = choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
-    const ref = this.b.define(this.b.freshName(nameFrom(f.begin)), seq(lit(f.begin), content, endChoice));
-    this.tags.set(key, ref);
-    return ref;
+  /**
+   * A tag as a rule of its own (shared by identical tags). What a tag lowers to depends on the tag
+   * alone: the text inside it ends at its own end strings, whatever encloses it. The tags of a
+   * `triggered_tags` or `tags_with_separator` (a model's tool calls) are what requests repeat, so
+   * those are kept across lowerings (`capture`); a JSON Schema anywhere is kept too (the costly
+   * part), and everything else is lowered in place, so no piece is copied more than twice.
+   */
+  private tag(f: TagFormat, path: string, capture: boolean): IrExpr {
+    return this.shared(this.tags, "tag", f, capture, (inner) => {
+      const ends = typeof f.end === "string" ? [f.end] : f.end;
+      const content = inner.format(f.content, `${path}.content`, distinct([ends]));
+      const endChoice = choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
+      return inner.b.define(inner.b.freshName(nameFrom(f.begin)), seq(lit(f.begin), content, endChoice));
+    });
   }
 
   private tagChoice(tags: readonly TagFormat[], path: string): IrExpr {
-    return choice(...tags.map((t, i) => this.tag(t, `${path}.tags[${i}]`)));
+    return choice(...tags.map((t, i) => this.tag(t, `${path}.tags[${i}]`, true)));
   }
 
   private triggeredTags(f: TriggeredTagsFormat, path: string, ends: readonly string[]): IrExpr {

@@ -25,6 +25,16 @@ export interface SimplifyOptions {
 /** A simplified grammar with the same language; the root rule keeps its name. */
 export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {}): IrGrammar {
   validateGrammar(grammar);
+  const out = simplifyValidGrammar(grammar, options);
+  validateGrammar(out);
+  return out;
+}
+
+/**
+ * {@link simplifyGrammar} for a grammar known to be valid (built by the lowering), without the
+ * checks of its input and output.
+ */
+export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}): IrGrammar {
   const inlineMax = options.inlineMaxNodes ?? 3;
   const keys = new StructureKeys();
   const rewrite = (list: IrRule[], rewriter: Rewriter): IrRule[] => list.map((r) => ({ name: r.name, body: rewriter.expr(r.body) }));
@@ -32,14 +42,17 @@ export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {
   // Each round inlines the rules that became tiny, rewriting as it substitutes (the rewrites
   // reach their fixpoint in one pass); inlining can make new simplifications possible (literals
   // meeting literals), hence the rounds.
-  for (let round = 0; round < 8; round++) {
-    const inline = inlineMax > 0 ? tinyRules(rules, grammar.root, inlineMax) : new Map<number, IrExpr>();
+  for (let round = 0; round < 8 && inlineMax > 0; round++) {
+    const inline = tinyRules(rules, grammar.root, inlineMax);
     if (inline.size === 0) break;
-    rules = rewrite(rules, new Rewriter(keys, inline));
+    // Only the rules that refer to an inlined one change.
+    const rewriter = new Rewriter(keys, inline);
+    rules = rules.map((r) => {
+      for (const j of bodyRefs(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
+      return r;
+    });
   }
-  const out = removeUnreachable({ rules, root: grammar.root });
-  validateGrammar(out);
-  return out;
+  return removeUnreachable({ rules, root: grammar.root });
 }
 
 /**
@@ -267,8 +280,20 @@ function size(e: IrExpr, limit: number): number {
   return n;
 }
 
+/** The rules a rule body refers to, by body (bodies are never changed, so this stays true). */
+const refsByBody = new WeakMap<IrExpr, ReadonlySet<number>>();
+
+function bodyRefs(body: IrExpr): ReadonlySet<number> {
+  let refs = refsByBody.get(body);
+  if (!refs) {
+    refs = refsOf(body, new Set());
+    refsByBody.set(body, refs);
+  }
+  return refs;
+}
+
 function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<number> {
-  if (seen.has(e)) return out;
+  if (seen.has(e) || withoutRefs.has(e)) return out;
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
@@ -278,7 +303,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
 
 /** Rules (not the root) small enough to inline and not on a reference cycle. */
 function tinyRules(rules: IrRule[], root: number, maxNodes: number): Map<number, IrExpr> {
-  const refs = rules.map((r) => refsOf(r.body, new Set()));
+  const refs = rules.map((r) => bodyRefs(r.body));
   const onCycle = (start: number): boolean => {
     const stack = [...refs[start]!];
     const seen = new Set<number>();
@@ -316,7 +341,7 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number): Map<number,
 
 /** The grammar with only the rules the root reaches, references renumbered. */
 function removeUnreachable(grammar: IrGrammar): IrGrammar {
-  const refs = grammar.rules.map((r) => refsOf(r.body, new Set()));
+  const refs = grammar.rules.map((r) => bodyRefs(r.body));
   const order: number[] = [];
   const seen = new Set<number>();
   const visit = (i: number): void => {
@@ -331,26 +356,40 @@ function removeUnreachable(grammar: IrGrammar): IrGrammar {
   if (kept.length === grammar.rules.length) return grammar;
   const index = new Map(kept.map((old, i) => [old, i]));
   const memo = new Map<IrExpr, IrExpr>();
-  const renumber = (e: IrExpr): IrExpr => {
-    const known = memo.get(e);
-    if (known) return known;
-    let out: IrExpr;
-    switch (e.kind) {
-      case "ref":
-        out = { kind: "ref", rule: index.get(e.rule)! };
-        break;
-      case "seq":
-      case "choice":
-        out = { kind: e.kind, items: e.items.map(renumber) };
-        break;
-      case "repeat":
-        out = { ...e, item: renumber(e.item) };
-        break;
-      default:
-        out = e;
-    }
-    memo.set(e, out);
-    return out;
-  };
+  const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (rule) => index.get(rule)!, memo);
   return { rules: kept.map((i) => ({ name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+}
+
+/**
+ * `e` with each reference to rule `r` turned into one to `index(r)`, for a one-to-one `index`.
+ * Nodes without references are kept as they are; copies of normal forms stay normal forms (a
+ * one-to-one renumbering changes the outcome of no rewrite). `memo` serves every rule of one
+ * renumbering, so shared nodes stay shared.
+ */
+export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: Map<IrExpr, IrExpr>): IrExpr {
+  if (withoutRefs.has(e)) return e;
+  const known = memo.get(e);
+  if (known) return known;
+  let out: IrExpr;
+  switch (e.kind) {
+    case "ref":
+      out = { kind: "ref", rule: index(e.rule) };
+      break;
+    case "seq":
+    case "choice": {
+      const items = e.items.map((x) => renumberRefs(x, index, memo));
+      out = items.every((x, i) => x === e.items[i]) ? e : { kind: e.kind, items };
+      break;
+    }
+    case "repeat": {
+      const item = renumberRefs(e.item, index, memo);
+      out = item === e.item ? e : { ...e, item };
+      break;
+    }
+    default:
+      out = e;
+  }
+  if (out !== e && normalForm.has(e)) normalForm.add(out);
+  memo.set(e, out);
+  return out;
 }

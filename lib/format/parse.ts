@@ -14,6 +14,7 @@ import {
   MAX_NESTING, describeValue, indexPath, isPlainObject, keyPath, loneSurrogateIndex, loneSurrogateMessage, showString,
 } from "./json-path.js";
 import { parseJsonText } from "./json-text.js";
+import { sealedHeight } from "./sealed.js";
 import type {
   AnyTextFormat, Format, FormatType, JsonSchema, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat,
   TriggeredTagsFormat,
@@ -217,6 +218,8 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
 }
 
 function readTag(value: unknown, path: string, depth: number, inList: boolean): TagFormat {
+  const sealed = sealedHeight(value);
+  if (sealed !== undefined && depth + sealed <= MAX_NESTING && (value as Format).type === "tag") return value as TagFormat;
   if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
   const obj = readObject(value, path, "a tag object");
   const type = field(obj, "type");
@@ -229,6 +232,9 @@ function readTag(value: unknown, path: string, depth: number, inList: boolean): 
 }
 
 function readFormat(value: unknown, path: string, depth: number): Format {
+  // A tree the builders sealed is checked and normalized already, and cannot have changed.
+  const sealed = sealedHeight(value);
+  if (sealed !== undefined && depth + sealed <= MAX_NESTING) return value as Format;
   if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
   const obj = readObject(value, path, "a format object");
   const type = field(obj, "type");
@@ -330,7 +336,8 @@ function checkTriggers(triggers: readonly string[], tags: readonly TagFormat[], 
 
 /**
  * Checks and normalizes one format node and everything below it. `input` is a plain object (for
- * JSON text use {@link parseStructuralTag}); `path` names it in error messages.
+ * JSON text use {@link parseStructuralTag}); `path` names it in error messages. Trees made by the
+ * builders (`formats.*`) are checked and frozen already: they are returned as they are.
  * @throws FormatError naming the JSON path of the first problem.
  */
 export function parseFormat(input: unknown, path = "format"): Format {
