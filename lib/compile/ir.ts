@@ -355,99 +355,168 @@ const KIND_CODE: Record<IrKind, number> = {
   text: 8,
 };
 
+/** A growable array of u32 words. */
+class Words {
+  data = new Uint32Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) this.grow(1);
+    this.data[this.length++] = v;
+  }
+
+  reserve(n: number): void {
+    if (this.length + n > this.data.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    const next = new Uint32Array(Math.max(this.data.length * 2, this.length + n));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}
+
 /**
  * The binary form the addon reads (docs/ir.md, "Serialization"): a header, rules, nodes in
- * post-order (children before parents), an extra u32 pool and a byte pool.
+ * post-order (children before parents), an extra u32 pool and a byte pool. Leaves with equal
+ * content (literals, classes, texts) are written once, however many nodes hold them: lowered
+ * tool lists repeat the same JSON string and key classes in every tool.
  */
 export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   validateGrammar(grammar);
-  const nodes: number[] = [];
-  const extra: number[] = [];
-  const bytePool: number[] = [];
+  const nodes = new Words();
+  const extra = new Words();
+  let bytePool = new Uint8Array(1024);
+  let byteLength = 0;
   const byteOffsets = new Map<string, number>();
-
-  const addBytes = (b: Uint8Array): number => {
-    const key = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
+  const leafIds = new Map<string, number>();
+  const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
+  const appendBytes = (b: Uint8Array): number => {
+    if (byteLength + b.length > bytePool.length) {
+      const next = new Uint8Array(Math.max(bytePool.length * 2, byteLength + b.length));
+      next.set(bytePool.subarray(0, byteLength));
+      bytePool = next;
+    }
+    const off = byteLength;
+    bytePool.set(b, off);
+    byteLength += b.length;
+    return off;
+  };
+  const addBytes = (b: Uint8Array, key = latin1(b)): number => {
     const known = byteOffsets.get(key);
     if (known !== undefined) return known;
-    const off = bytePool.length;
-    for (const x of b) bytePool.push(x);
+    const off = appendBytes(b);
     byteOffsets.set(key, off);
     return off;
+  };
+  const node = (kind: IrKind, a: number, b: number, c: number): number => {
+    const id = nodes.length / 4;
+    nodes.reserve(4);
+    nodes.push(KIND_CODE[kind]);
+    nodes.push(a);
+    nodes.push(b);
+    nodes.push(c);
+    return id;
   };
   const memo = new Map<IrExpr, number>();
   const emit = (e: IrExpr): number => {
     const known = memo.get(e);
     if (known !== undefined) return known;
-    let a = 0;
-    let b = 0;
-    let c = 0;
+    let id: number;
     switch (e.kind) {
       case "empty":
       case "never":
-        break;
       case "bytes":
-        a = addBytes(e.bytes);
-        b = e.bytes.length;
-        break;
       case "class":
-        a = extra.length;
-        b = e.ranges.length;
-        c = e.negated ? 1 : 0;
-        for (const [lo, hi] of e.ranges) extra.push(lo, hi);
+      case "text": {
+        const key = leafKey(e, latin1);
+        const shared = leafIds.get(key);
+        if (shared !== undefined) {
+          id = shared;
+          break;
+        }
+        if (e.kind === "bytes") {
+          id = node("bytes", addBytes(e.bytes), e.bytes.length, 0);
+        } else if (e.kind === "class") {
+          const at = extra.length;
+          for (const [lo, hi] of e.ranges) {
+            extra.push(lo);
+            extra.push(hi);
+          }
+          id = node("class", at, e.ranges.length, e.negated ? 1 : 0);
+        } else if (e.kind === "text") {
+          const offs = e.excludes.map((x) => addBytes(x));
+          const at = extra.length;
+          extra.push(e.maxChars ?? IR_NONE);
+          extra.push(e.maxTokens ?? IR_NONE);
+          e.excludes.forEach((x, i) => {
+            extra.push(offs[i]!);
+            extra.push(x.length);
+          });
+          id = node("text", at, e.excludes.length, 0);
+        } else {
+          id = node(e.kind, 0, 0, 0);
+        }
+        leafIds.set(key, id);
         break;
+      }
       case "seq":
       case "choice": {
         const ids = e.items.map(emit);
-        a = extra.length;
-        b = ids.length;
-        extra.push(...ids);
+        const at = extra.length;
+        for (const x of ids) extra.push(x);
+        id = node(e.kind, at, ids.length, 0);
         break;
       }
       case "repeat":
-        a = emit(e.item);
-        b = e.min;
-        c = e.max === null ? IR_NONE : e.max;
+        id = node("repeat", emit(e.item), e.min, e.max === null ? IR_NONE : e.max);
         break;
       case "ref":
-        a = e.rule;
+        id = node("ref", e.rule, 0, 0);
         break;
-      case "text": {
-        const offs = e.excludes.map((x) => [addBytes(x), x.length] as const);
-        a = extra.length;
-        b = e.excludes.length;
-        extra.push(e.maxChars ?? IR_NONE, e.maxTokens ?? IR_NONE);
-        for (const [off, len] of offs) extra.push(off, len);
-        break;
-      }
     }
-    const id = nodes.length / 4;
-    nodes.push(KIND_CODE[e.kind], a, b, c);
     memo.set(e, id);
     return id;
   };
   const ruleWords: number[] = [];
   for (const rule of grammar.rules) {
     const body = emit(rule.body);
-    const name = utf8(rule.name);
-    const off = bytePool.length;
-    for (const x of name) bytePool.push(x);
-    ruleWords.push(off, name.length, body);
+    const off = appendBytes(utf8(rule.name));
+    ruleWords.push(off, byteLength - off, body);
   }
-  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodes.length / 4, extra.length, bytePool.length, 0];
+  const nodeCount = nodes.length / 4;
+  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodeCount, extra.length, byteLength, 0];
   const words = header.length + ruleWords.length + nodes.length + extra.length;
-  const paddedBytes = (bytePool.length + 3) & ~3;
-  const out = new Uint8Array(words * 4 + paddedBytes);
+  const out = new Uint8Array(words * 4 + ((byteLength + 3) & ~3));
   const view = new DataView(out.buffer);
   let w = 0;
-  for (const list of [header, ruleWords, nodes, extra]) {
-    for (const v of list) {
-      view.setUint32(w * 4, v >>> 0, true);
+  for (const v of [...header, ...ruleWords]) {
+    view.setUint32(w * 4, v >>> 0, true);
+    w++;
+  }
+  for (const list of [nodes, extra]) {
+    for (let i = 0; i < list.length; i++) {
+      view.setUint32(w * 4, list.data[i]!, true);
       w++;
     }
   }
-  out.set(bytePool, words * 4);
+  out.set(bytePool.subarray(0, byteLength), words * 4);
   return out;
+}
+
+/** The content of a leaf node as a string: equal leaves, equal keys. */
+function leafKey(e: IrEmpty | IrNever | IrBytes | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
+  switch (e.kind) {
+    case "empty":
+    case "never":
+      return e.kind;
+    case "bytes":
+      return `b${latin1(e.bytes)}`;
+    case "class":
+      return `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
+    case "text":
+      return `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+  }
 }
 
 /** Reads the binary form back (the inverse of {@link serializeGrammar}); validates as it goes. */

@@ -68,7 +68,7 @@ class SubsetBuilder {
  public:
   SubsetBuilder(const NfaIndex& index, uint32_t nfaStates, const std::array<uint8_t, 256>& segOf, uint32_t segCount,
                 uint32_t stateLimit, const std::string& ruleName)
-      : index_(index), segOf_(segOf), segCount_(segCount), stateLimit_(stateLimit), ruleName_(ruleName),
+      : index_(index), segOf_(segOf), stateLimit_(stateLimit), ruleName_(ruleName),
         mark_(nfaStates, 0), buckets_(segCount) {}
 
   RuleDfa Run(uint32_t start, uint32_t final) {
@@ -78,12 +78,12 @@ class SubsetBuilder {
     Close(&set);
     Intern(set);
     std::vector<std::pair<uint32_t, uint32_t>> callTargets;  // (callee, nfa target)
+    dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
       const std::vector<uint32_t>& members = members_;
       dfa.final.push_back(std::binary_search(members.begin(), members.end(), final) ? 1 : 0);
-      dfa.trans.resize(static_cast<size_t>(s + 1) * segCount_, 0);
       // Byte transitions, segment by segment.
       touched_.clear();
       for (uint32_t q : members) {
@@ -109,12 +109,17 @@ class SubsetBuilder {
           Close(&closed_);
           target = Intern(closed_) + 1;
         }
-        dfa.trans[static_cast<size_t>(s) * segCount_ + k] = target;
+        if (dfa.runs.size() > dfa.runBegin.back() && dfa.runs.back().hi + 1u == k && dfa.runs.back().to == target) {
+          dfa.runs.back().hi = static_cast<uint16_t>(k);
+        } else {
+          dfa.runs.push_back({static_cast<uint16_t>(k), static_cast<uint16_t>(k), target});
+        }
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
         previousSeg = k;
         previousTarget = target;
       }
       if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
+      dfa.runBegin.push_back(static_cast<uint32_t>(dfa.runs.size()));
       // Call edges, grouped by callee.
       callTargets.clear();
       for (uint32_t q : members) {
@@ -194,7 +199,6 @@ class SubsetBuilder {
 
   const NfaIndex& index_;
   const std::array<uint8_t, 256>& segOf_;
-  uint32_t segCount_;
   uint32_t stateLimit_;
   const std::string& ruleName_;
   std::vector<uint32_t> mark_;

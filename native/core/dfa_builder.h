@@ -10,10 +10,20 @@
 
 namespace tagmask {
 
-/// The subset automaton of one rule, over byte segments. Transitions hold local id + 1 (0 is
-/// dead); call edges hold the callee's rule index and a local return state.
+/// Consecutive byte segments [lo, hi] that lead to the same state.
+struct SegmentRun {
+  uint16_t lo, hi;
+  uint32_t to;
+};
+
+/// The subset automaton of one rule, over byte segments, with sparse rows: state s's live
+/// transitions are runs[runBegin[s] .. runBegin[s + 1]), sorted and disjoint, holding local id + 1
+/// (segments in no run lead to the dead state). Most states of a tool grammar have one live
+/// segment (a byte of a literal), so a dense row per state would be mostly dead entries. Call edges
+/// hold the callee's rule index and a local return state.
 struct RuleDfa {
-  std::vector<uint32_t> trans;  // states x segments
+  std::vector<uint32_t> runBegin;  // states + 1
+  std::vector<SegmentRun> runs;
   std::vector<uint8_t> final;
   std::vector<uint32_t> callBegin;  // states + 1
   std::vector<CallEdge> calls;
