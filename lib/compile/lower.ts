@@ -36,6 +36,11 @@ export interface LowerOptions {
    * (default true; see {@link loweringCacheStats}). The grammar is the same either way.
    */
   cache?: boolean;
+  /**
+   * Called as the tags of `triggered_tags` and `tags_with_separator` lists (a model's tool calls)
+   * are lowered: `done` of `total` such tags, `total` counted before lowering starts.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** IR nodes the lowering cache holds by default (a six-parameter tool's call tag is ~600). */
@@ -71,7 +76,12 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
   const simplify = options.simplify === false ? null : options.simplify === true || options.simplify === undefined ? {} : options.simplify;
   const b = new GrammarBuilder();
   b.ruleRef("root"); // the root comes first in the rule list
-  const body = new Lowering(b, { simplify, cache: options.cache === false ? null : fragments }).format(format, "format", []);
+  const setup: LoweringSetup = { simplify, cache: options.cache === false ? null : fragments, progress: null };
+  if (options.onProgress) setup.progress = { done: 0, total: countListedTags(format), report: options.onProgress };
+  const body = new Lowering(b, setup).format(format, "format", []);
+  // Tags nested in a tag that came from the cache were not lowered one by one.
+  const progress = setup.progress;
+  if (progress && progress.done < progress.total) progress.report(progress.total, progress.total);
   b.define("root", body);
   const grammar = b.build("root");
   const out = simplify === null ? grammar : simplifyValidGrammar(grammar, simplify);
@@ -125,6 +135,27 @@ interface LoweringSetup {
   /** Simplification options, or null for none (fragments are then kept as lowered). */
   simplify: SimplifyOptions | null;
   cache: FragmentCache | null;
+  progress: { done: number; total: number; report: (done: number, total: number) => void } | null;
+}
+
+/** The tags of tag lists in a format tree, nested ones included (what onProgress counts). */
+function countListedTags(f: Format): number {
+  switch (f.type) {
+    case "sequence":
+    case "or":
+      return f.elements.reduce((n, e) => n + countListedTags(e), 0);
+    case "optional":
+    case "star":
+    case "plus":
+    case "repeat":
+    case "tag":
+      return countListedTags(f.content);
+    case "triggered_tags":
+    case "tags_with_separator":
+      return f.tags.reduce((n, t) => n + 1 + countListedTags(t.content), 0);
+    default:
+      return 0;
+  }
 }
 
 /** One lowering: the builder, and caches so identical sub-formats share rules. */
@@ -237,7 +268,12 @@ class Lowering {
   }
 
   private tagChoice(tags: readonly TagFormat[], path: string): IrExpr {
-    return choice(...tags.map((t, i) => this.tag(t, `${path}.tags[${i}]`, true)));
+    return choice(...tags.map((t, i) => {
+      const e = this.tag(t, `${path}.tags[${i}]`, true);
+      const progress = this.setup.progress;
+      if (progress) progress.report(++progress.done, progress.total);
+      return e;
+    }));
   }
 
   private triggeredTags(f: TriggeredTagsFormat, path: string, ends: readonly string[]): IrExpr {

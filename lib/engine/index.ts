@@ -3,8 +3,9 @@
  * Thin typed wrappers over the native handles (native/binding).
  */
 export { CompiledGrammar, compileGrammar, compileGrammarAsync } from "./compiled-grammar.js";
-export type { CompileOptions, CompileStats } from "./compiled-grammar.js";
+export type { CompileAsyncOptions, CompileOptions, CompileStats, GrammarSource } from "./compiled-grammar.js";
+export type { CompileProgress } from "./compile-run.js";
 export { GrammarCompiler } from "./grammar-compiler.js";
-export type { GrammarCacheStats, GrammarCompilerOptions } from "./grammar-compiler.js";
+export type { CompileCallOptions, GrammarCacheStats, GrammarCompilerOptions } from "./grammar-compiler.js";
 export { GrammarMatcher } from "./matcher.js";
 export type { MatcherOptions } from "./matcher.js";

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -80,6 +81,7 @@ class SubsetBuilder {
     std::vector<std::pair<uint32_t, uint32_t>> callTargets;  // (callee, nfa target)
     dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
+      if ((s & 1023) == 1023) CompileCheckpoint();
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
       const std::vector<uint32_t>& members = members_;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tagmask/compile_control.h"
+
 namespace tagmask {
 
 std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
@@ -122,7 +124,8 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   std::vector<uint32_t> symCount(symbolCount, 0), symAt(symbolCount, 0), symbols;
   std::vector<uint32_t> sources;
   std::vector<uint32_t> touched;
-  while (!work.empty()) {
+  for (uint32_t round = 1; !work.empty(); ++round) {
+    if ((round & 4095) == 0) CompileCheckpoint();
     const uint32_t splitter = work.back();
     work.pop_back();
     inWork[splitter] = 0;
