@@ -64,7 +64,7 @@ export type { FragmentCacheStats } from "./compile/index.js";
 /** The grammar IR: node types, constructors, serialization and printing (docs/ir.md). */
 export * as ir from "./compile/ir.js";
 // engine (D)
-export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher } from "./engine/index.js";
+export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher, warmUpCompiler } from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
 export type { CompileAsyncOptions, CompileCallOptions, CompileProgress, GrammarSource } from "./engine/index.js";
 // end engine (D)

@@ -11,7 +11,7 @@ import type { Format, StructuralTag } from "../format/types.js";
 import { native, type NativeCompiledGrammar, type NativeCompileStats, type NativeTokenizerInfoHandle } from "../native.js";
 import type { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 import { NativeCompileRun, type CompileProgress } from "./compile-run.js";
-import { abortErrorOf, lowerOffThread } from "./lowering-pool.js";
+import { abortErrorOf, lowerOffThread, warmUpLowering } from "./lowering-pool.js";
 
 /**
  * What can be compiled: grammar IR, its serialized bytes (serializeGrammar), or a structural tag
@@ -181,6 +181,18 @@ export function compileGrammar(tokenizer: TokenizerInfo, grammar: GrammarSource,
   const threads = nativeOptions(options, "compileGrammar");
   const handle = native().compileGrammar(tok, grammarBytes(grammar, "compileGrammar", options?.lowering), threads);
   return new CompiledGrammar(tokenizer, handle);
+}
+
+/**
+ * Warms up {@link compileGrammarAsync}'s lowering worker (see docs/engine.md): its first-use
+ * automata and code are ready before the first real request. Resolves when done; `signal` stops it.
+ *
+ * @example
+ * await warmUpCompiler(); // at server start-up
+ */
+export function warmUpCompiler(signal?: AbortSignal): Promise<void> {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return Promise.reject(new InvalidArgumentError("warmUpCompiler: signal must be an AbortSignal"));
+  return warmUpLowering(signal);
 }
 
 /**

@@ -2,7 +2,7 @@
  * The engine API: compile a grammar against a vocabulary, then follow a sequence with a matcher.
  * Thin typed wrappers over the native handles (native/binding).
  */
-export { CompiledGrammar, compileGrammar, compileGrammarAsync } from "./compiled-grammar.js";
+export { CompiledGrammar, compileGrammar, compileGrammarAsync, warmUpCompiler } from "./compiled-grammar.js";
 export type { CompileAsyncOptions, CompileOptions, CompileStats, GrammarSource } from "./compiled-grammar.js";
 export type { CompileProgress } from "./compile-run.js";
 export { GrammarCompiler } from "./grammar-compiler.js";

@@ -168,6 +168,50 @@ class LoweringPool {
 const pool = new LoweringPool();
 
 /**
+ * A format that goes through the costly first-use paths of the lowering: number bounds (the
+ * numeral automata are built on first use), integers, string formats, patterns, enums, length
+ * and item bounds, nested objects, free text with excludes and tag lists.
+ */
+const WARM_UP_FORMAT = {
+  type: "structural_tag",
+  format: {
+    type: "triggered_tags",
+    triggers: ["<call"],
+    tags: [{
+      type: "tag",
+      begin: "<call>",
+      content: {
+        type: "json_schema",
+        json_schema: {
+          type: "object",
+          properties: {
+            count: { type: "integer", minimum: 1, maximum: 1000 },
+            ratio: { type: "number", exclusiveMinimum: 0, maximum: 2.5, multipleOf: 0.5 },
+            when: { type: "string", format: "date-time" },
+            mail: { type: "string", format: "email" },
+            code: { type: "string", pattern: "^[A-Z]{2}-[0-9]{3}$", maxLength: 16 },
+            mode: { enum: ["fast", "slow", 3, null] },
+            tags: { type: "array", items: { type: "string", minLength: 1 }, maxItems: 4 },
+            nested: { type: "object", properties: { on: { type: "boolean" } }, additionalProperties: false },
+          },
+          required: ["count"],
+        },
+      },
+      end: "</call>",
+    }],
+  },
+};
+
+/**
+ * Starts the lowering worker and has it lower a format that builds the lowering's first-use
+ * automata and warms its code, so that the first real request does not pay for them (hundreds
+ * of milliseconds for a tool with number bounds). A server calls it at start-up.
+ */
+export function warmUpLowering(signal?: AbortSignal): Promise<void> {
+  return pool.lower(WARM_UP_FORMAT, { signal, cache: false }).then(() => undefined);
+}
+
+/**
  * The serialized grammar IR of a structural tag or format (as lowerFormat, then serializeGrammar,
  * would make it), lowered on the worker thread. Rejects with the typed error of the lowering, or
  * an AbortError when `signal` aborts first.

@@ -10,7 +10,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { serializeGrammar } from "../../lib/compile/ir.js";
-import { compileGrammar, compileGrammarAsync } from "../../lib/engine/compiled-grammar.js";
+import { compileGrammar, compileGrammarAsync, warmUpCompiler } from "../../lib/engine/compiled-grammar.js";
 import type { CompileProgress } from "../../lib/engine/compile-run.js";
 import { GrammarCompiler } from "../../lib/engine/grammar-compiler.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
@@ -144,6 +144,15 @@ describe("compileGrammarAsync", () => {
     const boom = new Error("progress display crashed");
     await expect(compileGrammarAsync(vocab, seeds.auto, { onProgress: () => { throw boom; } })).rejects.toBe(boom);
     await expect(compileGrammarAsync(vocab, serializeGrammar(lowerFormat(seeds.auto)), { onProgress: () => { throw boom; } })).rejects.toBe(boom);
+  });
+
+  it("warms up the lowering worker ahead of the first request, and can be aborted", async () => {
+    await expect(warmUpCompiler()).resolves.toBeUndefined();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(warmUpCompiler(controller.signal)).rejects.toBeInstanceOf(AbortError);
+    await expect(warmUpCompiler({} as AbortSignal)).rejects.toThrow("warmUpCompiler: signal must be an AbortSignal");
+    expect((await compileGrammarAsync(vocab, k3(sixParameterTools(1)), { threads: 1 })).stateCount).toBeGreaterThan(1);
   });
 
   it("checks its options", async () => {

@@ -1,0 +1,253 @@
+/**
+ * Compiling at scale (issue 12): the Kimi K3 grammar of 10, 50 and 100 tools, lowered and
+ * compiled against Llama 3 (+ the K3 markers), for the six-parameter tool shape
+ * (test/helpers/many-tools.ts) and for tools whose parameters are JSONSchemaBench Glaiveai2K
+ * schemas (../shared/data; those rows are left out where the data is absent). Per row:
+ *
+ * - lower: buildToolCallingFormat + lowerFormat with the lowering cache empty (the first
+ *   request that brings these tools), and again with the cache warm (a repeated request);
+ * - engine: compileGrammar of the IR, 1 thread and the pool;
+ * - one tool changed: the next request with one of the tools changed (lowering cache warm);
+ * - web-xgrammar: compileStructuralTag of the closest structural tag it accepts (see
+ *   engine-fixtures.ts), where it finishes in reasonable time.
+ *
+ * Then the cold start (a fresh process: first lowering and compile against the warm ones; the
+ * CLI start to exit) and the event loop's largest timer gap while 100 tools compile, async
+ * against sync. Each figure is the median of a few runs, wall-clock and, for one-thread work,
+ * CPU time of this process (steadier on a shared machine). Results in bench/results/compile-scale.json.
+ *
+ * `npm run bench -- compile-scale`; the machine should be otherwise idle.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { serializeGrammar } from "../lib/compile/ir.js";
+import * as lowering from "../lib/compile/lower.js";
+import { compileGrammar, compileGrammarAsync } from "../lib/engine/compiled-grammar.js";
+import type { StructuralTag } from "../lib/format/types.js";
+import { packageRoot } from "../lib/package-root.js";
+import { buildToolCallingFormat, type FunctionTool, type ToolChoice } from "../lib/tools/index.js";
+import { sixParameterTool, sixParameterTools } from "../test/helpers/many-tools.js";
+import { loadVocabulary, loadWebXgrammar, peerStructuralTag, peerTokenList, type XgrCompiler } from "./engine-fixtures.js";
+import { quantile, saveReport, type BenchRow } from "./harness.js";
+
+const vocab = loadVocabulary();
+vocab.native();
+const clearCache = (): void => (lowering as { clearLoweringCache?: () => void }).clearLoweringCache?.();
+
+/** A measured run: wall and process CPU milliseconds. */
+interface Sample {
+  wall: number;
+  cpu: number;
+}
+
+function measure<T>(fn: () => T): [T, Sample] {
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const out = fn();
+  const wall = performance.now() - t0;
+  const c = process.cpuUsage(c0);
+  return [out, { wall, cpu: (c.user + c.system) / 1000 }];
+}
+
+const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
+const ms = (x: number): string => (Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : "–");
+
+// ---- tool sets ------------------------------------------------------------------------------
+
+const glaiveDir = join(packageRoot(), "..", "shared", "data", "jsonschemabench", "Glaiveai2K");
+
+function glaiveTools(count: number, changedVariant = -1): FunctionTool[] | null {
+  if (!existsSync(glaiveDir)) return null;
+  const files = readdirSync(glaiveDir).filter((f) => f.endsWith(".json")).sort().slice(0, count);
+  return files.map((f, i) => {
+    const schema = JSON.parse(readFileSync(join(glaiveDir, f), "utf8")) as Record<string, unknown>;
+    if (i === 0 && changedVariant >= 0) schema["description"] = `variant ${changedVariant}`;
+    // A tool whose parameters change: an extra optional parameter.
+    const parameters = i === 0 && changedVariant >= 0
+      ? { ...schema, properties: { ...(schema["properties"] as object), [`extra_${changedVariant}`]: { type: "integer", maximum: changedVariant } } }
+      : schema;
+    return { type: "function", function: { name: f.replace(/\.json$/, "").replace(/[^A-Za-z0-9_]/g, "_"), parameters } };
+  });
+}
+
+interface ToolSet {
+  name: string;
+  tools: (count: number) => FunctionTool[] | null;
+  /** The same tools with one of them changed (variant v). */
+  changed: (count: number, v: number) => FunctionTool[] | null;
+}
+
+const sets: ToolSet[] = [
+  {
+    name: "six-parameter",
+    tools: (n) => sixParameterTools(n),
+    changed: (n, v) => {
+      const tools = sixParameterTools(n);
+      tools[Math.floor(n / 2)] = sixParameterTool(Math.floor(n / 2), v + 1);
+      return tools;
+    },
+  },
+  { name: "Glaiveai2K", tools: (n) => glaiveTools(n), changed: (n, v) => glaiveTools(n, v) },
+];
+
+const k3 = (tools: FunctionTool[], choice: ToolChoice): StructuralTag => {
+  const tag = buildToolCallingFormat({ family: "kimi-k3", tools, tool_choice: choice });
+  if (!tag) throw new Error("no format");
+  return tag;
+};
+
+// ---- the peer -------------------------------------------------------------------------------
+
+const xgr = loadWebXgrammar();
+const peerList = peerTokenList();
+const peerInfo = await xgr.TokenizerInfo.createTokenizerInfo(peerList.tokens, "byte_level", false, undefined, peerList.stops);
+const peerCompiler: XgrCompiler = await xgr.GrammarCompiler.createGrammarCompiler(peerInfo, false);
+
+async function peerCompile(tag: StructuralTag): Promise<number> {
+  const t0 = performance.now();
+  try {
+    (await peerCompiler.compileStructuralTag(peerStructuralTag(tag))).dispose();
+  } catch {
+    return NaN;
+  }
+  return performance.now() - t0;
+}
+
+// ---- the scale rows -------------------------------------------------------------------------
+
+interface ScaleRow {
+  set: string;
+  tools: number;
+  choice: ToolChoice;
+  states: number;
+  lowerFirstMs: Sample;
+  lowerRepeatMs: Sample;
+  engine1Ms: Sample;
+  enginePoolMs: number;
+  total1Ms: Sample;
+  changedMs: Sample;
+  peerMs: number;
+}
+
+// TAGMASK_BENCH_COUNTS=10,50 runs fewer rows.
+const counts = (process.env.TAGMASK_BENCH_COUNTS ?? "10,50,100").split(",").map(Number);
+const scaleRows: ScaleRow[] = [];
+const rows: BenchRow[] = [];
+
+for (const set of sets) {
+  for (const n of counts) {
+    if (set.tools(n) === null) continue;
+    for (const choice of ["auto", "required"] as ToolChoice[]) {
+      const reps = n >= 50 ? 3 : 5;
+      const first: Sample[] = [];
+      const repeat: Sample[] = [];
+      const engine1: Sample[] = [];
+      const pool: number[] = [];
+      const changed: Sample[] = [];
+      let states = 0;
+      // One unmeasured run warms the JIT (the cold start is measured apart, in a fresh process).
+      for (let r = -1; r < reps; r++) {
+        clearCache();
+        const tools = set.tools(n)!;
+        const [ir, lowerFirst] = measure(() => lowering.lowerFormat(k3(tools, choice)));
+        const [, lowerRepeat] = measure(() => lowering.lowerFormat(k3(set.tools(n)!, choice)));
+        const bytes = serializeGrammar(ir);
+        const [compiled, e1] = measure(() => compileGrammar(vocab, bytes, { threads: 1 }));
+        states = compiled.stateCount;
+        const [, ep] = measure(() => compileGrammar(vocab, bytes));
+        const [, ch] = measure(() => compileGrammar(vocab, serializeGrammar(lowering.lowerFormat(k3(set.changed(n, r + 2)!, choice))), { threads: 1 }));
+        if (r < 0) continue;
+        first.push(lowerFirst);
+        repeat.push(lowerRepeat);
+        engine1.push(e1);
+        pool.push(ep.wall);
+        changed.push(ch);
+      }
+      const med = (xs: Sample[]): Sample => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
+      const total = first.map((f, i) => ({ wall: f.wall + engine1[i]!.wall, cpu: f.cpu + engine1[i]!.cpu }));
+      const peer = n <= 50 ? await peerCompile(k3(set.tools(n)!, choice)) : NaN;
+      const row: ScaleRow = {
+        set: set.name, tools: n, choice, states,
+        lowerFirstMs: med(first), lowerRepeatMs: med(repeat), engine1Ms: med(engine1), enginePoolMs: median(pool), total1Ms: med(total),
+        changedMs: med(changed), peerMs: peer,
+      };
+      scaleRows.push(row);
+      const task = `${set.name} ${choice} ×${n}`;
+      rows.push(
+        { suite: "compile-scale", task: `${task}: lower (first) + engine, 1 thread`, medianUs: row.total1Ms.wall * 1000, p99Us: NaN, samples: reps },
+        { suite: "compile-scale", task: `${task}: lower (first)`, medianUs: row.lowerFirstMs.wall * 1000, p99Us: NaN, samples: reps },
+        { suite: "compile-scale", task: `${task}: lower (repeat)`, medianUs: row.lowerRepeatMs.wall * 1000, p99Us: NaN, samples: reps },
+        { suite: "compile-scale", task: `${task}: engine, 1 thread`, medianUs: row.engine1Ms.wall * 1000, p99Us: NaN, samples: reps },
+        { suite: "compile-scale", task: `${task}: engine, pool`, medianUs: row.enginePoolMs * 1000, p99Us: NaN, samples: reps },
+        { suite: "compile-scale", task: `${task}: one tool changed, lower + engine`, medianUs: row.changedMs.wall * 1000, p99Us: NaN, samples: reps },
+      );
+      if (Number.isFinite(peer)) rows.push({ suite: "compile-scale", task: `${task}: web-xgrammar`, medianUs: peer * 1000, p99Us: NaN, samples: 1 });
+      console.log(`${task}: ${states} states; lower first ${ms(row.lowerFirstMs.wall)} (cpu ${ms(row.lowerFirstMs.cpu)}), repeat ${ms(row.lowerRepeatMs.wall)}; ` +
+        `engine 1 thread ${ms(row.engine1Ms.wall)} (cpu ${ms(row.engine1Ms.cpu)}), pool ${ms(row.enginePoolMs)}; total ${ms(row.total1Ms.wall)} (cpu ${ms(row.total1Ms.cpu)}); ` +
+        `one changed ${ms(row.changedMs.wall)} (cpu ${ms(row.changedMs.cpu)}); web-xgrammar ${ms(peer)} ms`);
+    }
+  }
+}
+
+// ---- cold start -----------------------------------------------------------------------------
+
+const root = packageRoot();
+const probe = join(root, "dist", "bench", "cold-start-probe.js");
+const cold: Record<string, number[]> = {};
+for (let r = 0; r < 5 && existsSync(probe); r++) {
+  const res = spawnSync(process.execPath, [probe], { cwd: root, encoding: "utf8" });
+  const figures = JSON.parse(res.stdout.trim().split("\n").at(-1)!) as Record<string, number>;
+  for (const [k, v] of Object.entries(figures)) (cold[k] ??= []).push(v);
+}
+const coldMedians = Object.fromEntries(Object.entries(cold).map(([k, v]) => [k, median(v)]));
+console.log("cold start (fresh process, medians of 5):", coldMedians);
+
+function wallOf(args: string[], runs = 10): number {
+  const times: number[] = [];
+  for (let r = 0; r <= runs; r++) {
+    const t0 = performance.now();
+    spawnSync(process.execPath, args, { cwd: root, stdio: "ignore" });
+    if (r > 0) times.push(performance.now() - t0);
+  }
+  return median(times);
+}
+const seedTools = join(root, "test", "fixtures", "seeds", "tools.json");
+const cli = join(root, "dist", "lib", "cli.js");
+const addParameters = join(mkdtempSync(join(tmpdir(), "tagmask-bench-")), "add-parameters.json");
+writeFileSync(addParameters, JSON.stringify((JSON.parse(readFileSync(seedTools, "utf8")) as FunctionTool[])[1]!.function.parameters));
+const cliRows = {
+  nodeBaselineMs: wallOf(["-e", "0"]),
+  outlineMs: wallOf([cli, "outline", "--family", "kimi-k3", "--tools", seedTools, "--tool-choice", "required"]),
+  compileSchemaMs: wallOf([cli, "compile", "--schema", addParameters]),
+};
+console.log("CLI start to exit (medians of 10, wall ms):", cliRows);
+
+// ---- the event loop while compiling -----------------------------------------------------------
+
+async function timerGaps(work: () => Promise<unknown> | unknown): Promise<{ max: number; p99: number }> {
+  const gaps: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gaps.push(now - last);
+    last = now;
+  }, 5);
+  await work();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  clearInterval(timer);
+  gaps.sort((a, b) => a - b);
+  return { max: gaps.at(-1) ?? 0, p99: quantile(gaps, 0.99) };
+}
+const hundred = k3(sixParameterTools(100), "auto");
+// Before issue 12 compileGrammarAsync took IR only: the lowering then ran on the main thread.
+const hasAsyncFormats = "clearLoweringCache" in lowering;
+const asyncGaps = hasAsyncFormats
+  ? await timerGaps(() => compileGrammarAsync(vocab, hundred as never, { threads: 1, lowering: { cache: false } } as never))
+  : await timerGaps(() => compileGrammarAsync(vocab, lowering.lowerFormat(hundred), { threads: 1 }));
+const syncGaps = await timerGaps(() => compileGrammar(vocab, lowering.lowerFormat(hundred), { threads: 1 }));
+console.log(`event loop while 100 tools compile: async max gap ${ms(asyncGaps.max)} ms (p99 ${ms(asyncGaps.p99)}), sync max gap ${ms(syncGaps.max)} ms`);
+
+saveReport("compile-scale", rows, { scale: scaleRows, coldStart: coldMedians, cli: cliRows, eventLoop: { async: asyncGaps, sync: syncGaps }, loadAverage: (await import("node:os")).loadavg() });
+process.exit(0);
