@@ -14,14 +14,18 @@
  * Then the cold start (a fresh process: first lowering and compile against the warm ones; the
  * CLI start to exit) and the event loop's largest timer gap while 100 tools compile, async
  * against sync. Each figure is the median of a few runs, wall-clock and, for one-thread work,
- * CPU time of this process (steadier on a shared machine). Results in bench/results/compile-scale.json.
+ * CPU time of this process (steadier on a shared machine). Each row, the peer's compilations and the
+ * event-loop measure run in a process of their own (the driver spawns this file again with
+ * TAGMASK_SCALE_JOB set), so that no row pays for the heap another left behind.
+ * Results in bench/results/compile-scale.json.
  *
  * `npm run bench -- compile-scale`; the machine should be otherwise idle.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { serializeGrammar } from "../lib/compile/ir.js";
 import * as lowering from "../lib/compile/lower.js";
 import { compileGrammar, compileGrammarAsync } from "../lib/engine/compiled-grammar.js";
@@ -32,8 +36,9 @@ import { sixParameterTool, sixParameterTools } from "../test/helpers/many-tools.
 import { loadVocabulary, loadWebXgrammar, peerStructuralTag, peerTokenList, type XgrCompiler } from "./engine-fixtures.js";
 import { quantile, saveReport, type BenchRow } from "./harness.js";
 
-const vocab = loadVocabulary();
-vocab.native();
+const job = process.env.TAGMASK_SCALE_JOB;
+const vocab = job !== undefined && !job.startsWith("peer") ? loadVocabulary() : undefined;
+vocab?.native();
 const clearCache = (): void => (lowering as { clearLoweringCache?: () => void }).clearLoweringCache?.();
 
 /** A measured run: wall and process CPU milliseconds. */
@@ -100,12 +105,11 @@ const k3 = (tools: FunctionTool[], choice: ToolChoice): StructuralTag => {
 
 // ---- the peer -------------------------------------------------------------------------------
 
-const xgr = loadWebXgrammar();
-const peerList = peerTokenList();
-const peerInfo = await xgr.TokenizerInfo.createTokenizerInfo(peerList.tokens, "byte_level", false, undefined, peerList.stops);
-const peerCompiler: XgrCompiler = await xgr.GrammarCompiler.createGrammarCompiler(peerInfo, false);
-
 async function peerCompile(tag: StructuralTag): Promise<number> {
+  const xgr = loadWebXgrammar();
+  const peerList = peerTokenList();
+  const peerInfo = await xgr.TokenizerInfo.createTokenizerInfo(peerList.tokens, "byte_level", false, undefined, peerList.stops);
+  const peerCompiler: XgrCompiler = await xgr.GrammarCompiler.createGrammarCompiler(peerInfo, false);
   const t0 = performance.now();
   try {
     (await peerCompiler.compileStructuralTag(peerStructuralTag(tag))).dispose();
@@ -131,50 +135,111 @@ interface ScaleRow {
   peerMs: number;
 }
 
-// TAGMASK_BENCH_COUNTS=10,50 runs fewer rows.
-const counts = (process.env.TAGMASK_BENCH_COUNTS ?? "10,50,100").split(",").map(Number);
+/** One row, in its own process: `row:SET:COUNT:CHOICE`. */
+function measureRow(setName: string, n: number, choice: ToolChoice): Omit<ScaleRow, "peerMs"> {
+  const set = sets.find((x) => x.name === setName)!;
+  const reps = n >= 50 ? 3 : 5;
+  const first: Sample[] = [];
+  const repeat: Sample[] = [];
+  const engine1: Sample[] = [];
+  const pool: number[] = [];
+  const changed: Sample[] = [];
+  let states = 0;
+  // One unmeasured run warms the JIT (the cold start is measured apart, in a fresh process).
+  for (let r = -1; r < reps; r++) {
+    clearCache();
+    const tools = set.tools(n)!;
+    const [ir, lowerFirst] = measure(() => lowering.lowerFormat(k3(tools, choice)));
+    const [, lowerRepeat] = measure(() => lowering.lowerFormat(k3(set.tools(n)!, choice)));
+    const bytes = serializeGrammar(ir);
+    const [compiled, e1] = measure(() => compileGrammar(vocab!, bytes, { threads: 1 }));
+    states = compiled.stateCount;
+    const [, ep] = measure(() => compileGrammar(vocab!, bytes));
+    const [, ch] = measure(() => compileGrammar(vocab!, serializeGrammar(lowering.lowerFormat(k3(set.changed(n, r + 2)!, choice))), { threads: 1 }));
+    if (r < 0) continue;
+    first.push(lowerFirst);
+    repeat.push(lowerRepeat);
+    engine1.push(e1);
+    pool.push(ep.wall);
+    changed.push(ch);
+  }
+  const med = (xs: Sample[]): Sample => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
+  const total = first.map((f, i) => ({ wall: f.wall + engine1[i]!.wall, cpu: f.cpu + engine1[i]!.cpu }));
+  return {
+    set: set.name, tools: n, choice, states,
+    lowerFirstMs: med(first), lowerRepeatMs: med(repeat), engine1Ms: med(engine1), enginePoolMs: median(pool), total1Ms: med(total), changedMs: med(changed),
+  };
+}
+
+/** Runs a job of this file in a fresh process and returns what it printed last (JSON). */
+function inChild<T>(jobName: string): T | null {
+  const res = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url)], {
+    env: { ...process.env, TAGMASK_SCALE_JOB: jobName }, encoding: "utf8", maxBuffer: 1 << 26,
+  });
+  const last = res.stdout.trim().split("\n").at(-1);
+  if (res.status !== 0 || !last) {
+    console.error(`job ${jobName} failed (${res.status}): ${res.stderr.slice(-2000)}`);
+    return null;
+  }
+  return JSON.parse(last) as T;
+}
+
+// ---- the event loop while compiling -----------------------------------------------------------
+
+async function timerGaps(work: () => Promise<unknown> | unknown): Promise<{ max: number; p99: number }> {
+  const gaps: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gaps.push(now - last);
+    last = now;
+  }, 5);
+  await work();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  clearInterval(timer);
+  gaps.sort((a, b) => a - b);
+  return { max: gaps.at(-1) ?? 0, p99: quantile(gaps, 0.99) };
+}
+
+async function measureEventLoop(): Promise<{ async: { max: number; p99: number }; sync: { max: number; p99: number } }> {
+  const hundred = k3(sixParameterTools(100), "auto");
+  // Before issue 12 compileGrammarAsync took IR only: the lowering then ran on the main thread.
+  const hasAsyncFormats = "clearLoweringCache" in lowering;
+  compileGrammar(vocab!, lowering.lowerFormat(k3(sixParameterTools(3), "auto")), { threads: 1 }); // warms the code
+  const asyncGaps = hasAsyncFormats
+    ? await timerGaps(() => compileGrammarAsync(vocab!, hundred as never, { threads: 1, lowering: { cache: false } } as never))
+    : await timerGaps(() => compileGrammarAsync(vocab!, lowering.lowerFormat(hundred), { threads: 1 }));
+  const syncGaps = await timerGaps(() => compileGrammar(vocab!, lowering.lowerFormat(hundred, { cache: false } as never), { threads: 1 }));
+  return { async: asyncGaps, sync: syncGaps };
+}
+
+if (job !== undefined) {
+  const [kind, setName, count, choice] = job.split(":");
+  let out: unknown;
+  if (kind === "row") out = measureRow(setName!, Number(count), choice as ToolChoice);
+  else if (kind === "peer") out = { ms: await peerCompile(k3(sets.find((x) => x.name === setName)!.tools(Number(count))!, choice as ToolChoice)) };
+  else out = await measureEventLoop();
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
+
 const scaleRows: ScaleRow[] = [];
 const rows: BenchRow[] = [];
-
+// TAGMASK_BENCH_COUNTS=10,50 runs fewer rows, TAGMASK_BENCH_SETS=Glaiveai2K one tool set.
+const counts = (process.env.TAGMASK_BENCH_COUNTS ?? "10,50,100").split(",").map(Number);
+const setFilter = process.env.TAGMASK_BENCH_SETS?.split(",");
 for (const set of sets) {
+  if (setFilter && !setFilter.includes(set.name)) continue;
   for (const n of counts) {
     if (set.tools(n) === null) continue;
     for (const choice of ["auto", "required"] as ToolChoice[]) {
-      const reps = n >= 50 ? 3 : 5;
-      const first: Sample[] = [];
-      const repeat: Sample[] = [];
-      const engine1: Sample[] = [];
-      const pool: number[] = [];
-      const changed: Sample[] = [];
-      let states = 0;
-      // One unmeasured run warms the JIT (the cold start is measured apart, in a fresh process).
-      for (let r = -1; r < reps; r++) {
-        clearCache();
-        const tools = set.tools(n)!;
-        const [ir, lowerFirst] = measure(() => lowering.lowerFormat(k3(tools, choice)));
-        const [, lowerRepeat] = measure(() => lowering.lowerFormat(k3(set.tools(n)!, choice)));
-        const bytes = serializeGrammar(ir);
-        const [compiled, e1] = measure(() => compileGrammar(vocab, bytes, { threads: 1 }));
-        states = compiled.stateCount;
-        const [, ep] = measure(() => compileGrammar(vocab, bytes));
-        const [, ch] = measure(() => compileGrammar(vocab, serializeGrammar(lowering.lowerFormat(k3(set.changed(n, r + 2)!, choice))), { threads: 1 }));
-        if (r < 0) continue;
-        first.push(lowerFirst);
-        repeat.push(lowerRepeat);
-        engine1.push(e1);
-        pool.push(ep.wall);
-        changed.push(ch);
-      }
-      const med = (xs: Sample[]): Sample => ({ wall: median(xs.map((x) => x.wall)), cpu: median(xs.map((x) => x.cpu)) });
-      const total = first.map((f, i) => ({ wall: f.wall + engine1[i]!.wall, cpu: f.cpu + engine1[i]!.cpu }));
-      const peer = n <= 50 ? await peerCompile(k3(set.tools(n)!, choice)) : NaN;
-      const row: ScaleRow = {
-        set: set.name, tools: n, choice, states,
-        lowerFirstMs: med(first), lowerRepeatMs: med(repeat), engine1Ms: med(engine1), enginePoolMs: median(pool), total1Ms: med(total),
-        changedMs: med(changed), peerMs: peer,
-      };
+      const measured = inChild<Omit<ScaleRow, "peerMs">>(`row:${set.name}:${n}:${choice}`);
+      if (measured === null) continue;
+      const peer = n <= 50 ? inChild<{ ms: number | null }>(`peer:${set.name}:${n}:${choice}`)?.ms ?? NaN : NaN;
+      const row: ScaleRow = { ...measured, peerMs: peer ?? NaN };
       scaleRows.push(row);
       const task = `${set.name} ${choice} ×${n}`;
+      const reps = n >= 50 ? 3 : 5;
       rows.push(
         { suite: "compile-scale", task: `${task}: lower (first) + engine, 1 thread`, medianUs: row.total1Ms.wall * 1000, p99Us: NaN, samples: reps },
         { suite: "compile-scale", task: `${task}: lower (first)`, medianUs: row.lowerFirstMs.wall * 1000, p99Us: NaN, samples: reps },
@@ -183,10 +248,10 @@ for (const set of sets) {
         { suite: "compile-scale", task: `${task}: engine, pool`, medianUs: row.enginePoolMs * 1000, p99Us: NaN, samples: reps },
         { suite: "compile-scale", task: `${task}: one tool changed, lower + engine`, medianUs: row.changedMs.wall * 1000, p99Us: NaN, samples: reps },
       );
-      if (Number.isFinite(peer)) rows.push({ suite: "compile-scale", task: `${task}: web-xgrammar`, medianUs: peer * 1000, p99Us: NaN, samples: 1 });
-      console.log(`${task}: ${states} states; lower first ${ms(row.lowerFirstMs.wall)} (cpu ${ms(row.lowerFirstMs.cpu)}), repeat ${ms(row.lowerRepeatMs.wall)}; ` +
+      if (Number.isFinite(row.peerMs)) rows.push({ suite: "compile-scale", task: `${task}: web-xgrammar`, medianUs: row.peerMs * 1000, p99Us: NaN, samples: 1 });
+      console.log(`${task}: ${row.states} states; lower first ${ms(row.lowerFirstMs.wall)} (cpu ${ms(row.lowerFirstMs.cpu)}), repeat ${ms(row.lowerRepeatMs.wall)} (cpu ${ms(row.lowerRepeatMs.cpu)}); ` +
         `engine 1 thread ${ms(row.engine1Ms.wall)} (cpu ${ms(row.engine1Ms.cpu)}), pool ${ms(row.enginePoolMs)}; total ${ms(row.total1Ms.wall)} (cpu ${ms(row.total1Ms.cpu)}); ` +
-        `one changed ${ms(row.changedMs.wall)} (cpu ${ms(row.changedMs.cpu)}); web-xgrammar ${ms(peer)} ms`);
+        `one changed ${ms(row.changedMs.wall)} (cpu ${ms(row.changedMs.cpu)}); web-xgrammar ${ms(row.peerMs)} ms`);
     }
   }
 }
@@ -224,30 +289,8 @@ const cliRows = {
 };
 console.log("CLI start to exit (medians of 10, wall ms):", cliRows);
 
-// ---- the event loop while compiling -----------------------------------------------------------
+const eventLoop = inChild<{ async: { max: number; p99: number }; sync: { max: number; p99: number } }>("event-loop");
+if (eventLoop) console.log(`event loop while 100 tools compile: async max gap ${ms(eventLoop.async.max)} ms (p99 ${ms(eventLoop.async.p99)}), sync max gap ${ms(eventLoop.sync.max)} ms`);
 
-async function timerGaps(work: () => Promise<unknown> | unknown): Promise<{ max: number; p99: number }> {
-  const gaps: number[] = [];
-  let last = performance.now();
-  const timer = setInterval(() => {
-    const now = performance.now();
-    gaps.push(now - last);
-    last = now;
-  }, 5);
-  await work();
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  clearInterval(timer);
-  gaps.sort((a, b) => a - b);
-  return { max: gaps.at(-1) ?? 0, p99: quantile(gaps, 0.99) };
-}
-const hundred = k3(sixParameterTools(100), "auto");
-// Before issue 12 compileGrammarAsync took IR only: the lowering then ran on the main thread.
-const hasAsyncFormats = "clearLoweringCache" in lowering;
-const asyncGaps = hasAsyncFormats
-  ? await timerGaps(() => compileGrammarAsync(vocab, hundred as never, { threads: 1, lowering: { cache: false } } as never))
-  : await timerGaps(() => compileGrammarAsync(vocab, lowering.lowerFormat(hundred), { threads: 1 }));
-const syncGaps = await timerGaps(() => compileGrammar(vocab, lowering.lowerFormat(hundred), { threads: 1 }));
-console.log(`event loop while 100 tools compile: async max gap ${ms(asyncGaps.max)} ms (p99 ${ms(asyncGaps.p99)}), sync max gap ${ms(syncGaps.max)} ms`);
-
-saveReport("compile-scale", rows, { scale: scaleRows, coldStart: coldMedians, cli: cliRows, eventLoop: { async: asyncGaps, sync: syncGaps }, loadAverage: (await import("node:os")).loadavg() });
+saveReport("compile-scale", rows, { scale: scaleRows, coldStart: coldMedians, cli: cliRows, eventLoop, loadAverage: loadavg() });
 process.exit(0);

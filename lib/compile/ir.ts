@@ -248,13 +248,6 @@ function checkCount(where: () => string, value: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where(), `${what} must be an integer in [0, 2^32-1), got ${value}`);
 }
 
-/**
- * Nodes validated before, with 1 + the largest rule index they refer to (0: none). Nodes are never
- * changed once built, so a node found valid stays valid wherever it is used, provided the grammar
- * has the rules it refers to.
- */
-const validated = new WeakMap<IrExpr, number>();
-
 /** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
 export function validateGrammar(grammar: IrGrammar): void {
   if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
@@ -272,13 +265,9 @@ export function validateGrammar(grammar: IrGrammar): void {
     if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
     seen.add(rule.name);
     const where = (): string => `rules[${r}] (${rule.name})${path.map((p) => (p === "item" ? ".item" : `.items[${p}]`)).join("")}`;
-    // Returns 1 + the largest rule index below e (0: none).
-    const visit = (e: IrExpr): number => {
-      const known = validated.get(e);
-      if (known !== undefined && known <= ruleCount) return known;
-      if (checked.has(e)) return known ?? 0;
+    const visit = (e: IrExpr): void => {
+      if (checked.has(e)) return;
       checked.add(e);
-      let refs = 0;
       switch (e.kind) {
         case "empty":
         case "never":
@@ -302,7 +291,7 @@ export function validateGrammar(grammar: IrGrammar): void {
         case "choice":
           e.items.forEach((it, i) => {
             path.push(i);
-            refs = Math.max(refs, visit(it));
+            visit(it);
             path.pop();
           });
           break;
@@ -313,14 +302,13 @@ export function validateGrammar(grammar: IrGrammar): void {
             if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
           }
           path.push("item");
-          refs = visit(e.item);
+          visit(e.item);
           path.pop();
           break;
         case "ref":
           if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
             fail(where(), `reference to rule ${e.rule}, which does not exist`);
           }
-          refs = e.rule + 1;
           break;
         case "text":
           e.excludes.forEach((x, i) => {
@@ -334,8 +322,6 @@ export function validateGrammar(grammar: IrGrammar): void {
           fail(where(), `unknown node kind ${(bad as { kind: string }).kind}`);
         }
       }
-      validated.set(e, refs);
-      return refs;
     };
     visit(rule.body);
   });

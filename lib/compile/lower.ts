@@ -165,7 +165,12 @@ class Lowering {
   private readonly regexes = new Map<string, IrExpr>();
   private readonly grammars = new Map<string, IrExpr>();
 
-  constructor(private readonly b: GrammarBuilder, private readonly setup: LoweringSetup) {}
+  /**
+   * `inFragment`: this lowering builds a fragment for the cache. Nothing inside it is captured on
+   * its own: the fragment is the unit kept, and capturing its pieces too would lower, simplify
+   * and copy them twice on the first request.
+   */
+  constructor(private readonly b: GrammarBuilder, private readonly setup: LoweringSetup, private readonly inFragment = false) {}
 
   /**
    * A tag or JSON Schema format, lowered once per content in this lowering. With `capture`, once
@@ -178,11 +183,11 @@ class Lowering {
     if (known) return known;
     const { simplify, cache } = this.setup;
     let e: IrExpr;
-    if (cache === null || !capture) {
+    if (cache === null || !capture || this.inFragment) {
       e = lower(this);
     } else {
       const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${text}`;
-      const make = (): IrFragment => captureFragment((scratch) => lower(new Lowering(scratch, this.setup)), simplify);
+      const make = (): IrFragment => captureFragment((scratch) => lower(new Lowering(scratch, this.setup, true)), simplify);
       e = importFragment(this.b, cache.get(key, make));
     }
     memo.set(text, e);
@@ -255,8 +260,8 @@ class Lowering {
    * A tag as a rule of its own (shared by identical tags). What a tag lowers to depends on the tag
    * alone: the text inside it ends at its own end strings, whatever encloses it. The tags of a
    * `triggered_tags` or `tags_with_separator` (a model's tool calls) are what requests repeat, so
-   * those are kept across lowerings (`capture`); a JSON Schema anywhere is kept too (the costly
-   * part), and everything else is lowered in place, so no piece is copied more than twice.
+   * those are kept across lowerings (`capture`), and so is a JSON Schema outside them (an answer
+   * constraint); everything else is lowered in place.
    */
   private tag(f: TagFormat, path: string, capture: boolean): IrExpr {
     return this.shared(this.tags, "tag", f, capture, (inner) => {

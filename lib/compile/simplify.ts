@@ -13,7 +13,7 @@
  * Shared nodes stay shared (each pass memoizes by node), so a DAG never grows into a tree.
  */
 import {
-  charClass, choice, empty, never, repeat, seq, validateGrammar, type IrExpr, type IrGrammar, type IrRule,
+  charClass, empty, never, validateGrammar, type IrChoice, type IrExpr, type IrGrammar, type IrRepeat, type IrRule, type IrSeq,
 } from "./ir.js";
 
 /** Options of {@link simplifyGrammar}. */
@@ -56,12 +56,69 @@ export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOption
 }
 
 /**
- * Nodes a {@link Rewriter} produced (they are in normal form: rewriting them again, with no
- * substitution, returns them unchanged), and among them those that hold no reference at all.
- * IR nodes are never mutated, so the sets stay true.
+ * The composite nodes a {@link Rewriter} builds are instances of these classes: they are in normal
+ * form (rewriting them again without substitution returns them unchanged), and each knows whether
+ * it holds a rule reference. They are IR nodes like any other (`kind`, `items`… as own fields; a
+ * class-private flag), and checking them costs no hash lookup, which matters: the lowering cache
+ * copies and re-simplifies tens of thousands of them per request. IR nodes are never changed, so
+ * what they say stays true. Leaves (literals, classes, texts, references) are normal forms as
+ * they are.
  */
-const normalForm = new WeakSet<IrExpr>();
-const withoutRefs = new WeakSet<IrExpr>();
+abstract class NormalNode {
+  readonly #noRefs: boolean;
+
+  protected constructor(noRefs: boolean) {
+    this.#noRefs = noRefs;
+  }
+
+  static holdsNoRefs(e: IrExpr): boolean {
+    return #noRefs in e && (e as unknown as NormalNode).#noRefs;
+  }
+
+  static is(e: IrExpr): boolean {
+    return #noRefs in e;
+  }
+}
+
+class NormalSeq extends NormalNode implements IrSeq {
+  readonly kind = "seq";
+  constructor(readonly items: IrExpr[]) {
+    super(items.every(withoutRefs));
+  }
+}
+
+class NormalChoice extends NormalNode implements IrChoice {
+  readonly kind = "choice";
+  constructor(readonly items: IrExpr[]) {
+    super(items.every(withoutRefs));
+  }
+}
+
+class NormalRepeat extends NormalNode implements IrRepeat {
+  readonly kind = "repeat";
+  constructor(readonly item: IrExpr, readonly min: number, readonly max: number | null) {
+    super(withoutRefs(item));
+  }
+}
+
+/** Whether a node is in normal form (see NormalNode). */
+function isNormal(e: IrExpr): boolean {
+  return e.kind === "seq" || e.kind === "choice" || e.kind === "repeat" ? NormalNode.is(e) : true;
+}
+
+/** Whether a node is known to hold no rule reference (a leaf other than a reference, or a normal form without one). */
+function withoutRefs(e: IrExpr): boolean {
+  switch (e.kind) {
+    case "ref":
+      return false;
+    case "seq":
+    case "choice":
+    case "repeat":
+      return NormalNode.holdsNoRefs(e);
+    default:
+      return true;
+  }
+}
 
 /** Structural identity of nodes: equal structure, equal number (memoized by node). */
 class StructureKeys {
@@ -123,15 +180,11 @@ class Rewriter {
 
   expr(e: IrExpr): IrExpr {
     // Normal forms only change where a reference is substituted.
-    if (normalForm.has(e) && (this.substitutions.size === 0 || withoutRefs.has(e))) return e;
+    if (isNormal(e) && (this.substitutions.size === 0 || withoutRefs(e))) return e;
     const known = this.memo.get(e);
     if (known) return known;
     const out = this.rewrite(e);
     this.memo.set(e, out);
-    if (!normalForm.has(out)) {
-      normalForm.add(out);
-      if (holdsNoRef(out)) withoutRefs.add(out);
-    }
     return out;
   }
 
@@ -177,7 +230,7 @@ class Rewriter {
     }
     if (merged.length === 0) return empty();
     if (merged.length === 1) return merged[0]!;
-    return seq(...merged);
+    return new NormalSeq(merged);
   }
 
   private choice(items: IrExpr[]): IrExpr {
@@ -214,7 +267,7 @@ class Rewriter {
     });
     if (unique.length === 0) return never();
     if (unique.length === 1) return unique[0]!;
-    return choice(...unique);
+    return new NormalChoice(unique);
   }
 
   private repeat(item: IrExpr, min: number, max: number | null): IrExpr {
@@ -229,22 +282,7 @@ class Rewriter {
       if (min === 0 && max === 1 && inner.min === 0 && inner.max === null) return inner;
       if (min === 1 && max === null && inner.min === 1 && inner.max === null) return inner;
     }
-    return repeat(item, min, max);
-  }
-}
-
-/** Whether a rewritten node holds no reference (its children are rewritten nodes too). */
-function holdsNoRef(e: IrExpr): boolean {
-  switch (e.kind) {
-    case "ref":
-      return false;
-    case "seq":
-    case "choice":
-      return e.items.every((x) => withoutRefs.has(x));
-    case "repeat":
-      return withoutRefs.has(e.item);
-    default:
-      return true;
+    return new NormalRepeat(item, min, max);
   }
 }
 
@@ -293,7 +331,7 @@ function bodyRefs(body: IrExpr): ReadonlySet<number> {
 }
 
 function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<number> {
-  if (seen.has(e) || withoutRefs.has(e)) return out;
+  if (seen.has(e) || withoutRefs(e)) return out;
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
@@ -367,7 +405,7 @@ function removeUnreachable(grammar: IrGrammar): IrGrammar {
  * renumbering, so shared nodes stay shared.
  */
 export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: Map<IrExpr, IrExpr>): IrExpr {
-  if (withoutRefs.has(e)) return e;
+  if (withoutRefs(e)) return e;
   const known = memo.get(e);
   if (known) return known;
   let out: IrExpr;
@@ -378,18 +416,20 @@ export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: M
     case "seq":
     case "choice": {
       const items = e.items.map((x) => renumberRefs(x, index, memo));
-      out = items.every((x, i) => x === e.items[i]) ? e : { kind: e.kind, items };
+      if (items.every((x, i) => x === e.items[i])) out = e;
+      else if (!NormalNode.is(e)) out = { kind: e.kind, items };
+      else out = e.kind === "seq" ? new NormalSeq(items) : new NormalChoice(items);
       break;
     }
     case "repeat": {
       const item = renumberRefs(e.item, index, memo);
-      out = item === e.item ? e : { ...e, item };
+      if (item === e.item) out = e;
+      else out = NormalNode.is(e) ? new NormalRepeat(item, e.min, e.max) : { ...e, item };
       break;
     }
     default:
       out = e;
   }
-  if (out !== e && normalForm.has(e)) normalForm.add(out);
   memo.set(e, out);
   return out;
 }
