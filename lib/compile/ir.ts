@@ -6,6 +6,12 @@
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
 import { GrammarError } from "../errors.js";
+import {
+  deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
+} from "./ir-tokens.js";
+
+export type { IrAnyTokens, IrExcludeToken, IrToken, IrTokenNode, IrTokenRef } from "./ir-tokens.js";
+export { anyTokens, excludeToken, token } from "./ir-tokens.js";
 
 /** The binary format version written by {@link serializeGrammar}. */
 export const IR_VERSION = 1;
@@ -72,7 +78,7 @@ export interface IrText {
   maxTokens: number | null;
 }
 
-export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText;
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrTokenNode;
 export type IrKind = IrExpr["kind"];
 
 export interface IrRule {
@@ -317,6 +323,11 @@ export function validateGrammar(grammar: IrGrammar): void {
           if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
           if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
           break;
+        case "token":
+        case "excludeToken":
+        case "anyTokens":
+          validateTokenNode(e, where());
+          break;
         default: {
           const bad: never = e;
           fail(where(), `unknown node kind ${(bad as { kind: string }).kind}`);
@@ -339,6 +350,7 @@ const KIND_CODE: Record<IrKind, number> = {
   repeat: 6,
   ref: 7,
   text: 8,
+  ...TOKEN_KIND_CODE,
 };
 
 /** A growable array of u32 words. */
@@ -361,6 +373,9 @@ class Words {
     this.data = next;
   }
 }
+
+/** Node kinds by their binary code. */
+const KIND_OF_CODE = new Map<number, IrKind>(Object.entries(KIND_CODE).map(([kind, code]) => [code, kind as IrKind]));
 
 /**
  * The binary form the addon reads (docs/ir.md, "Serialization"): a header, rules, nodes in
@@ -460,6 +475,16 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       case "ref":
         id = node("ref", e.rule, 0, 0);
         break;
+      case "token":
+      case "excludeToken":
+      case "anyTokens": {
+        const words: number[] = [];
+        const [a, b, c] = serializeTokenNode(e, words, (x) => addBytes(x), IR_NONE);
+        const at = extra.length;
+        for (const w of words) extra.push(w);
+        id = node(e.kind, at + a, b, c);
+        break;
+      }
     }
     memo.set(e, id);
     return id;
@@ -531,13 +556,12 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
     return u32(extraAt + i);
   };
   const exprs: IrExpr[] = [];
-  const kinds = Object.keys(KIND_CODE) as IrKind[];
   for (let id = 0; id < nodeCount; id++) {
     const where = `node ${id}`;
     const base = nodesAt + id * 4;
     const code = u32(base);
     const [a, b, c] = [u32(base + 1), u32(base + 2), u32(base + 3)];
-    const kind = kinds[code];
+    const kind = KIND_OF_CODE.get(code);
     const child = (n: number): IrExpr => {
       if (n >= id) fail(where, `child ${n} does not come before its parent (nodes must be in post-order)`);
       return exprs[n]!;
@@ -580,6 +604,11 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
         exprs.push({ kind: "text", excludes, maxChars: maxChars === IR_NONE ? null : maxChars, maxTokens: maxTokens === IR_NONE ? null : maxTokens });
         break;
       }
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        exprs.push(deserializeTokenNode(code, a, b, c, (i) => extraWord(i, where), (off, len) => bytesSlice(off, len, where), IR_NONE, where));
+        break;
       default:
         fail(where, `unknown node kind code ${code}`);
     }
@@ -664,6 +693,10 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
       if (e.maxTokens !== null) parts.push(`max_tokens=${e.maxTokens}`);
       return parts.length === 0 ? "text" : `text(${parts.join("; ")})`;
     }
+    case "token":
+    case "excludeToken":
+    case "anyTokens":
+      return printTokenNode(e);
   }
 }
 

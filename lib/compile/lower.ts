@@ -10,13 +10,16 @@
  * - `tags_with_separator` → `(tag (sep tag)*)?`; `at_least_one` → `tag (sep tag)*`;
  *   `stop_after_first` → `tag?`; both → `tag`.
  * - `regex`, `grammar` and `json_schema` go through their compilers into rules of the same grammar.
+ * - `dispatch` and the token-level formats: lower-tokens.ts. A tag's begin or end may be a
+ *   token; a token end is the end token the token-level formats inside the tag stop at.
  *
  * docs/ir.md ("How formats lower") is the summary of record.
  */
 import { GrammarError, InvalidArgumentError, SchemaError } from "../errors.js";
-import { parseFormat, parseStructuralTag } from "../format/parse.js";
+import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
-  Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TriggeredTagsFormat,
+  Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
 import { captureFragment, FragmentCache, importFragment, type FragmentCacheStats, type IrFragment } from "./fragments.js";
@@ -24,6 +27,9 @@ import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammar, type IrExpr, type IrGrammar,
 } from "./ir.js";
 import { lowerJsonSchema } from "./json-schema/index.js";
+import {
+  lowerAnyTokens, lowerDispatch, lowerExcludeToken, lowerToken, lowerTokenDispatch, lowerTokenTriggeredTags, type TokenLoweringContext,
+} from "./lower-tokens.js";
 import { regexToIr } from "./regex/index.js";
 import { simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
 
@@ -90,7 +96,7 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
 }
 
 function isStructuralTag(input: StructuralTag | Format): input is StructuralTag {
-  return typeof input === "object" && input !== null && (input as { type?: unknown }).type === "structural_tag";
+  return isStructuralTagObject(input);
 }
 
 /**
@@ -124,9 +130,9 @@ function distinct(lists: ReadonlyArray<readonly string[]>): string[] {
   return out;
 }
 
-/** A rule-name fragment from a tag's begin string: its letters and digits, `_`-joined. */
-function nameFrom(begin: string): string {
-  const words = begin.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+/** A rule-name fragment from a tag's begin string (or token): its letters and digits, `_`-joined. */
+function nameFrom(begin: string | { token: TokenRef }): string {
+  const words = (typeof begin === "string" ? begin : String(begin.token)).toLowerCase().match(/[a-z0-9]+/g) ?? [];
   const joined = words.join("_").slice(0, 40).replace(/_+$/, "");
   return joined === "" ? "tag" : `tag_${joined}`;
 }
@@ -165,6 +171,9 @@ class Lowering {
   private readonly regexes = new Map<string, IrExpr>();
   private readonly grammars = new Map<string, IrExpr>();
 
+  /** The end token of the innermost enclosing tag (token-level formats stop at it). */
+  private endTokens: readonly TokenRef[] = [];
+
   /**
    * `inFragment`: this lowering builds a fragment for the cache. Nothing inside it is captured on
    * its own: the fragment is the unit kept, and capturing its pieces too would lower, simplify
@@ -178,7 +187,8 @@ class Lowering {
    * own and kept there), then copied into this grammar.
    */
   private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
-    const text = JSON.stringify(f);
+    // Numbers a double cannot hold are keyed as written (two schemas may differ only there).
+    const text = hasRecordedNumberTexts() ? stringifyExact(f) : JSON.stringify(f);
     const known = memo.get(text);
     if (known) return known;
     const { simplify, cache } = this.setup;
@@ -192,6 +202,16 @@ class Lowering {
     }
     memo.set(text, e);
     return e;
+  }
+
+  /** The context the dispatch and token-level lowerings of lower-tokens.ts work in. */
+  private tokenContext(ends: readonly string[]): TokenLoweringContext {
+    return {
+      format: (f, path) => this.format(f, path, ends),
+      tagChoice: (tags, path) => this.tagChoice(tags, path),
+      define: (base, body) => this.b.define(this.b.freshName(base), body),
+      endTokens: this.endTokens,
+    };
   }
 
   /** `ends` are the end strings of the innermost enclosing tag (non-empty ones only). */
@@ -225,6 +245,18 @@ class Lowering {
         return this.triggeredTags(f, path, ends);
       case "tags_with_separator":
         return this.tagsWithSeparator(f, path);
+      case "dispatch":
+        return lowerDispatch(this.tokenContext(ends), f, path);
+      case "token":
+        return lowerToken(f.token);
+      case "exclude_token":
+        return lowerExcludeToken(this.tokenContext(ends), f);
+      case "any_tokens":
+        return lowerAnyTokens(this.tokenContext(ends), f);
+      case "token_triggered_tags":
+        return lowerTokenTriggeredTags(this.tokenContext(ends), f, path);
+      case "token_dispatch":
+        return lowerTokenDispatch(this.tokenContext(ends), f, path);
     }
   }
 
@@ -258,17 +290,27 @@ class Lowering {
 
   /**
    * A tag as a rule of its own (shared by identical tags). What a tag lowers to depends on the tag
-   * alone: the text inside it ends at its own end strings, whatever encloses it. The tags of a
-   * `triggered_tags` or `tags_with_separator` (a model's tool calls) are what requests repeat, so
-   * those are kept across lowerings (`capture`), and so is a JSON Schema outside them (an answer
-   * constraint); everything else is lowered in place.
+   * alone: the text inside it ends at its own end strings, and the token-level formats inside it
+   * at its own end token, whatever encloses it. The tags of a `triggered_tags` or
+   * `tags_with_separator` (a model's tool calls) are what requests repeat, so those are kept across
+   * lowerings (`capture`), and so is a JSON Schema outside them (an answer constraint); everything
+   * else is lowered in place.
    */
   private tag(f: TagFormat, path: string, capture: boolean): IrExpr {
     return this.shared(this.tags, "tag", f, capture, (inner) => {
-      const ends = typeof f.end === "string" ? [f.end] : f.end;
-      const content = inner.format(f.content, `${path}.content`, distinct([ends]));
-      const endChoice = choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
-      return inner.b.define(inner.b.freshName(nameFrom(f.begin)), seq(lit(f.begin), content, endChoice));
+      const endToken = typeof f.end === "object" && !Array.isArray(f.end) ? f.end.token : undefined;
+      const ends = endToken !== undefined ? [] : typeof f.end === "string" ? [f.end] : (f.end as string[]);
+      const outerEndTokens = inner.endTokens;
+      inner.endTokens = endToken === undefined ? [] : [endToken];
+      let content: IrExpr;
+      try {
+        content = inner.format(f.content, `${path}.content`, distinct([ends]));
+      } finally {
+        inner.endTokens = outerEndTokens;
+      }
+      const endExpr = endToken !== undefined ? lowerToken(endToken) : choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
+      const beginExpr = typeof f.begin === "string" ? lit(f.begin) : lowerToken(f.begin.token);
+      return inner.b.define(inner.b.freshName(nameFrom(f.begin)), seq(beginExpr, content, endExpr));
     });
   }
 

@@ -15,6 +15,7 @@
 import {
   charClass, empty, never, validateGrammar, type IrChoice, type IrExpr, type IrGrammar, type IrRepeat, type IrRule, type IrSeq,
 } from "./ir.js";
+import { tokenNodeKey } from "./ir-tokens.js";
 
 /** Options of {@link simplifyGrammar}. */
 export interface SimplifyOptions {
@@ -156,6 +157,11 @@ class StructureKeys {
       case "repeat":
         s = `x${this.of(e.item)},${e.min},${e.max}`;
         break;
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        s = tokenNodeKey(e);
+        break;
     }
     let id = this.byText.get(s);
     if (id === undefined) {
@@ -205,6 +211,9 @@ class Rewriter {
       case "text":
       case "empty":
       case "never":
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
         return e;
     }
   }

@@ -13,6 +13,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { SimplifyOptions } from "../compile/simplify.js";
 import { AbortError, InternalError } from "../errors.js";
+import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import { packageRoot } from "../package-root.js";
 import { reviveError, type LoweringReply, type LoweringRequest } from "./lowering-protocol.js";
 
@@ -57,7 +59,8 @@ class LoweringPool {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortErrorOf(signal));
     return new Promise<Uint8Array>((resolve, reject) => {
-      const request: LoweringRequest = { id: this.nextId++, format };
+      // Numbers as written survive only as JSON text (a structured clone keeps doubles).
+      const request: LoweringRequest = hasRecordedNumberTexts() ? { id: this.nextId++, text: stringifyExact(format) } : { id: this.nextId++, format };
       if (options.simplify !== undefined) request.simplify = options.simplify;
       if (options.cache !== undefined) request.cache = options.cache;
       const job: Job = { request, onProgress: options.onProgress, resolve, reject, settled: false };
@@ -121,9 +124,18 @@ class LoweringPool {
     try {
       worker.postMessage(job.request);
     } catch (err) {
-      // Not cloneable (a function, a symbol…): no valid format holds such a value.
+      // Not cloneable (a function, a symbol…): no valid format holds such a value, and the
+      // format reader says where it is.
       this.current = null;
-      this.settle(job, { error: new InternalError(`the format cannot be sent to the lowering worker: ${(err as Error).message}`) });
+      let error: unknown = new InternalError(`the format cannot be sent to the lowering worker: ${(err as Error).message}`);
+      try {
+        const format = job.request.format;
+        if (isStructuralTagObject(format)) parseStructuralTag(format);
+        else parseFormat(format);
+      } catch (formatError) {
+        error = formatError;
+      }
+      this.settle(job, { error });
       this.pump();
     }
   }

@@ -8,10 +8,14 @@ import {
 } from "../errors.js";
 import type { SimplifyOptions } from "../compile/simplify.js";
 
-/** A format to lower. */
+/**
+ * A format to lower: the value itself (structured-cloned), or, when it may hold numbers a double
+ * cannot (format/exact-numbers.ts, which a clone would lose), its exact JSON text.
+ */
 export interface LoweringRequest {
   id: number;
-  format: unknown;
+  format?: unknown;
+  text?: string;
   simplify?: boolean | SimplifyOptions;
   cache?: boolean;
 }

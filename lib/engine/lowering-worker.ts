@@ -7,6 +7,7 @@
 import { parentPort } from "node:worker_threads";
 import { serializeGrammar } from "../compile/ir.js";
 import { lowerFormat, type LowerOptions } from "../compile/lower.js";
+import { parseJsonText } from "../format/json-text.js";
 import type { Format, StructuralTag } from "../format/types.js";
 import type { LoweringReply, LoweringRequest } from "./lowering-protocol.js";
 import { describeError } from "./lowering-protocol.js";
@@ -22,7 +23,8 @@ port.on("message", (request: LoweringRequest) => {
     };
     if (request.simplify !== undefined) options.simplify = request.simplify;
     if (request.cache !== undefined) options.cache = request.cache;
-    const bytes = serializeGrammar(lowerFormat(request.format as StructuralTag | Format, options));
+    const format = request.text !== undefined ? parseJsonText(request.text) : request.format;
+    const bytes = serializeGrammar(lowerFormat(format as StructuralTag | Format, options));
     reply({ id: request.id, kind: "done", bytes }, [bytes.buffer as ArrayBuffer]);
   } catch (err) {
     reply({ id: request.id, kind: "error", error: describeError(err) });

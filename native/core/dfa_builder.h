@@ -7,20 +7,21 @@
 
 #include "nfa_builder.h"
 #include "tagmask/automaton.h"
+#include "token_classes.h"
 
 namespace tagmask {
 
-/// Consecutive byte segments [lo, hi] that lead to the same state.
+/// Consecutive columns [lo, hi] (byte segments, then token classes) that lead to the same state.
 struct SegmentRun {
-  uint16_t lo, hi;
+  uint32_t lo, hi;
   uint32_t to;
 };
 
-/// The subset automaton of one rule, over byte segments, with sparse rows: state s's live
-/// transitions are runs[runBegin[s] .. runBegin[s + 1]), sorted and disjoint, holding local id + 1
-/// (segments in no run lead to the dead state). Most states of a tool grammar have one live
-/// segment (a byte of a literal), so a dense row per state would be mostly dead entries. Call edges
-/// hold the callee's rule index and a local return state.
+/// The subset automaton of one rule, over byte segments and then token classes (one column
+/// each), with sparse rows: state s's live transitions are runs[runBegin[s] .. runBegin[s + 1]),
+/// sorted and disjoint, holding local id + 1 (columns in no run lead to the dead state). Most
+/// states of a tool grammar have one live column (a byte of a literal), so a dense row per state
+/// would be mostly dead entries. Call edges hold the callee's rule index and a local return state.
 struct RuleDfa {
   std::vector<uint32_t> runBegin;  // states + 1
   std::vector<SegmentRun> runs;
@@ -30,11 +31,13 @@ struct RuleDfa {
 };
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
-/// match nothing, left recursion, and size limits.
-Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits);
+/// match nothing, left recursion, and size limits. `tokens`: the classes of the grammar's token
+/// nodes, when it has any.
+Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens = nullptr);
 
-/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp).
+/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp). The
+/// last `tokens->count` of the `segCount` columns are token classes.
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount);
+                            uint32_t segCount, const TokenClasses* tokens = nullptr);
 
 }  // namespace tagmask

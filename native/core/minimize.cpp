@@ -65,7 +65,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     if (s == 0) continue;
     uint64_t h = (static_cast<uint64_t>((*in.ruleOf)[s]) << 33) | (static_cast<uint64_t>((*in.final)[s]) << 32) | 1u;
     liveIntervals(s, &live);
-    for (const auto& [lo, hi] : live) h = (h ^ ((static_cast<uint64_t>(lo) << 16 | hi) + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
+    for (const auto& [lo, hi] : live) h = (h ^ ((static_cast<uint64_t>(lo) << 32 | hi) + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
     uint64_t calls = 0;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
       if (in.liveCall((*in.calls)[e])) calls = (calls ^ ((*in.calls)[e].rule + 0x9E3779B9ull)) * 0x100000001B3ull;
@@ -89,7 +89,9 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     liveIntervals(y, &otherLive);
     return live == otherLive;
   };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] < key[y]; });
+  // By key, ties in state order (order is ascending): the order a stable sort gives, without
+  // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] != key[y] ? key[x] < key[y] : x < y; });
 
   const uint32_t m = static_cast<uint32_t>(order.size());
   std::vector<uint32_t> elems(order), loc(n, 0), blk(n, 0);

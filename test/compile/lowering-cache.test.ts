@@ -3,6 +3,7 @@ import { InvalidArgumentError, SchemaError } from "../../lib/errors.js";
 import { printGrammar, type IrGrammar } from "../../lib/compile/ir.js";
 import { clearLoweringCache, loweringCacheStats, lowerFormat, setLoweringCacheSize } from "../../lib/compile/lower.js";
 import { isMatch, isViablePrefix } from "../../lib/compile/recognizer.js";
+import { parseStructuralTag } from "../../lib/format/parse.js";
 import type { StructuralTag } from "../../lib/format/types.js";
 import { buildToolCallingFormat, type FunctionTool, type ToolChoice } from "../../lib/tools/index.js";
 import { sixParameterTool, sixParameterTools } from "../helpers/many-tools.js";
@@ -106,6 +107,17 @@ describe("lowering cache", () => {
     expect(stats.evictions).toBeGreaterThan(0);
     expect(() => setLoweringCacheSize(-1)).toThrow(InvalidArgumentError);
     expect(() => setLoweringCacheSize(1.5)).toThrow("setLoweringCacheSize: expected a non-negative integer");
+  });
+
+  it("tells apart schemas that differ only in digits a double cannot hold", () => {
+    const tag = (max: string): StructuralTag => parseStructuralTag(
+      `{"type":"structural_tag","format":{"type":"triggered_tags","triggers":["<f"],"tags":[{"begin":"<f>","content":{"type":"json_schema","json_schema":{"type":"integer","maximum":${max}}},"end":"</f>"}]}}`,
+    );
+    const low = lowerFormat(tag("9007199254740993"));
+    const high = lowerFormat(tag("9007199254740995"));
+    expect(isMatch(low, "<f>9007199254740993</f>")).toBe(true);
+    expect(isMatch(low, "<f>9007199254740994</f>")).toBe(false);
+    expect(isMatch(high, "<f>9007199254740994</f>")).toBe(true);
   });
 
   it("caches no failure: a bad schema fails the same way every time, naming its path", () => {

@@ -15,6 +15,7 @@ import type { CompileProgress } from "../../lib/engine/compile-run.js";
 import { GrammarCompiler } from "../../lib/engine/grammar-compiler.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { AbortError, FormatError, GrammarError, InvalidArgumentError, SchemaError } from "../../lib/errors.js";
+import { parseStructuralTag } from "../../lib/format/parse.js";
 import type { StructuralTag } from "../../lib/format/types.js";
 import { native, type NativeTokenizerInfoHandle } from "../../lib/native.js";
 import { buildToolCallingFormat, type FunctionTool } from "../../lib/tools/index.js";
@@ -138,6 +139,22 @@ describe("compileGrammarAsync", () => {
     expect(regexErr).toBeInstanceOf(GrammarError);
     expect((regexErr as GrammarError).position).toBe(1);
     expect((regexErr as Error).message).toBe("format.pattern: regex error at position 1: unterminated group: the '(' at position 1 has no matching ')'");
+  });
+
+  it("keeps numbers as written across the worker (digits a double cannot hold)", async () => {
+    const tag = parseStructuralTag(
+      '{"type":"structural_tag","format":{"type":"triggered_tags","triggers":["<f"],"tags":[{"begin":"<f>","content":{"type":"json_schema","json_schema":{"type":"integer","maximum":9007199254740993}},"end":"</f>"}]}}',
+    );
+    const off = await compileGrammarAsync(vocab, tag, { threads: 1 });
+    const accepts = (text: string): boolean => {
+      const m = new GrammarMatcher(off);
+      return m.acceptString(text) && m.canTerminate();
+    };
+    expect(accepts("<f>9007199254740993</f>")).toBe(true);
+    expect(accepts("<f>9007199254740994</f>")).toBe(false);
+    // A value no format holds is refused where it stands, as the synchronous path does.
+    const withFunction = { type: "const_string", value: () => "x" } as never;
+    await expect(compileGrammarAsync(vocab, withFunction)).rejects.toThrow(FormatError);
   });
 
   it("ends the compilation with the error a progress callback throws", async () => {
