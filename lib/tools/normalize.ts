@@ -230,6 +230,7 @@ export function normalizeToolRequest(request: {
   parallel_tool_calls?: unknown;
   reasoning?: unknown;
   response_format?: unknown;
+  variant?: unknown;
 }): NormalizedToolRequest {
   const all = normalizeTools(request.tools);
   const { mode, tools } = normalizeToolChoice(request.tool_choice, all);
