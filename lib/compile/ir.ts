@@ -254,6 +254,31 @@ function checkCount(where: () => string, value: number, what: string): void {
   if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where(), `${what} must be an integer in [0, 2^32-1), got ${value}`);
 }
 
+/**
+ * Grammars checked already, with the rule list they had then: serializing a grammar the lowering
+ * just checked (the usual path: lowerFormat, then compile) does not walk its tens of thousands of
+ * nodes again. A grammar whose rule list or root changed since is checked again; IR nodes are
+ * never changed in place (their fields are read-only).
+ */
+const validated = new WeakMap<IrGrammar, { root: number; rules: IrRule[]; bodies: IrExpr[]; names: string[] }>();
+
+function isValidated(grammar: IrGrammar): boolean {
+  const v = validated.get(grammar);
+  if (v === undefined || v.root !== grammar.root || v.rules !== grammar.rules || v.bodies.length !== grammar.rules.length) return false;
+  for (let i = 0; i < v.bodies.length; i++) {
+    const rule = grammar.rules[i]!;
+    if (rule.body !== v.bodies[i] || rule.name !== v.names[i]) return false;
+  }
+  return true;
+}
+
+/** {@link validateGrammar}, unless this grammar was checked before and its rules are unchanged. */
+export function validateGrammarOnce(grammar: IrGrammar): void {
+  if (isValidated(grammar)) return;
+  validateGrammar(grammar);
+  validated.set(grammar, { root: grammar.root, rules: grammar.rules, bodies: grammar.rules.map((r) => r.body), names: grammar.rules.map((r) => r.name) });
+}
+
 /** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
 export function validateGrammar(grammar: IrGrammar): void {
   if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
@@ -384,7 +409,7 @@ const KIND_OF_CODE = new Map<number, IrKind>(Object.entries(KIND_CODE).map(([kin
  * tool lists repeat the same JSON string and key classes in every tool.
  */
 export function serializeGrammar(grammar: IrGrammar): Uint8Array {
-  validateGrammar(grammar);
+  validateGrammarOnce(grammar);
   const nodes = new Words();
   const extra = new Words();
   let bytePool = new Uint8Array(1024);

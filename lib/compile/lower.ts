@@ -24,7 +24,7 @@ import type {
 import { ebnfToIr } from "./ebnf/index.js";
 import { captureFragment, FragmentCache, importFragment, type FragmentCacheStats, type IrFragment } from "./fragments.js";
 import {
-  GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammar, type IrExpr, type IrGrammar,
+  GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
 } from "./ir.js";
 import { lowerJsonSchema } from "./json-schema/index.js";
 import {
@@ -92,7 +92,7 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
   b.define("root", body);
   const grammar = b.build("root");
   const out = simplify === null ? grammar : simplifyValidGrammar(grammar, simplify);
-  validateGrammar(out);
+  validateGrammarOnce(out);
   return out;
 }
 

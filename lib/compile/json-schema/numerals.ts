@@ -199,6 +199,13 @@ function magnitudeCompare(K: bigint, ge: boolean): Dfa {
   return minimize(b.build(start));
 }
 
+// Every unsigned and every negative numeral: the side of zero a threshold does not cut, the same
+// for every threshold (built once).
+let nonNegativesDfa: Dfa | undefined;
+let negativesDfa: Dfa | undefined;
+const nonNegatives = (): Dfa => (nonNegativesDfa ??= magnitudeCompare(0n, true));
+const negatives = (): Dfa => (negativesDfa ??= negated(nonNegatives()));
+
 /** "-" followed by a numeral of `m`. */
 function negated(m: Dfa): Dfa {
   const out = new DfaBuilder();
@@ -241,10 +248,10 @@ export function plainCompare(t: Rational, ge: boolean, inclusive: boolean): Dfa 
   let dfa: Dfa;
   if (ge) {
     // Non-negatives with magnitude ≥ K (all when K ≤ 0), negatives with magnitude ≤ -K.
-    dfa = K <= 0n ? union(magnitudeCompare(0n, true), negated(magnitudeCompare(-K, false))) : magnitudeCompare(K, true);
+    dfa = K <= 0n ? union(nonNegatives(), negated(magnitudeCompare(-K, false))) : magnitudeCompare(K, true);
   } else {
     // Non-negatives with magnitude ≤ K (none when K < 0), negatives with magnitude ≥ -K.
-    const neg = negated(magnitudeCompare(K >= 0n ? 0n : -K, true));
+    const neg = K >= 0n ? negatives() : negated(magnitudeCompare(-K, true));
     dfa = K >= 0n ? union(magnitudeCompare(K, false), neg) : neg;
   }
   return intersect(dfa, regionsDfa(PLAIN | PLAIN_WIDE));
