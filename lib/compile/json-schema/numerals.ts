@@ -12,7 +12,9 @@
  * integer double unless it is an integer); in PLAIN_WIDE they can disagree. Only PLAIN counts
  * digits; the other regions, and so the automata of most keywords, have no counters.
  */
-import { canonical, DfaBuilder, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
+import { canonical, DfaBuilder, dfaFromKey, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
+import { markMinimal } from "./minimize.js";
+import { NUMERAL_REGION_AUTOMATA } from "./numeral-regions.data.js";
 import { regexToDfa } from "./regex.js";
 
 export const PLAIN = 1;
@@ -76,43 +78,64 @@ function significantAtMost(max: number): Dfa {
   return minimize(b.build(start));
 }
 
-const cache = new Map<number, Dfa>();
-
-function regionDfa(bit: number): Dfa {
-  let d = cache.get(bit);
-  if (d) return d;
-  switch (bit) {
-    case PLAIN:
-      d = intersect(regexToDfa(`^${PLAIN_SYNTAX}$`, true), significantAtMost(SIGNIFICANT_DIGITS));
-      break;
-    case PLAIN_WIDE:
-      d = difference(regexToDfa(`^${WIDE_SYNTAX}$`, true), regionDfa(PLAIN));
-      break;
-    case LARGE_POS:
-      d = regexToDfa(`^${LARGE}$`, true);
-      break;
-    case LARGE_NEG:
-      d = regexToDfa(`^-${LARGE}$`, true);
-      break;
-    case SMALL_POS:
-      d = regexToDfa(`^${SMALL}$`, true);
-      break;
-    default:
-      d = regexToDfa(`^-${SMALL}$`, true);
-  }
-  cache.set(bit, d);
-  return d;
+/**
+ * The automaton of one region, or of the union of the regions in `mask`, built from the
+ * definitions above. Building them is the costliest part of a process's first number schema (the
+ * PLAIN region is the product of its syntax with a significant-digit counter, ~400 states;
+ * PLAIN_WIDE its difference from all plain numerals): ~250 ms, paid by a one-shot CLI run and a
+ * server's first request. So the automata are stored, precomputed, in numeral-regions.data.ts
+ * (scripts/generate-numeral-regions.mjs writes it from this function; a test checks that the
+ * stored ones equal what this builds).
+ */
+export function buildRegionsDfa(mask: number): Dfa {
+  const single = (bit: number): Dfa => {
+    switch (bit) {
+      case PLAIN:
+        return intersect(regexToDfa(`^${PLAIN_SYNTAX}$`, true), significantAtMost(SIGNIFICANT_DIGITS));
+      case PLAIN_WIDE:
+        return difference(regexToDfa(`^${WIDE_SYNTAX}$`, true), single(PLAIN));
+      case LARGE_POS:
+        return regexToDfa(`^${LARGE}$`, true);
+      case LARGE_NEG:
+        return regexToDfa(`^-${LARGE}$`, true);
+      case SMALL_POS:
+        return regexToDfa(`^${SMALL}$`, true);
+      default:
+        return regexToDfa(`^-${SMALL}$`, true);
+    }
+  };
+  let d = dfaNone();
+  for (const bit of REGION_BITS) if (mask & bit) d = union(d, single(bit));
+  return minimize(d);
 }
 
-const unionCache = new Map<number, Dfa>();
+/** The masks stored precomputed: each region, all plain numerals, every numeral. */
+export const STORED_REGION_MASKS = [...REGION_BITS, PLAIN | PLAIN_WIDE, ALL_REGIONS];
 
-/** The numerals of the regions in `mask` (cached). */
+const regionsCache = new Map<number, Dfa>();
+
+function regionDfa(bit: number): Dfa {
+  return regionsDfa(bit);
+}
+
+/** The numerals of the regions in `mask` (stored or cached). */
 export function regionsDfa(mask: number): Dfa {
-  let d = unionCache.get(mask);
+  let d = regionsCache.get(mask);
   if (d) return d;
-  d = dfaNone();
-  for (const bit of REGION_BITS) if (mask & bit) d = union(d, regionDfa(bit));
-  unionCache.set(mask, d);
+  const stored = NUMERAL_REGION_AUTOMATA[mask];
+  if (stored !== undefined) {
+    d = markMinimal(dfaFromKey(stored));
+  } else {
+    // All plain numerals are one small automaton: never the product of PLAIN with PLAIN_WIDE.
+    let rest = mask;
+    d = dfaNone();
+    if ((mask & (PLAIN | PLAIN_WIDE)) === (PLAIN | PLAIN_WIDE)) {
+      d = regionsDfa(PLAIN | PLAIN_WIDE);
+      rest &= ~(PLAIN | PLAIN_WIDE);
+    }
+    for (const bit of REGION_BITS) if (rest & bit) d = union(d, regionsDfa(bit));
+  }
+  regionsCache.set(mask, d);
   return d;
 }
 
