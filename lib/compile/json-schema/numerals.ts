@@ -176,8 +176,13 @@ function magnitudeCompare(K: bigint, ge: boolean): Dfa {
   };
   const pendingFrac: Array<[number, number]> = [];
   const fracStates = new Map<number, number>();
+  // Past the last non-zero digit of Fd (every position of an integer threshold), the positions
+  // are one state: equal so far, equal if it ends here, greater on any non-zero digit. Building
+  // them apart made a 30-state chain that minimization then merged, for every bound.
+  const zeroFrom = Math.max(1, Fd.replace(/0+$/, "").length);
   // Fraction digits while equal so far: position `pos` in Fd.
-  const fracState = (pos: number): number => {
+  const fracState = (at: number): number => {
+    const pos = Math.min(at, zeroFrom);
     let st = fracStates.get(pos);
     if (st === undefined) {
       st = b.addState(pos > 0 && ok(tailZero(pos) ? 0 : -1));
