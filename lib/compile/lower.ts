@@ -22,7 +22,7 @@ import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
-import { captureFragment, FragmentCache, importFragment, type FragmentCacheStats, type IrFragment } from "./fragments.js";
+import { captureFragment, FragmentCache, FragmentImporter, type FragmentCacheStats, type IrFragment } from "./fragments.js";
 import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
 } from "./ir.js";
@@ -85,7 +85,7 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
   b.ruleRef("root"); // the root comes first in the rule list
   const setup: LoweringSetup = { simplify, cache: options.cache === false ? null : fragments, progress: null };
   if (options.onProgress) setup.progress = { done: 0, total: countListedTags(format), report: options.onProgress };
-  const body = new Lowering(b, setup).format(format, "format", []);
+  const body = new Lowering(b, setup, new FragmentImporter(b)).format(format, "format", []);
   // Tags nested in a tag that came from the cache were not lowered one by one.
   const progress = setup.progress;
   if (progress && progress.done < progress.total) progress.report(progress.total, progress.total);
@@ -177,16 +177,16 @@ class Lowering {
   private endTokens: readonly TokenRef[] = [];
 
   /**
-   * `inFragment`: this lowering builds a fragment for the cache. Nothing inside it is captured on
-   * its own: the fragment is the unit kept, and capturing its pieces too would lower, simplify
-   * and copy them twice on the first request.
+   * `importer` copies the fragments this lowering takes from the cache into its builder, each
+   * once (a fragment being built imports the fragments inside it into its own builder).
    */
-  constructor(private readonly b: GrammarBuilder, private readonly setup: LoweringSetup, private readonly inFragment = false) {}
+  constructor(private readonly b: GrammarBuilder, private readonly setup: LoweringSetup, private readonly importer: FragmentImporter) {}
 
   /**
    * A tag or JSON Schema format, lowered once per content in this lowering. With `capture`, once
    * per content across lowerings too: from the shared cache (or lowered into a fragment of its
-   * own and kept there), then copied into this grammar.
+   * own and kept there), then copied into this grammar. Captured formats nest: a tool's tag is a
+   * fragment that depends on the fragments of its JSON Schemas.
    */
   private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
     // Numbers a double cannot hold are keyed as written (two schemas may differ only there).
@@ -195,12 +195,12 @@ class Lowering {
     if (known) return known;
     const { simplify, cache } = this.setup;
     let e: IrExpr;
-    if (cache === null || !capture || this.inFragment) {
+    if (cache === null || !capture) {
       e = lower(this);
     } else {
       const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${text}`;
-      const make = (): IrFragment => captureFragment((scratch) => lower(new Lowering(scratch, this.setup, true)), simplify);
-      e = importFragment(this.b, cache.get(key, make));
+      const make = (): IrFragment => captureFragment(key, (scratch, importer) => lower(new Lowering(scratch, this.setup, importer)), simplify);
+      e = this.importer.import(cache.get(key, make));
     }
     memo.set(text, e);
     return e;

@@ -33,27 +33,31 @@ export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {
 
 /**
  * {@link simplifyGrammar} for a grammar known to be valid (built by the lowering), without the
- * checks of its input and output.
+ * checks of its input and output. The first `fixedRules` rules are left as they are (neither
+ * rewritten nor inlined, kept, in their places): a fragment's copies of the fragments it depends
+ * on (fragments.ts), which are simplified already and must stay their owners' rules; they may
+ * refer only to each other.
  */
-export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}): IrGrammar {
+export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}, fixedRules = 0): IrGrammar {
   const inlineMax = options.inlineMaxNodes ?? 3;
   const keys = new StructureKeys();
-  const rewrite = (list: IrRule[], rewriter: Rewriter): IrRule[] => list.map((r) => ({ name: r.name, body: rewriter.expr(r.body) }));
-  let rules = rewrite(grammar.rules, new Rewriter(keys));
+  const bodyRefs = new BodyRefs();
+  const first = new Rewriter(keys);
+  let rules = grammar.rules.map((r, i) => (i < fixedRules ? r : { name: r.name, body: first.expr(r.body) }));
   // Each round inlines the rules that became tiny, rewriting as it substitutes (the rewrites
   // reach their fixpoint in one pass); inlining can make new simplifications possible (literals
   // meeting literals), hence the rounds.
   for (let round = 0; round < 8 && inlineMax > 0; round++) {
-    const inline = tinyRules(rules, grammar.root, inlineMax);
+    const inline = tinyRules(rules, grammar.root, inlineMax, fixedRules, bodyRefs);
     if (inline.size === 0) break;
     // Only the rules that refer to an inlined one change.
     const rewriter = new Rewriter(keys, inline);
     rules = rules.map((r) => {
-      for (const j of bodyRefs(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
+      for (const j of bodyRefs.of(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
       return r;
     });
   }
-  return removeUnreachable({ rules, root: grammar.root });
+  return removeUnreachable({ rules, root: grammar.root }, fixedRules, bodyRefs);
 }
 
 /**
@@ -327,16 +331,23 @@ function size(e: IrExpr, limit: number): number {
   return n;
 }
 
-/** The rules a rule body refers to, by body (bodies are never changed, so this stays true). */
-const refsByBody = new WeakMap<IrExpr, ReadonlySet<number>>();
+/**
+ * The rules a rule body refers to, memoized by body for one simplification (bodies are never
+ * changed; the rounds ask again for the bodies that did not change). A module-wide WeakMap made
+ * its ephemeron table a large part of a lowering's garbage collection: every copied fragment
+ * brings fresh bodies.
+ */
+class BodyRefs {
+  private readonly known = new Map<IrExpr, ReadonlySet<number>>();
 
-function bodyRefs(body: IrExpr): ReadonlySet<number> {
-  let refs = refsByBody.get(body);
-  if (!refs) {
-    refs = refsOf(body, new Set());
-    refsByBody.set(body, refs);
+  of(body: IrExpr): ReadonlySet<number> {
+    let refs = this.known.get(body);
+    if (!refs) {
+      refs = refsOf(body, new Set());
+      this.known.set(body, refs);
+    }
+    return refs;
   }
-  return refs;
 }
 
 function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<number> {
@@ -348,9 +359,9 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   return out;
 }
 
-/** Rules (not the root) small enough to inline and not on a reference cycle. */
-function tinyRules(rules: IrRule[], root: number, maxNodes: number): Map<number, IrExpr> {
-  const refs = rules.map((r) => bodyRefs(r.body));
+/** Rules (not the root, not fixed) small enough to inline and not on a reference cycle. */
+function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: number, bodyRefs: BodyRefs): Map<number, IrExpr> {
+  const refs = rules.map((r) => bodyRefs.of(r.body));
   const onCycle = (start: number): boolean => {
     const stack = [...refs[start]!];
     const seen = new Set<number>();
@@ -380,15 +391,15 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number): Map<number,
   // none is on a cycle, so substitution ends.
   const out = new Map<number, IrExpr>();
   rules.forEach((r, i) => {
-    if (i === root || !used.has(i) || size(r.body, maxNodes) > maxNodes || onCycle(i)) return;
+    if (i === root || i < fixedRules || !used.has(i) || size(r.body, maxNodes) > maxNodes || onCycle(i)) return;
     out.set(i, r.body);
   });
   return out;
 }
 
-/** The grammar with only the rules the root reaches, references renumbered. */
-function removeUnreachable(grammar: IrGrammar): IrGrammar {
-  const refs = grammar.rules.map((r) => bodyRefs(r.body));
+/** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */
+function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: BodyRefs): IrGrammar {
+  const refs = grammar.rules.map((r) => bodyRefs.of(r.body));
   const order: number[] = [];
   const seen = new Set<number>();
   const visit = (i: number): void => {
@@ -397,6 +408,7 @@ function removeUnreachable(grammar: IrGrammar): IrGrammar {
     order.push(i);
     for (const j of refs[i]!) visit(j);
   };
+  for (let i = 0; i < fixedRules; i++) visit(i);
   visit(grammar.root);
   // Keep the original order of the rules kept, so printing stays stable.
   const kept = grammar.rules.map((_, i) => i).filter((i) => seen.has(i));

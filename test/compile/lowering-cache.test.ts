@@ -84,15 +84,27 @@ describe("lowering cache", () => {
     const start = loweringCacheStats();
     lowerFormat(k3(tools));
     const before = loweringCacheStats();
-    // The ten call tags (their JSON Schemas are part of them).
-    expect(before.misses - start.misses).toBe(10);
+    // The ten call tags and their JSON Schemas: per tool its bounded integer and its whole
+    // argument object (both differ from tool to tool), and once for all ten the boolean, the
+    // string array and the range object that every tool shares (hits for the other nine).
+    expect(before.misses - start.misses).toBe(10 + 2 * 10 + 3);
+    expect(before.hits - start.hits).toBe(3 * 9);
     const changed = tools.slice();
     changed[4] = sixParameterTool(4, 1);
     lowerFormat(k3(changed, "required"));
     const after = loweringCacheStats();
-    // The changed tool's call tag; every other tool comes from the cache.
-    expect(after.misses - before.misses).toBe(1);
-    expect(after.hits - before.hits).toBe(9);
+    // The changed tool's call tag, its integer and its object; the nine other tools come from
+    // the cache whole, and the changed tool's three shared schemas too.
+    expect(after.misses - before.misses).toBe(3);
+    expect(after.hits - before.hits).toBe(9 + 3);
+  });
+
+  it("holds a schema that several tools share once in their grammar", () => {
+    clearLoweringCache();
+    const text = printGrammar(lowerFormat(k3(sixParameterTools(5))));
+    // The range object's member rules (its open members take any JSON value): one copy, not five.
+    expect(text.match(/^json\/value(_\d+)? ::=/gm)?.length).toBe(1 + 5); // the range object's, and each whole argument object's
+    expect(text.match(/^tag_open_call_tool_tool_\d+_index ::=/gm)?.length).toBe(5);
   });
 
   it("keeps no more than its bound, and refuses a bad bound", () => {
