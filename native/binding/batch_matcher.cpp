@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "addon_data.h"
+#include "compiled_grammar.h"
 #include "errors.h"
 #include "js_integer.h"
 #include "matcher.h"
@@ -121,6 +122,7 @@ class BatchMatcherWrap : public Napi::ObjectWrap<BatchMatcherWrap> {
 
   Napi::Value Fill(const Napi::CallbackInfo& info);
   Napi::Value FillAsync(const Napi::CallbackInfo& info);
+  Napi::Value FillRefs(const Napi::CallbackInfo& info);
   Napi::Value Accept(const Napi::CallbackInfo& info);
   Napi::Value AcceptAsync(const Napi::CallbackInfo& info);
   Napi::Value Rollback(const Napi::CallbackInfo& info);
@@ -345,6 +347,75 @@ Napi::Value BatchMatcherWrap::Fill(const Napi::CallbackInfo& info) {
   });
 }
 
+Napi::Value BatchMatcherWrap::FillRefs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "BatchMatcher.fillMaskRefs(refs, compact, options)";
+    // Every argument and option is read before any typed-array pointer is taken.
+    const auto is_words = [](const Napi::Value& v) {
+      return v.IsTypedArray() && (v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array ||
+                                  v.As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array);
+    };
+    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_int32_array) {
+      ThrowInvalidArgument(std::string(what) + ": refs must be an Int32Array with one entry per row of the batch");
+    }
+    if (!is_words(info[1])) {
+      ThrowInvalidArgument(std::string(what) + ": compact must be an Int32Array (the dense rows of rows whose mask is " +
+                           "not a stored one)");
+    }
+    Napi::Value rows_value = env.Undefined();
+    Napi::Value grammar_value = env.Undefined();
+    if (!info[2].IsUndefined() && !info[2].IsNull()) {
+      if (!info[2].IsObject()) ThrowInvalidArgument(std::string(what) + ": options must be an object");
+      rows_value = info[2].As<Napi::Object>().Get("rows");
+      grammar_value = info[2].As<Napi::Object>().Get("grammar");
+    }
+    ParseRows(rows_value, what, sync_rows_);
+    const bool every_row = rows_value.IsUndefined() || rows_value.IsNull();
+    const CompiledGrammar* grammar = nullptr;
+    if (!grammar_value.IsUndefined() && !grammar_value.IsNull()) {
+      grammar = CompiledGrammarWrap::FromValue(grammar_value, (std::string(what) + ": options.grammar").c_str())->grammar().get();
+    } else {
+      grammar = &batch_->matcher(0).grammar();
+      for (size_t r = 1; r < batch_->size(); ++r) {
+        if (&batch_->matcher(r).grammar() != grammar) {
+          ThrowInvalidArgument(std::string(what) + ": matchers[0] and matchers[" + std::to_string(r) +
+                               "] use different compiled grammars; pass options.grammar to say whose mask store the " +
+                               "refs name (rows of other grammars get compact rows)");
+        }
+      }
+    }
+    const size_t n = batch_->size();
+    const size_t count = every_row ? n : sync_rows_.size();
+    const uint64_t words = batch_->MaskWords();
+    Napi::TypedArray refs = info[0].As<Napi::TypedArray>();
+    Napi::TypedArray compact = info[1].As<Napi::TypedArray>();
+    if (refs.ElementLength() < n) {
+      ThrowInvalidArgument(std::string(what) + ": refs must have at least " + std::to_string(n) +
+                           " entries (one per row of the batch), got " + std::to_string(refs.ElementLength()));
+    }
+    if (compact.ElementLength() < count * words) {
+      ThrowInvalidArgument(std::string(what) + ": compact must have at least " + std::to_string(count) + "*" +
+                           std::to_string(words) + " = " + std::to_string(count * words) + " int32 words (room for " +
+                           std::to_string(count) + " rows of ceil(V/32) = " + std::to_string(words) +
+                           " words: every filled row may need one), got " + std::to_string(compact.ElementLength()));
+    }
+    int32_t* refs_data = reinterpret_cast<int32_t*>(static_cast<char*>(refs.ArrayBuffer().Data()) + refs.ByteOffset());
+    uint32_t* compact_data = const_cast<uint32_t*>(TypedU32(compact));
+    CheckIdle(what);
+    size_t compact_rows = 0;
+    sync_errors_.clear();
+    if (every_row || !sync_rows_.empty()) {  // an empty row list fills nothing
+      compact_rows = batch_->FillRefs(*grammar, refs_data, compact_data, every_row ? nullptr : sync_rows_.data(),
+                                      sync_rows_.size(), Pool(), sync_errors_);
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("compactRows", static_cast<double>(compact_rows));
+    out.Set("errors", ErrorsToJs(env, sync_errors_));
+    return out;
+  });
+}
+
 Napi::Value BatchMatcherWrap::Accept(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
@@ -542,6 +613,7 @@ void InitBatchMatcher(Napi::Env env, Napi::Object exports) {
       env, kClassName,
       {BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::Fill>("fill"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::FillAsync>("fillAsync"),
+       BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::FillRefs>("fillRefs"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::Accept>("accept"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::AcceptAsync>("acceptAsync"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::Rollback>("rollback"),

@@ -60,9 +60,10 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
   SampleParams* ParamsArea() const {
     return reinterpret_cast<SampleParams*>(reinterpret_cast<char*>(PackedArea()) + rows_ * sizeof(uint64_t));
   }
+  int32_t* RefsArea() const { return reinterpret_cast<int32_t*>(ParamsArea() + rows_); }
 
   cuda::DeviceMemory memory_;     // empty when wrapping an external pointer
-  cuda::DeviceMemory workspace_;  // indices, tokens, packed argmax, sampling parameters (per row)
+  cuda::DeviceMemory workspace_;  // indices, tokens, packed argmax, sampling parameters, refs (per row)
   cuda::PinnedMemory staging_;    // results on their way to the host (rows × 8 bytes)
 #endif
   void* pointer_ = nullptr;
@@ -120,7 +121,7 @@ void DeviceLogitsWrap::Construct(const Napi::CallbackInfo& info) {
     owned_ = false;
   }
   workspace_ = cuda::DeviceMemory(Align8(2 * rows_ * sizeof(int32_t)) + rows_ * sizeof(uint64_t) +
-                                      rows_ * sizeof(SampleParams),
+                                      rows_ * sizeof(SampleParams) + rows_ * sizeof(int32_t),
                                   device_);
   staging_ = cuda::PinnedMemory(rows_ * sizeof(uint64_t));
 #else
@@ -156,8 +157,28 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, D
                            ", the logits on device " + std::to_string(device_));
     }
   }
-  // Both may go when this returns: the indices are copied to the device below, from pageable
-  // memory, which CUDA stages before the copy call returns.
+  const MaskRefsArgs refs = ReadMaskRefs(options, what, false);
+  DeviceMaskStoreWrap* store = nullptr;
+  if (refs.present) {
+    if (!IsWrapped(refs.store, "DeviceMaskStore")) {
+      ThrowInvalidArgument(std::string(what) + ": options.maskStore must be a DeviceMaskStore (from " +
+                           "CompiledGrammar.uploadMasks)");
+    }
+    store = DeviceMaskStoreWrap::Unwrap(refs.store.As<Napi::Object>());
+    if (bitmask == nullptr) {
+      ThrowInvalidArgument(std::string(what) + ": with options.refs the bitmask holds the compact rows and is required");
+    }
+    if (store->vocab() != vocab_) {
+      ThrowInvalidArgument(std::string(what) + ": the mask store covers " + std::to_string(store->vocab()) +
+                           " tokens but these logits have vocabSize " + std::to_string(vocab_));
+    }
+    if (store->device() != device_) {
+      ThrowInvalidArgument(std::string(what) + ": the mask store is on CUDA device " + std::to_string(store->device()) +
+                           ", the logits on device " + std::to_string(device_));
+    }
+  }
+  // Both may go when this returns: the indices and refs are copied to the device below, from
+  // pageable memory, which CUDA stages before the copy call returns.
   MaskedLogits m;
   std::vector<int32_t> index_storage;
   m.dtype = dtype_;
@@ -172,6 +193,12 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, D
   m.bitmask = bitmask != nullptr ? bitmask->Data(what) : reinterpret_cast<const int32_t*>(logits);
   m.bitmask_length = bitmask != nullptr ? bitmask->rows() * ((vocab_ + 31) / 32) : ~size_t{0};
   ParseIndices(options, what, m, index_storage);
+  if (store != nullptr) {
+    m.has_refs = true;
+    m.refs = RefsData(refs, &m.num_refs);
+    m.store = store->Data(what);
+    m.store_length = store->count() * ((vocab_ + 31) / 32);
+  }
   m.Validate(what);
   cuda::DeviceBatch b;
   b.dtype = dtype_;
@@ -191,6 +218,16 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, D
     // change right after; the kernel queued next on the stream sees these values.
     cuda::CopyHostToDevice(IndicesArea(), m.indices, m.num_indices * sizeof(int32_t), stream, device_);
     b.indices = IndicesArea();
+  }
+  if (m.has_refs) {
+    // One ref per bitmask row the work rows use: at most one per logits row.
+    if (m.mask_rows > rows_) {
+      ThrowInvalidArgument(std::string(what) + ": " + std::to_string(m.mask_rows) + " refs for " + std::to_string(rows_) +
+                           " logits rows");
+    }
+    cuda::CopyHostToDevice(RefsArea(), m.refs, m.mask_rows * sizeof(int32_t), stream, device_);
+    b.refs = RefsArea();
+    b.store = m.store;
   }
   return {b, stream};
 }
@@ -310,13 +347,14 @@ Napi::Value DeviceLogitsWrap::Benchmark(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.benchmark(kind, bitmask, iterations, options)";
     const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : std::string();
-    if (kind != "apply" && kind != "argmax") {
-      ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\" or \"argmax\"");
+    if (kind != "apply" && kind != "apply-waves" && kind != "argmax") {
+      ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\", \"apply-waves\" or \"argmax\"");
     }
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[1], what, kind == "argmax");
     const int iterations = static_cast<int>(ToSize(info[2], what, "iterations", 1000000));
 #ifdef TAGMASK_WITH_CUDA
-    const auto [b, stream] = Prepare(info[3], bitmask, what);
+    auto [b, stream] = Prepare(info[3], bitmask, what);
+    if (kind == "apply-waves") b.apply_variant = cuda::ApplyVariant::kWaves;
     return Napi::Number::New(env, cuda::TimeLaunches(b, kind == "argmax" ? PackedArea() : nullptr, iterations, stream,
                                                      device_));
 #else

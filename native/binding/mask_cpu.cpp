@@ -83,8 +83,9 @@ void ParseBitmask(const Napi::Value& value, const char* what, MaskedLogits& out)
 
 // Shape options of CPU masking: vocabSize (required), columns, stride, rows and the row selection.
 void ParseMaskShape(const Napi::Value& options_value, const char* what, MaskedLogits& out,
-                    std::vector<int32_t>& index_storage) {
+                    std::vector<int32_t>& index_storage, MaskRefsArgs& refs) {
   Napi::Object options = OptionsObject(options_value, what);
+  refs = ReadMaskRefs(options, what, true);
   Napi::Value vocab = options.Get("vocabSize");
   if (vocab.IsUndefined()) {
     ThrowInvalidArgument(std::string(what) + ": options.vocabSize is required (the number of tokens the bitmask covers)");
@@ -99,10 +100,28 @@ void ParseMaskShape(const Napi::Value& options_value, const char* what, MaskedLo
 // The (logits, bitmask, options) arguments of the CPU entry points, checked against each other.
 void ParseBatch(const Napi::CallbackInfo& info, const char* what, MaskedLogits& batch,
                 std::vector<int32_t>& index_storage) {
-  ParseMaskShape(info[2], what, batch, index_storage);
+  MaskRefsArgs refs;
+  ParseMaskShape(info[2], what, batch, index_storage, refs);
   ParseLogits(info[0], info[2], what, batch);
   ParseBitmask(info[1], what, batch);
+  if (refs.present) {
+    batch.has_refs = true;
+    batch.refs = RefsData(refs, &batch.num_refs);
+    Napi::TypedArray words = refs.store_words.As<Napi::TypedArray>();
+    batch.store = reinterpret_cast<const int32_t*>(static_cast<char*>(words.ArrayBuffer().Data()) + words.ByteOffset());
+    batch.store_length = words.ElementLength();
+    if (refs.store_words_per_mask != batch.MaskWords()) {
+      ThrowInvalidArgument(std::string(what) + ": options.maskStore has rows of " + std::to_string(refs.store_words_per_mask) +
+                           " words but vocabSize " + std::to_string(batch.vocab) + " needs ceil(" +
+                           std::to_string(batch.vocab) + "/32) = " + std::to_string(batch.MaskWords()) +
+                           ": the store belongs to another vocabulary");
+    }
+  }
   batch.Validate(what);
+}
+
+bool IsInt32Array(const Napi::Value& v) {
+  return v.IsTypedArray() && v.As<Napi::TypedArray>().TypedArrayType() == napi_int32_array;
 }
 
 // A number option for every row: a number (same for all) or a typed array of `rows` entries.
@@ -198,6 +217,43 @@ void ParseIndices(const Napi::Value& options_value, const char* what, MaskedLogi
   }
   out.indices = index_storage.data();
   out.num_indices = index_storage.size();
+}
+
+MaskRefsArgs ReadMaskRefs(const Napi::Value& options_value, const char* what, bool cpu) {
+  MaskRefsArgs args;
+  if (!options_value.IsObject()) return args;
+  Napi::Object options = options_value.As<Napi::Object>();
+  args.refs = options.Get("refs");
+  args.store = options.Get("maskStore");
+  const bool has_refs = !args.refs.IsUndefined() && !args.refs.IsNull();
+  const bool has_store = !args.store.IsUndefined() && !args.store.IsNull();
+  if (!has_refs && !has_store) return args;
+  if (!has_refs || !has_store) {
+    ThrowInvalidArgument(std::string(what) + ": options.refs and options.maskStore go together (refs name rows of the " +
+                         "store); got only options." + (has_refs ? "refs" : "maskStore"));
+  }
+  if (!IsInt32Array(args.refs)) {
+    ThrowInvalidArgument(std::string(what) + ": options.refs must be an Int32Array (one ref per bitmask row, from " +
+                         "BatchMatcher.fillMaskRefs), got " + Describe(args.refs));
+  }
+  if (cpu) {
+    const char* shape = ": options.maskStore must be a mask store ({ count, wordsPerMask, words: Int32Array }, from "
+                        "CompiledGrammar.maskStore())";
+    if (!args.store.IsObject() || args.store.IsTypedArray()) ThrowInvalidArgument(std::string(what) + shape);
+    Napi::Object store = args.store.As<Napi::Object>();
+    args.store_words = store.Get("words");
+    const std::optional<uint64_t> per_mask = IntegerIn<uint64_t>(store.Get("wordsPerMask"), 1, 0x7FFFFFFF);
+    if (!IsInt32Array(args.store_words) || !per_mask) ThrowInvalidArgument(std::string(what) + shape);
+    args.store_words_per_mask = *per_mask;
+  }
+  args.present = true;
+  return args;
+}
+
+const int32_t* RefsData(const MaskRefsArgs& args, size_t* length) {
+  Napi::TypedArray refs = args.refs.As<Napi::TypedArray>();
+  *length = refs.ElementLength();
+  return reinterpret_cast<const int32_t*>(static_cast<char*>(refs.ArrayBuffer().Data()) + refs.ByteOffset());
 }
 
 std::vector<SampleParams> ParseSampleParams(const Napi::Value& options_value, const char* what, size_t rows) {

@@ -19,6 +19,23 @@ namespace tagmask::binding {
 /// used in place.
 void ParseIndices(const Napi::Value& options, const char* what, MaskedLogits& out, std::vector<int32_t>& index_storage);
 
+/// options.refs and options.maskStore of masking with resident masks, as read from the options
+/// (no pointer taken yet). `store` is the value of options.maskStore: a MaskStore object
+/// ({ words, wordsPerMask }) on the CPU, a DeviceMaskStore on the device.
+struct MaskRefsArgs {
+  bool present = false;
+  Napi::Value refs;
+  Napi::Value store;
+  Napi::Value store_words;  // CPU: options.maskStore.words
+  uint64_t store_words_per_mask = 0;
+};
+
+/// Reads options.refs and options.maskStore (both or neither); `cpu` reads the store's words.
+MaskRefsArgs ReadMaskRefs(const Napi::Value& options, const char* what, bool cpu);
+
+/// The refs Int32Array of `args`: its data and length (no JS runs).
+const int32_t* RefsData(const MaskRefsArgs& args, size_t* length);
+
 /// Sampling parameters for `rows` rows from options (temperature, topK, topP, seed; each a
 /// number or a per-row typed array).
 std::vector<SampleParams> ParseSampleParams(const Napi::Value& options, const char* what, size_t rows);
