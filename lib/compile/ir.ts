@@ -167,6 +167,10 @@ export class GrammarBuilder {
   private readonly names: string[] = [];
   private readonly bodies: Array<IrExpr | undefined> = [];
   private readonly index = new Map<string, number>();
+  /** Per base name, the suffix from which {@link freshName} searches (every smaller one is taken). */
+  private readonly nextSuffix = new Map<string, number>();
+  /** The base each suffixed {@link freshName} result was derived from. */
+  private readonly bases = new Map<string, string>();
 
   /** A reference to the rule `name`, defined now or later. */
   ruleRef(name: string): IrRef {
@@ -190,17 +194,34 @@ export class GrammarBuilder {
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
     if (!this.index.has(base)) return base;
-    // Resume where the last search for this base stopped: thousands of rules may share a base.
+    // Names are never removed, so a suffix found taken stays taken: searching on from the last
+    // one keeps n rules of one base linear instead of quadratic.
     for (let n = this.nextSuffix.get(base) ?? 1; ; n++) {
       const name = `${base}_${n}`;
       if (!this.index.has(name)) {
-        this.nextSuffix.set(base, n + 1);
+        this.nextSuffix.set(base, n);
+        this.bases.set(name, base);
         return name;
       }
     }
   }
 
-  private readonly nextSuffix = new Map<string, number>();
+  /** The name {@link freshName} derived `name` from (`name` itself when it was not derived). */
+  baseName(name: string): string {
+    return this.bases.get(name) ?? name;
+  }
+
+  /**
+   * The rules so far, in order (a grammar without a root yet, e.g. a piece of one). Throws like
+   * {@link build} when a referenced rule is not defined.
+   */
+  rules(): IrRule[] {
+    return this.names.map((name, i) => {
+      const body = this.bodies[i];
+      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
+      return { name, body };
+    });
+  }
 
   /** The finished grammar with `root` as its root rule. */
   build(root: string): IrGrammar {
@@ -208,12 +229,7 @@ export class GrammarBuilder {
     if (rootIndex === undefined || this.bodies[rootIndex] === undefined) {
       throw new GrammarError(`the root rule '${root}' is not defined`);
     }
-    const rules: IrRule[] = this.names.map((name, i) => {
-      const body = this.bodies[i];
-      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
-      return { name, body };
-    });
-    return { rules, root: rootIndex };
+    return { rules: this.rules(), root: rootIndex };
   }
 
   private slot(name: string): number {
@@ -234,8 +250,33 @@ function fail(where: string, message: string): never {
   throw new GrammarError(`invalid grammar IR at ${where}: ${message}`);
 }
 
-function checkCount(where: string, value: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where, `${what} must be an integer in [0, 2^32-1), got ${value}`);
+function checkCount(where: () => string, value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where(), `${what} must be an integer in [0, 2^32-1), got ${value}`);
+}
+
+/**
+ * Grammars checked already, with the rule list they had then: serializing a grammar the lowering
+ * just checked (the usual path: lowerFormat, then compile) does not walk its tens of thousands of
+ * nodes again. A grammar whose rule list or root changed since is checked again; IR nodes are
+ * never changed in place (their fields are read-only).
+ */
+const validated = new WeakMap<IrGrammar, { root: number; rules: IrRule[]; bodies: IrExpr[]; names: string[] }>();
+
+function isValidated(grammar: IrGrammar): boolean {
+  const v = validated.get(grammar);
+  if (v === undefined || v.root !== grammar.root || v.rules !== grammar.rules || v.bodies.length !== grammar.rules.length) return false;
+  for (let i = 0; i < v.bodies.length; i++) {
+    const rule = grammar.rules[i]!;
+    if (rule.body !== v.bodies[i] || rule.name !== v.names[i]) return false;
+  }
+  return true;
+}
+
+/** {@link validateGrammar}, unless this grammar was checked before and its rules are unchanged. */
+export function validateGrammarOnce(grammar: IrGrammar): void {
+  if (isValidated(grammar)) return;
+  validateGrammar(grammar);
+  validated.set(grammar, { root: grammar.root, rules: grammar.rules, bodies: grammar.rules.map((r) => r.body), names: grammar.rules.map((r) => r.name) });
 }
 
 /** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
@@ -244,71 +285,81 @@ export function validateGrammar(grammar: IrGrammar): void {
   if (!Number.isInteger(grammar.root) || grammar.root < 0 || grammar.root >= grammar.rules.length) {
     fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
   }
+  const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
-  // exponential time.
+  // exponential time. The path of a node is spelled out only for the error message: the child
+  // indices of the nodes above it stand on a stack.
   const checked = new Set<IrExpr>();
+  const path: Array<number | "item"> = [];
   grammar.rules.forEach((rule, r) => {
     if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
     seen.add(rule.name);
-    const visit = (e: IrExpr, where: string): void => {
+    const where = (): string => `rules[${r}] (${rule.name})${path.map((p) => (p === "item" ? ".item" : `.items[${p}]`)).join("")}`;
+    const visit = (e: IrExpr): void => {
       if (checked.has(e)) return;
       checked.add(e);
       switch (e.kind) {
         case "empty":
         case "never":
-          return;
+          break;
         case "bytes":
-          if (e.bytes.length === 0) fail(where, "a bytes node needs at least one byte (use empty)");
-          return;
+          if (e.bytes.length === 0) fail(where(), "a bytes node needs at least one byte (use empty)");
+          break;
         case "class": {
-          if (e.ranges.length === 0) fail(where, "a class needs at least one range");
+          if (e.ranges.length === 0) fail(where(), "a class needs at least one range");
           let prev = -2;
           for (const [lo, hi] of e.ranges) {
             if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
-              fail(where, `bad code-point range [${lo}, ${hi}]`);
+              fail(where(), `bad code-point range [${lo}, ${hi}]`);
             }
-            if (lo <= prev + 1) fail(where, "class ranges must be sorted, non-overlapping and non-adjacent");
+            if (lo <= prev + 1) fail(where(), "class ranges must be sorted, non-overlapping and non-adjacent");
             prev = hi;
           }
-          return;
+          break;
         }
         case "seq":
         case "choice":
-          e.items.forEach((it, i) => visit(it, `${where}.items[${i}]`));
-          return;
+          e.items.forEach((it, i) => {
+            path.push(i);
+            visit(it);
+            path.pop();
+          });
+          break;
         case "repeat":
           checkCount(where, e.min, "repeat min");
           if (e.max !== null) {
             checkCount(where, e.max, "repeat max");
-            if (e.max < e.min) fail(where, `repeat max ${e.max} is below min ${e.min}`);
+            if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
           }
-          visit(e.item, `${where}.item`);
-          return;
+          path.push("item");
+          visit(e.item);
+          path.pop();
+          break;
         case "ref":
-          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= grammar.rules.length) {
-            fail(where, `reference to rule ${e.rule}, which does not exist`);
+          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
+            fail(where(), `reference to rule ${e.rule}, which does not exist`);
           }
-          return;
+          break;
         case "text":
           e.excludes.forEach((x, i) => {
-            if (x.length === 0) fail(`${where}.excludes[${i}]`, "an excluded string must not be empty");
+            if (x.length === 0) fail(`${where()}.excludes[${i}]`, "an excluded string must not be empty");
           });
           if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
           if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
-          return;
+          break;
         case "token":
         case "excludeToken":
         case "anyTokens":
-          validateTokenNode(e, where);
-          return;
+          validateTokenNode(e, where());
+          break;
         default: {
           const bad: never = e;
-          fail(where, `unknown node kind ${(bad as { kind: string }).kind}`);
+          fail(where(), `unknown node kind ${(bad as { kind: string }).kind}`);
         }
       }
     };
-    visit(rule.body, `rules[${r}] (${rule.name})`);
+    visit(rule.body);
   });
 }
 
@@ -327,107 +378,181 @@ const KIND_CODE: Record<IrKind, number> = {
   ...TOKEN_KIND_CODE,
 };
 
+/** A growable array of u32 words. */
+class Words {
+  data = new Uint32Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) this.grow(1);
+    this.data[this.length++] = v;
+  }
+
+  reserve(n: number): void {
+    if (this.length + n > this.data.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    const next = new Uint32Array(Math.max(this.data.length * 2, this.length + n));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}
+
 /** Node kinds by their binary code. */
 const KIND_OF_CODE = new Map<number, IrKind>(Object.entries(KIND_CODE).map(([kind, code]) => [code, kind as IrKind]));
 
 /**
  * The binary form the addon reads (docs/ir.md, "Serialization"): a header, rules, nodes in
- * post-order (children before parents), an extra u32 pool and a byte pool.
+ * post-order (children before parents), an extra u32 pool and a byte pool. Leaves with equal
+ * content (literals, classes, texts) are written once, however many nodes hold them: lowered
+ * tool lists repeat the same JSON string and key classes in every tool.
  */
 export function serializeGrammar(grammar: IrGrammar): Uint8Array {
-  validateGrammar(grammar);
-  const nodes: number[] = [];
-  const extra: number[] = [];
-  const bytePool: number[] = [];
+  validateGrammarOnce(grammar);
+  const nodes = new Words();
+  const extra = new Words();
+  let bytePool = new Uint8Array(1024);
+  let byteLength = 0;
   const byteOffsets = new Map<string, number>();
-
-  const addBytes = (b: Uint8Array): number => {
-    const key = b.join(",");
+  const leafIds = new Map<string, number>();
+  const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
+  const appendBytes = (b: Uint8Array): number => {
+    if (byteLength + b.length > bytePool.length) {
+      const next = new Uint8Array(Math.max(bytePool.length * 2, byteLength + b.length));
+      next.set(bytePool.subarray(0, byteLength));
+      bytePool = next;
+    }
+    const off = byteLength;
+    bytePool.set(b, off);
+    byteLength += b.length;
+    return off;
+  };
+  const addBytes = (b: Uint8Array, key = latin1(b)): number => {
     const known = byteOffsets.get(key);
     if (known !== undefined) return known;
-    const off = bytePool.length;
-    for (const x of b) bytePool.push(x);
+    const off = appendBytes(b);
     byteOffsets.set(key, off);
     return off;
+  };
+  const node = (kind: IrKind, a: number, b: number, c: number): number => {
+    const id = nodes.length / 4;
+    nodes.reserve(4);
+    nodes.push(KIND_CODE[kind]);
+    nodes.push(a);
+    nodes.push(b);
+    nodes.push(c);
+    return id;
   };
   const memo = new Map<IrExpr, number>();
   const emit = (e: IrExpr): number => {
     const known = memo.get(e);
     if (known !== undefined) return known;
-    let a = 0;
-    let b = 0;
-    let c = 0;
+    let id: number;
     switch (e.kind) {
       case "empty":
       case "never":
-        break;
       case "bytes":
-        a = addBytes(e.bytes);
-        b = e.bytes.length;
-        break;
       case "class":
-        a = extra.length;
-        b = e.ranges.length;
-        c = e.negated ? 1 : 0;
-        for (const [lo, hi] of e.ranges) extra.push(lo, hi);
+      case "text": {
+        const key = leafKey(e, latin1);
+        const shared = leafIds.get(key);
+        if (shared !== undefined) {
+          id = shared;
+          break;
+        }
+        if (e.kind === "bytes") {
+          id = node("bytes", addBytes(e.bytes), e.bytes.length, 0);
+        } else if (e.kind === "class") {
+          const at = extra.length;
+          for (const [lo, hi] of e.ranges) {
+            extra.push(lo);
+            extra.push(hi);
+          }
+          id = node("class", at, e.ranges.length, e.negated ? 1 : 0);
+        } else if (e.kind === "text") {
+          const offs = e.excludes.map((x) => addBytes(x));
+          const at = extra.length;
+          extra.push(e.maxChars ?? IR_NONE);
+          extra.push(e.maxTokens ?? IR_NONE);
+          e.excludes.forEach((x, i) => {
+            extra.push(offs[i]!);
+            extra.push(x.length);
+          });
+          id = node("text", at, e.excludes.length, 0);
+        } else {
+          id = node(e.kind, 0, 0, 0);
+        }
+        leafIds.set(key, id);
         break;
+      }
       case "seq":
       case "choice": {
         const ids = e.items.map(emit);
-        a = extra.length;
-        b = ids.length;
-        extra.push(...ids);
+        const at = extra.length;
+        for (const x of ids) extra.push(x);
+        id = node(e.kind, at, ids.length, 0);
         break;
       }
       case "repeat":
-        a = emit(e.item);
-        b = e.min;
-        c = e.max === null ? IR_NONE : e.max;
+        id = node("repeat", emit(e.item), e.min, e.max === null ? IR_NONE : e.max);
         break;
       case "ref":
-        a = e.rule;
+        id = node("ref", e.rule, 0, 0);
         break;
-      case "text": {
-        const offs = e.excludes.map((x) => [addBytes(x), x.length] as const);
-        a = extra.length;
-        b = e.excludes.length;
-        extra.push(e.maxChars ?? IR_NONE, e.maxTokens ?? IR_NONE);
-        for (const [off, len] of offs) extra.push(off, len);
-        break;
-      }
       case "token":
       case "excludeToken":
-      case "anyTokens":
-        [a, b, c] = serializeTokenNode(e, extra, addBytes, IR_NONE);
+      case "anyTokens": {
+        const words: number[] = [];
+        const [a, b, c] = serializeTokenNode(e, words, (x) => addBytes(x), IR_NONE);
+        const at = extra.length;
+        for (const w of words) extra.push(w);
+        id = node(e.kind, at + a, b, c);
         break;
+      }
     }
-    const id = nodes.length / 4;
-    nodes.push(KIND_CODE[e.kind], a, b, c);
     memo.set(e, id);
     return id;
   };
   const ruleWords: number[] = [];
   for (const rule of grammar.rules) {
     const body = emit(rule.body);
-    const name = utf8(rule.name);
-    const off = bytePool.length;
-    for (const x of name) bytePool.push(x);
-    ruleWords.push(off, name.length, body);
+    const off = appendBytes(utf8(rule.name));
+    ruleWords.push(off, byteLength - off, body);
   }
-  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodes.length / 4, extra.length, bytePool.length, 0];
+  const nodeCount = nodes.length / 4;
+  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodeCount, extra.length, byteLength, 0];
   const words = header.length + ruleWords.length + nodes.length + extra.length;
-  const paddedBytes = (bytePool.length + 3) & ~3;
-  const out = new Uint8Array(words * 4 + paddedBytes);
+  const out = new Uint8Array(words * 4 + ((byteLength + 3) & ~3));
   const view = new DataView(out.buffer);
   let w = 0;
-  for (const list of [header, ruleWords, nodes, extra]) {
-    for (const v of list) {
-      view.setUint32(w * 4, v >>> 0, true);
+  for (const v of [...header, ...ruleWords]) {
+    view.setUint32(w * 4, v >>> 0, true);
+    w++;
+  }
+  for (const list of [nodes, extra]) {
+    for (let i = 0; i < list.length; i++) {
+      view.setUint32(w * 4, list.data[i]!, true);
       w++;
     }
   }
-  out.set(bytePool, words * 4);
+  out.set(bytePool.subarray(0, byteLength), words * 4);
   return out;
+}
+
+/** The content of a leaf node as a string: equal leaves, equal keys. */
+function leafKey(e: IrEmpty | IrNever | IrBytes | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
+  switch (e.kind) {
+    case "empty":
+    case "never":
+      return e.kind;
+    case "bytes":
+      return `b${latin1(e.bytes)}`;
+    case "class":
+      return `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
+    case "text":
+      return `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+  }
 }
 
 /** Reads the binary form back (the inverse of {@link serializeGrammar}); validates as it goes. */

@@ -11,7 +11,7 @@
 namespace tagmask::binding {
 
 struct AddonData {
-  static constexpr size_t kErrorCodeCount = 6;
+  static constexpr size_t kErrorCodeCount = 7;
   std::array<Napi::FunctionReference, kErrorCodeCount> errorClasses;
   // Constructors of wrapped classes, by class name, for creating instances from C++.
   std::unordered_map<std::string, Napi::FunctionReference> constructors;

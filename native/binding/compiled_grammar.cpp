@@ -84,6 +84,15 @@ class CompileWorker : public Napi::AsyncWorker {
 
 }  // namespace
 
+Napi::Promise QueueCompile(const Napi::CallbackInfo& info, const char* what, std::shared_ptr<CompileControl> control) {
+  CompileArgs args = ParseArgs(info, what);
+  args.options.control = std::move(control);
+  auto* worker = new CompileWorker(info.Env(), std::move(args));  // deletes itself when done
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
 void CompiledGrammarWrap::Init(Napi::Env env, Napi::Object exports) {
   Napi::Function ctor = DefineClass(env, kClassName,
                                     {
@@ -131,12 +140,7 @@ Napi::Value CompiledGrammarWrap::CompileSync(const Napi::CallbackInfo& info) {
 
 Napi::Value CompiledGrammarWrap::CompileAsync(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  return Guarded(env, [&]() -> Napi::Value {
-    auto* worker = new CompileWorker(env, ParseArgs(info, "compileGrammarAsync"));  // deletes itself when done
-    Napi::Promise promise = worker->Promise();
-    worker->Queue();
-    return promise;
-  });
+  return Guarded(env, [&]() -> Napi::Value { return QueueCompile(info, "compileGrammarAsync", nullptr); });
 }
 
 Napi::Value CompiledGrammarWrap::MemoryBytes(const Napi::CallbackInfo& info) {

@@ -144,29 +144,36 @@ void FillTokenEdges(const TokenClasses& tokens, uint32_t stateCount, const std::
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
                             uint32_t segCount, const TokenClasses* tokens) {
   const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
-  // Global numbering before trimming: 0 is dead, then each rule's states.
+  // Global numbering before trimming: 0 is dead, then each rule's states. Rows stay sparse
+  // (runs of segments); only the minimized automaton gets a dense table.
   std::vector<uint32_t> offset(ruleCount + 1, 1);
   for (uint32_t r = 0; r < ruleCount; ++r) offset[r + 1] = offset[r] + static_cast<uint32_t>(dfas[r].final.size());
   const uint32_t total = offset[ruleCount];
-  std::vector<uint32_t> trans(static_cast<size_t>(total) * segCount, 0);
+  std::vector<uint32_t> runBegin(total + 1, 0);
+  std::vector<SegmentRun> runs;
   std::vector<uint8_t> final(total, 0);
   std::vector<uint32_t> ruleOf(total, 0);
   std::vector<uint32_t> callBegin(total + 1, 0);
   std::vector<CallEdge> calls;
+  {
+    size_t runCount = 0;
+    for (const RuleDfa& d : dfas) runCount += d.runs.size();
+    runs.reserve(runCount);
+  }
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const RuleDfa& d = dfas[r];
     for (uint32_t l = 0; l < d.final.size(); ++l) {
       const uint32_t s = offset[r] + l;
       final[s] = d.final[l];
       ruleOf[s] = r;
-      for (uint32_t k = 0; k < segCount; ++k) {
-        const uint32_t t = d.trans[static_cast<size_t>(l) * segCount + k];
-        trans[static_cast<size_t>(s) * segCount + k] = t == 0 ? 0 : offset[r] + t - 1;
-      }
+      runBegin[s] = static_cast<uint32_t>(runs.size());
+      for (uint32_t i = d.runBegin[l]; i < d.runBegin[l + 1]; ++i) runs.push_back({d.runs[i].lo, d.runs[i].hi, offset[r] + d.runs[i].to - 1});
       callBegin[s] = static_cast<uint32_t>(calls.size());
       for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) calls.push_back({d.calls[e].rule, offset[r] + d.calls[e].returnState});
     }
   }
+  runBegin[0] = 0;
+  runBegin[total] = static_cast<uint32_t>(runs.size());
   callBegin[0] = 0;
   callBegin[total] = static_cast<uint32_t>(calls.size());
   dfas.clear();
@@ -177,13 +184,15 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   {
     // Predecessors by byte transitions, as compressed rows (a counting pass, then a fill pass);
     // a source appears once per distinct target.
+    std::vector<uint32_t> lastSource(total, UINT32_MAX);
     const auto forEachEdge = [&](auto&& fn) {
+      std::fill(lastSource.begin(), lastSource.end(), UINT32_MAX);
       for (uint32_t s = 1; s < total; ++s) {
-        uint32_t last = 0;
-        for (uint32_t k = 0; k < segCount; ++k) {
-          const uint32_t t = trans[static_cast<size_t>(s) * segCount + k];
-          if (t != 0 && t != last) fn(t, s);
-          last = t;
+        for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+          const uint32_t t = runs[i].to;
+          if (lastSource[t] == s) continue;
+          lastSource[t] = s;
+          fn(t, s);
         }
       }
     };
@@ -250,7 +259,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
           queue.push_back(t);
         }
       };
-      for (uint32_t k = 0; k < segCount; ++k) visit(trans[static_cast<size_t>(s) * segCount + k]);
+      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) visit(runs[i].to);
       for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) {
         if (!liveCall(calls[e])) continue;
         visit(startOf(calls[e].rule));
@@ -264,7 +273,8 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   mi.stateCount = total;
   mi.symbolCount = segCount;
   mi.keep = &keep;
-  mi.trans = &trans;
+  mi.runBegin = &runBegin;
+  mi.runs = &runs;
   mi.final = &final;
   mi.ruleOf = &ruleOf;
   mi.callBegin = &callBegin;
@@ -293,37 +303,70 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   const uint32_t count = next;
   const auto mapState = [&](uint32_t s) { return (s != 0 && keep[s]) ? newId[block[s]] : 0; };
 
-  // Byte classes: segments whose columns agree in every state.
+  // Byte classes: segments whose columns agree in every state. The minimized automaton's rows
+  // over segments, then columns grouped by a hash and checked exactly.
   std::vector<uint32_t> segClass(segCount, 0);
   {
-    std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
-    std::vector<uint32_t> column(count);
-    std::vector<std::vector<uint32_t>> columns;
-    for (uint32_t k = 0; k < segCount; ++k) {
-      for (uint32_t s = 1; s < total; ++s) {
-        if (keep[s] && block[s] == s) column[newId[s]] = mapState(trans[static_cast<size_t>(s) * segCount + k]);
+    std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, 0);
+    for (uint32_t s = 1; s < total; ++s) {
+      if (!keep[s] || block[s] != s) continue;
+      uint32_t* row = rows.data() + static_cast<size_t>(newId[s]) * segCount;
+      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+        const uint32_t t = mapState(runs[i].to);
+        for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) row[k] = t;
       }
-      uint64_t h = 1469598103934665603ull;
-      for (uint32_t v : column) h = (h ^ v) * 1099511628211ull;
-      auto& candidates = byHash[h];
-      uint32_t found = UINT32_MAX;
-      for (uint32_t c : candidates) {
-        if (columns[c] == column) {
-          found = c;
-          break;
-        }
-      }
-      if (found == UINT32_MAX) {
-        found = static_cast<uint32_t>(columns.size());
-        columns.push_back(column);
-        candidates.push_back(found);
-      }
-      segClass[k] = found;
     }
-    a.classCount = static_cast<uint32_t>(columns.size());
+    std::vector<uint64_t> hash(segCount, 1469598103934665603ull);
+    for (uint32_t s = 0; s < count; ++s) {
+      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ row[k]) * 1099511628211ull;
+    }
+    // Segments with equal hashes share a class; one pass over the rows confirms it (a hash
+    // collision, never seen, falls back to comparing columns one by one).
+    std::vector<uint32_t> firstSeg;  // per class, its first segment
+    {
+      std::unordered_map<uint64_t, uint32_t> classOfHash;
+      for (uint32_t k = 0; k < segCount; ++k) {
+        const auto [it, fresh] = classOfHash.emplace(hash[k], static_cast<uint32_t>(firstSeg.size()));
+        if (fresh) firstSeg.push_back(k);
+        segClass[k] = it->second;
+      }
+    }
+    std::vector<uint32_t> joined;  // segments that joined the class of an earlier one
+    for (uint32_t k = 0; k < segCount; ++k) {
+      if (firstSeg[segClass[k]] != k) joined.push_back(k);
+    }
+    bool exact = true;
+    for (uint32_t s = 0; s < count && exact; ++s) {
+      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k : joined) exact = exact && row[k] == row[firstSeg[segClass[k]]];
+    }
+    if (!exact) {
+      const auto sameColumn = [&](uint32_t x, uint32_t y) {
+        for (uint32_t s = 0; s < count; ++s) {
+          const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+          if (row[x] != row[y]) return false;
+        }
+        return true;
+      };
+      firstSeg.clear();
+      for (uint32_t k = 0; k < segCount; ++k) {
+        uint32_t found = UINT32_MAX;
+        for (uint32_t c = 0; c < firstSeg.size() && found == UINT32_MAX; ++c) {
+          if (sameColumn(firstSeg[c], k)) found = c;
+        }
+        if (found == UINT32_MAX) {
+          found = static_cast<uint32_t>(firstSeg.size());
+          firstSeg.push_back(k);
+        }
+        segClass[k] = found;
+      }
+    }
+    a.classCount = static_cast<uint32_t>(firstSeg.size());
     a.trans.assign(static_cast<size_t>(count) * a.classCount, 0);
-    for (uint32_t c = 0; c < a.classCount; ++c) {
-      for (uint32_t s = 0; s < count; ++s) a.trans[static_cast<size_t>(s) * a.classCount + c] = columns[c][s];
+    for (uint32_t s = 0; s < count; ++s) {
+      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t c = 0; c < a.classCount; ++c) a.trans[static_cast<size_t>(s) * a.classCount + c] = row[firstSeg[c]];
     }
   }
   for (int b = 0; b < 256; ++b) a.byteClass[b] = static_cast<uint8_t>(segClass[segOf[b]]);
@@ -362,7 +405,14 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     }
     const uint32_t base = segCount - tokens->count;
     FillTokenEdges(*tokens, count, [&](uint32_t s, uint32_t k) {
-      return s == 0 ? kDeadState : mapState(trans[static_cast<size_t>(oldOf[s]) * segCount + base + k]);
+      if (s == 0) return kDeadState;
+      // The run holding the column, if any (runs are sorted; token columns come last).
+      const uint32_t column = base + k;
+      for (uint32_t i = runBegin[oldOf[s] + 1]; i-- > runBegin[oldOf[s]];) {
+        if (runs[i].hi < column) break;
+        if (runs[i].lo <= column) return mapState(runs[i].to);
+      }
+      return kDeadState;
     }, &a.tokenEdges);
   }
   // States that were merged away keep callBegin consistent (they are never used).
@@ -374,12 +424,21 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<std::vector<uint32_t>> firstClasses;
   for (const LeadType& lt : kLeadTypes) firstClasses.push_back(ClassesIn(a, lt.lo, lt.hi));
   const std::vector<uint32_t> contClasses = ClassesIn(a, 0x80, 0xBF);
+  // Bytes per class and a byte of each: a state's live bytes are counted by class.
+  std::vector<uint32_t> classBytes(a.classCount, 0);
+  std::vector<int> classByte(a.classCount, -1);
+  for (int b = 255; b >= 0; --b) {
+    ++classBytes[a.byteClass[b]];
+    classByte[a.byteClass[b]] = b;
+  }
   for (uint32_t s = 1; s < count; ++s) {
-    int live = 0, byte = -1;
-    for (int b = 0; b < 256 && live < 2; ++b) {
-      if (a.Next(s, static_cast<uint8_t>(b)) != kDeadState) {
-        ++live;
-        byte = b;
+    uint32_t live = 0;
+    int byte = -1;
+    const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
+    for (uint32_t c = 0; c < a.classCount && live < 2; ++c) {
+      if (row[c] != kDeadState) {
+        live += classBytes[c];
+        byte = classByte[c];
       }
     }
     a.singleByte[s] = static_cast<int16_t>(live == 1 ? byte : live == 0 ? -1 : -2);

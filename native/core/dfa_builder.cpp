@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -91,12 +92,13 @@ class SubsetBuilder {
     Close(&set);
     Intern(set);
     std::vector<std::pair<uint32_t, uint32_t>> callTargets;  // (callee, nfa target)
+    dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
+      if ((s & 1023) == 1023) CompileCheckpoint();
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
       const std::vector<uint32_t>& members = members_;
       dfa.final.push_back(std::binary_search(members.begin(), members.end(), final) ? 1 : 0);
-      dfa.trans.resize(static_cast<size_t>(s + 1) * width_, 0);
       // Byte transitions, segment by segment.
       touched_.clear();
       for (uint32_t q : members) {
@@ -131,12 +133,17 @@ class SubsetBuilder {
           Close(&closed_);
           target = Intern(closed_) + 1;
         }
-        dfa.trans[static_cast<size_t>(s) * width_ + k] = target;
+        if (dfa.runs.size() > dfa.runBegin.back() && dfa.runs.back().hi + 1u == k && dfa.runs.back().to == target) {
+          dfa.runs.back().hi = k;
+        } else {
+          dfa.runs.push_back({k, k, target});
+        }
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
         previousSeg = k;
         previousTarget = target;
       }
       if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
+      dfa.runBegin.push_back(static_cast<uint32_t>(dfa.runs.size()));
       // Call edges, grouped by callee.
       callTargets.clear();
       for (uint32_t q : members) {

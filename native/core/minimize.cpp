@@ -2,14 +2,31 @@
 
 #include <algorithm>
 
+#include "tagmask/compile_control.h"
+
 namespace tagmask {
 
 std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const uint32_t n = in.stateCount, k = in.symbolCount;
   const std::vector<uint8_t>& keep = *in.keep;
-  const std::vector<uint32_t>& trans = *in.trans;
+  const std::vector<uint32_t>& runBegin = *in.runBegin;
+  const std::vector<SegmentRun>& runs = *in.runs;
   const auto takesPart = [&](uint32_t s) { return s == 0 || keep[s] != 0; };
   const auto target = [&](uint32_t t) { return (t != 0 && keep[t]) ? t : 0u; };
+  // The segments with a live transition, as maximal intervals (adjacent runs to different
+  // targets merged): two states with the same live set get the same list.
+  const auto liveIntervals = [&](uint32_t s, std::vector<std::pair<uint32_t, uint32_t>>* out) {
+    out->clear();
+    for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+      const SegmentRun& r = runs[i];
+      if (target(r.to) == 0) continue;
+      if (!out->empty() && out->back().second + 1 == r.lo) {
+        out->back().second = r.hi;
+      } else {
+        out->emplace_back(r.lo, r.hi);
+      }
+    }
+  };
 
   // Inverse transitions, by target: (symbol, source). Symbols k.. are callees. Transitions into
   // the dead state are left out: the initial partition already separates states whose sets of
@@ -18,9 +35,10 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto forEachEdge = [&](auto&& fn) {
     for (uint32_t s = 1; s < n; ++s) {
       if (!takesPart(s)) continue;
-      for (uint32_t c = 0; c < k; ++c) {
-        const uint32_t t = target(trans[static_cast<size_t>(s) * k + c]);
-        if (t != 0) fn(t, c, s);
+      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+        const uint32_t t = target(runs[i].to);
+        if (t == 0) continue;
+        for (uint32_t c = runs[i].lo; c <= runs[i].hi; ++c) fn(t, c, s);
       }
       for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
         const CallEdge& call = (*in.calls)[e];
@@ -40,14 +58,14 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   // callees (so that missing edges never have to be represented).
   std::vector<uint32_t> order;
   std::vector<uint64_t> key(n, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> live, otherLive;
   for (uint32_t s = 0; s < n; ++s) {
     if (!takesPart(s)) continue;
     order.push_back(s);
     if (s == 0) continue;
     uint64_t h = (static_cast<uint64_t>((*in.ruleOf)[s]) << 33) | (static_cast<uint64_t>((*in.final)[s]) << 32) | 1u;
-    for (uint32_t c = 0; c < k; ++c) {
-      if (target(trans[static_cast<size_t>(s) * k + c]) != 0) h = (h ^ (c + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-    }
+    liveIntervals(s, &live);
+    for (const auto& [lo, hi] : live) h = (h ^ ((static_cast<uint64_t>(lo) << 32 | hi) + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
     uint64_t calls = 0;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
       if (in.liveCall((*in.calls)[e])) calls = (calls ^ ((*in.calls)[e].rule + 0x9E3779B9ull)) * 0x100000001B3ull;
@@ -67,10 +85,9 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto SameLive = [&](uint32_t x, uint32_t y) {
     if (x == 0 || y == 0) return x == y;
     if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
-    for (uint32_t c = 0; c < k; ++c) {
-      if ((target(trans[static_cast<size_t>(x) * k + c]) != 0) != (target(trans[static_cast<size_t>(y) * k + c]) != 0)) return false;
-    }
-    return true;
+    liveIntervals(x, &live);
+    liveIntervals(y, &otherLive);
+    return live == otherLive;
   };
   // By key, ties in state order (order is ascending): the order a stable sort gives, without
   // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).
@@ -109,7 +126,8 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   std::vector<uint32_t> symCount(symbolCount, 0), symAt(symbolCount, 0), symbols;
   std::vector<uint32_t> sources;
   std::vector<uint32_t> touched;
-  while (!work.empty()) {
+  for (uint32_t round = 1; !work.empty(); ++round) {
+    if ((round & 4095) == 0) CompileCheckpoint();
     const uint32_t splitter = work.back();
     work.pop_back();
     inWork[splitter] = 0;
