@@ -4,7 +4,8 @@
 //
 //   node scripts/build-addon.mjs            build (used by `npm install`)
 //   node scripts/build-addon.mjs --force    rebuild from scratch
-//   options: --cpu-only, --debug, --out DIR (default build/), --jobs N
+//   options: --cpu-only, --debug, --out DIR (default build/), --jobs N,
+//            --sanitize address|thread (a CPU-only sanitized build, for scripts/test-sanitized.mjs)
 //   env: TAGMASK_CPU_ONLY=1 (same as --cpu-only), TAGMASK_BUILD_JOBS=N
 import { spawnSync } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
@@ -22,7 +23,13 @@ const option = (name, fallback) => {
   return i >= 0 && i + 1 < args.length ? args[i + 1] : fallback;
 };
 
-const cpuOnly = flag("--cpu-only") || process.env.TAGMASK_CPU_ONLY === "1";
+const sanitize = option("--sanitize", "");
+if (sanitize !== "" && sanitize !== "address" && sanitize !== "thread") {
+  console.error(`build-addon: --sanitize expects address or thread, got ${JSON.stringify(sanitize)}`);
+  process.exit(2);
+}
+// Sanitizers instrument host code only: a sanitized build leaves the CUDA kernels out.
+const cpuOnly = flag("--cpu-only") || process.env.TAGMASK_CPU_ONLY === "1" || sanitize !== "";
 const debug = flag("--debug");
 const out = resolve(root, option("--out", "build"));
 const jobs = Number(option("--jobs", process.env.TAGMASK_BUILD_JOBS ?? String(Math.max(1, cpus().length))));
@@ -52,14 +59,25 @@ if (have("cmake")) {
     const cmArgs = [cmakeJs, "build", "--out", out, "--config", debug ? "Debug" : "Release",
       "--parallel", String(jobs)];
     if (cpuOnly) cmArgs.push("--CDTAGMASK_CPU_ONLY=ON");
+    if (sanitize) cmArgs.push(`--CDTAGMASK_SANITIZE=${sanitize}`);
     const res = run(process.execPath, cmArgs);
     if (res.ok) process.exit(0);
+    // node-gyp knows no sanitizer option: a sanitized build is cmake-js or nothing.
+    if (sanitize) {
+      console.error(`build-addon: the sanitized build failed (${res.why})`);
+      process.exit(1);
+    }
     failures.push(`cmake-js failed (${res.why})`);
   } else {
     failures.push("cmake-js is not installed (it is a dependency of tagmask: run `npm install`)");
   }
 } else {
   failures.push("cmake was not found on PATH");
+}
+
+if (sanitize) {
+  console.error(`build-addon: a sanitized build needs cmake and cmake-js:\n  - ${failures.join("\n  - ")}`);
+  process.exit(1);
 }
 
 // node-gyp fallback: CPU-only build of the same sources (binding.gyp).

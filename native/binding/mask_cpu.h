@@ -1,6 +1,8 @@
 // CPU masking entry points (applyTokenBitmask, maskedArgmax, maskedSample) and the parsing of
 // the options that the CUDA binding shares for device logits: the row selection, the sampling
-// parameters and the dtype names.
+// parameters and the dtype names. Options are read in two phases (js_args.h): Read* runs the
+// option getters and keeps typed arrays unpinned; Pin* takes their memory once nothing else
+// can run JS.
 #pragma once
 
 #include <napi.h>
@@ -10,18 +12,47 @@
 #include <string>
 #include <vector>
 
+#include "js_args.h"
 #include "tagmask/apply_mask.h"
 
 namespace tagmask::binding {
 
-/// The row selection options: indices and compactBitmask (options may be undefined). Index
-/// values are copied into `index_storage` when they come as a plain JS array; an Int32Array is
-/// used in place.
-void ParseIndices(const Napi::Value& options, const char* what, MaskedLogits& out, std::vector<int32_t>& index_storage);
+/// The row selection options, read: options.indices (an Int32Array kept for pinning, or a plain
+/// array's values) and options.compactBitmask.
+struct RowSelectionArgs {
+  bool has_indices = false;
+  bool compact = false;
+  std::optional<TypedArrayArg> typed;
+  std::vector<int32_t> values;  // a plain array's indices; also the private copy of shared ones
+};
 
-/// Sampling parameters for `rows` rows from options (temperature, topK, topP, seed; each a
-/// number or a per-row typed array).
-std::vector<SampleParams> ParseSampleParams(const Napi::Value& options, const char* what, size_t rows);
+/// Phase 1: reads options.indices and options.compactBitmask (options may be undefined).
+RowSelectionArgs ReadRowSelection(const Napi::Value& options, const char* what);
+
+/// Phase 2: puts the selection into `out` (pointing into `args` or the pinned Int32Array).
+void PinRowSelection(RowSelectionArgs& args, const char* what, MaskedLogits& out);
+
+/// One sampling parameter as read: a number for every row, or a per-row typed array.
+template <typename T>
+struct PerRowArg {
+  std::optional<T> value;
+  std::optional<TypedArrayArg> array;
+  std::optional<size_t> wrong_array;  // a typed array of another element type, and its length
+};
+
+/// The sampling options, read (temperature, topK, topP, seed).
+struct SampleArgs {
+  PerRowArg<float> temperature;
+  PerRowArg<int32_t> top_k;
+  PerRowArg<float> top_p;
+  PerRowArg<uint64_t> seed;
+};
+
+/// Phase 1: reads and checks the sampling options.
+SampleArgs ReadSampleParams(const Napi::Value& options, const char* what);
+
+/// Phase 2: the parameters of `rows` rows (per-row arrays pinned and copied), validated.
+std::vector<SampleParams> PinSampleParams(const SampleArgs& args, const char* what, size_t rows);
 
 /// The dtype a JS value names ("float32", "float16" or "bfloat16"); nothing for any other value.
 std::optional<DType> DTypeNamed(const Napi::Value& name);
