@@ -2,7 +2,6 @@
  * `tagmask match`: checks text against a structural tag, a JSON Schema, a regex or an EBNF
  * grammar with the reference recognizer, and says where it stops matching.
  */
-import { compileJsonSchema } from "../compile/json-schema/index.js";
 import { ebnfToIr } from "../compile/ebnf/index.js";
 import { GrammarBuilder, type IrGrammar } from "../compile/ir.js";
 import { lowerFormat } from "../compile/lower.js";
@@ -12,6 +11,7 @@ import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
+import { compileSchemaOption } from "./schema-file.js";
 
 const USAGE = [
   "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE]",
@@ -49,7 +49,7 @@ function grammarFrom(args: ReturnType<typeof parseArgs>, io: CliIO): IrGrammar {
     case "format":
       return lowerFormat(readOptionJson(value, "--format") as StructuralTag | Format);
     case "schema": {
-      const { grammar, unenforced } = compileJsonSchema(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient") });
+      const { grammar, unenforced } = compileSchemaOption(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient") });
       for (const u of unenforced) io.stderr.write(`tagmask match: warning: not enforced: ${JSON.stringify(u)}\n`);
       return grammar;
     }
