@@ -6,64 +6,20 @@
  * Only regular files are read: a device (`/dev/zero`) would be read forever and a FIFO without a
  * writer would block forever. Commands that read a stream take it on stdin instead.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { FormatError, InvalidArgumentError, TagmaskError } from "../errors.js";
 import { parseJsonText } from "../format/json-text.js";
+import { FileReadFailure, MAX_FILE_BYTES, readRegularFile } from "../regular-file.js";
 
 /** The largest file an option reads: 256 MiB (tokenizer.json files are tens of MiB at most). */
-export const MAX_OPTION_FILE_BYTES = 256 * 1024 * 1024;
-
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return "a directory";
-  if (stats.isFIFO()) return "a FIFO or pipe";
-  if (stats.isCharacterDevice()) return "a character device";
-  if (stats.isBlockDevice()) return "a block device";
-  if (stats.isSocket()) return "a socket";
-  return "a special file";
-}
-
-function cannotRead(file: string, option: string, why: string): InvalidArgumentError {
-  return new InvalidArgumentError(`${option} ${file}: cannot read the file (${why})`);
-}
+export const MAX_OPTION_FILE_BYTES = MAX_FILE_BYTES;
 
 /** The bytes of the file given to `option` (e.g. `--input`): a regular file of at most `limit` bytes. */
 export function readOptionBytes(file: string, option: string, limit = MAX_OPTION_FILE_BYTES): Uint8Array {
-  let fd: number;
   try {
-    // Non-blocking: opening a FIFO that has no writer returns at once (it is refused below)
-    // instead of waiting for a writer forever. It changes nothing for a regular file.
-    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    return readRegularFile(file, limit);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "no such file" : code === "EACCES" ? "permission denied" : (err as Error).message;
-    throw cannotRead(file, option, why);
-  }
-  try {
-    const stats = fstatSync(fd);
-    if (!stats.isFile()) {
-      throw cannotRead(file, option, stats.isDirectory() ? "it is a directory" : `it is ${kindOf(stats)}, not a regular file`);
-    }
-    if (stats.size > limit) {
-      throw cannotRead(file, option, `it has ${stats.size} bytes, more than the limit of ${limit}`);
-    }
-    // Read until the end, never past the limit: the size can change while reading (and files
-    // such as those in /proc report 0).
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const chunk = Buffer.allocUnsafe(Math.min(Math.max(stats.size - total, 64 * 1024), limit + 1 - total));
-      const n = readSync(fd, chunk, 0, chunk.length, null);
-      if (n === 0) break;
-      chunks.push(chunk.subarray(0, n));
-      total += n;
-      if (total > limit) throw cannotRead(file, option, `it has more than the limit of ${limit} bytes`);
-    }
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
-  } catch (err) {
-    if (err instanceof TagmaskError) throw err;
-    throw cannotRead(file, option, (err as Error).message);
-  } finally {
-    closeSync(fd);
+    if (err instanceof FileReadFailure) throw new InvalidArgumentError(`${option} ${file}: cannot read the file (${err.why})`);
+    throw err;
   }
 }
 

@@ -1,0 +1,123 @@
+/**
+ * Property tests (fast-check, fixed seed): random grammars of every input kind against the
+ * reference recognizer, on the tiny vocabulary and on the real Llama 3 one, walked with token
+ * streams that include forbidden and out-of-range ids (see properties.ts for what is checked).
+ *
+ * `npm run test:props` runs them longer, with a fresh seed, and prints the slowest single fill
+ * and accept seen (scripts/property-run.mjs): TAGMASK_PROPERTY_RUNS, TAGMASK_PROPERTY_SEED and
+ * TAGMASK_PROPERTY_REPORT set the runs per property, the seed and a file for that report.
+ */
+import { writeFileSync } from "node:fs";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ebnfToIr } from "../../lib/compile/ebnf/index.js";
+import { matchesNothing } from "../../lib/compile/empty-language.js";
+import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
+import { GrammarBuilder, type IrGrammar } from "../../lib/compile/ir.js";
+import { lowerFormat } from "../../lib/compile/lower.js";
+import { regexToIr } from "../../lib/compile/regex/index.js";
+import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
+import { GrammarError, SchemaError, TagmaskError } from "../../lib/errors.js";
+import type { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
+import { tinyVocabulary } from "../engine/tiny-vocab.js";
+import { loadTestVocabulary } from "../helpers/vocab.js";
+import { checkWalk, ebnfSource, irGrammar, jsonSchema, regexSource, slowest, structuralTag, type WalkSettings } from "./properties.js";
+
+const RUNS = Number(process.env.TAGMASK_PROPERTY_RUNS ?? 30);
+const SEED = Number(process.env.TAGMASK_PROPERTY_SEED ?? 0x5afe11);
+const params = (runs: number): fc.Parameters<unknown> => ({ seed: SEED, numRuns: runs, endOnFailure: true });
+
+let tiny: TokenizerInfo;
+let llama: TokenizerInfo;
+beforeAll(() => {
+  tiny = tinyVocabulary();
+  llama = loadTestVocabulary("llama3", { kimiMarkers: true });
+});
+
+afterAll(() => {
+  const report = process.env.TAGMASK_PROPERTY_REPORT;
+  if (report) writeFileSync(report, JSON.stringify({ seed: SEED, runs: RUNS, ...slowest }));
+});
+
+const TINY_WALK: WalkSettings = { steps: 14, every: 1 };
+const REAL_WALK: WalkSettings = { steps: 6, every: 3 };
+
+/** Compiles and walks `grammar`; a grammar matching nothing must be refused by the engine instead. */
+function compileAndWalk(grammar: IrGrammar, vocab: TokenizerInfo, walkSeed: number, settings: WalkSettings): void {
+  if (matchesNothing(grammar)) {
+    expect(() => compileGrammar(vocab, grammar)).toThrow(GrammarError);
+    return;
+  }
+  checkWalk(grammar, compileGrammar(vocab, grammar, { threads: 1 }), vocab.data, walkSeed, settings);
+}
+
+const walkSeed = fc.integer({ min: 1, max: 2 ** 31 - 1 });
+
+describe("random grammars on the tiny vocabulary", () => {
+  it("IR grammars (recursive rules included)", () => {
+    fc.assert(fc.property(irGrammar, walkSeed, (g, s) => compileAndWalk(g, tiny, s, TINY_WALK)), params(RUNS));
+  });
+
+  it("regexes", () => {
+    fc.assert(fc.property(regexSource, walkSeed, (source, s) => {
+      compileAndWalk({ rules: [{ name: "root", body: regexToIr(source) }], root: 0 }, tiny, s, TINY_WALK);
+    }), params(RUNS));
+  });
+
+  it("EBNF grammars", () => {
+    fc.assert(fc.property(ebnfSource, walkSeed, (source, s) => {
+      const b = new GrammarBuilder();
+      const root = ebnfToIr(source, b);
+      compileAndWalk({ ...b.build("root"), root: root.rule }, tiny, s, TINY_WALK);
+    }), params(RUNS));
+  });
+
+  it("JSON Schemas (unsatisfiable ones are refused by the engine)", () => {
+    fc.assert(fc.property(jsonSchema, walkSeed, (schema, s) => {
+      let grammar: IrGrammar;
+      try {
+        grammar = compileJsonSchema(schema, { whitespace: "compact" }).grammar;
+      } catch (err) {
+        // A keyword the compiler cannot enforce exactly: refused with its path, never a crash.
+        expect(err).toBeInstanceOf(SchemaError);
+        return;
+      }
+      compileAndWalk(grammar, tiny, s, TINY_WALK);
+    }), params(RUNS));
+  });
+
+  it("structural tags", () => {
+    let walked = 0;
+    fc.assert(fc.property(structuralTag, walkSeed, (tag, s) => {
+      let grammar: IrGrammar;
+      try {
+        grammar = lowerFormat(tag);
+      } catch (err) {
+        expect(err).toBeInstanceOf(TagmaskError);
+        return;
+      }
+      compileAndWalk(grammar, tiny, s, TINY_WALK);
+      walked++;
+    }), params(RUNS));
+    expect(walked).toBeGreaterThan(RUNS / 2);
+  });
+});
+
+describe("random grammars on the Llama 3 vocabulary", () => {
+  it("IR grammars", () => {
+    fc.assert(fc.property(irGrammar, walkSeed, (g, s) => compileAndWalk(g, llama, s, REAL_WALK)), params(Math.max(3, Math.round(RUNS / 8))));
+  });
+
+  it("JSON Schemas", () => {
+    fc.assert(fc.property(jsonSchema, walkSeed, (schema, s) => {
+      let grammar: IrGrammar;
+      try {
+        grammar = compileJsonSchema(schema).grammar;
+      } catch (err) {
+        expect(err).toBeInstanceOf(SchemaError);
+        return;
+      }
+      compileAndWalk(grammar, llama, s, REAL_WALK);
+    }), params(Math.max(3, Math.round(RUNS / 8))));
+  });
+});
