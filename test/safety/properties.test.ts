@@ -36,40 +36,52 @@ beforeAll(() => {
 
 afterAll(() => {
   const report = process.env.TAGMASK_PROPERTY_REPORT;
-  if (report) writeFileSync(report, JSON.stringify({ seed: SEED, runs: RUNS, ...slowest }));
+  if (report) writeFileSync(report, JSON.stringify({ seed: SEED, runs: RUNS, ...slowest, walked: Object.fromEntries(walked) }));
 });
 
 const TINY_WALK: WalkSettings = { steps: 14, every: 1 };
 const REAL_WALK: WalkSettings = { steps: 6, every: 3 };
 
+/** Steps walked per property (each property checks that its walks went somewhere). */
+const walked = new Map<string, number>();
+
 /** Compiles and walks `grammar`; a grammar matching nothing must be refused by the engine instead. */
-function compileAndWalk(grammar: IrGrammar, vocab: TokenizerInfo, walkSeed: number, settings: WalkSettings): void {
+function compileAndWalk(property: string, grammar: IrGrammar, vocab: TokenizerInfo, walkSeed: number, settings: WalkSettings): void {
   if (matchesNothing(grammar)) {
     expect(() => compileGrammar(vocab, grammar)).toThrow(GrammarError);
     return;
   }
-  checkWalk(grammar, compileGrammar(vocab, grammar, { threads: 1 }), vocab.data, walkSeed, settings);
+  const steps = checkWalk(grammar, compileGrammar(vocab, grammar, { threads: 1 }), vocab.data, walkSeed, settings);
+  walked.set(property, (walked.get(property) ?? 0) + steps);
+}
+
+/** The walks of `property` took at least `min` steps in all. */
+function expectWalked(property: string, min: number): void {
+  expect(walked.get(property) ?? 0, `steps walked for ${property}`).toBeGreaterThanOrEqual(min);
 }
 
 const walkSeed = fc.integer({ min: 1, max: 2 ** 31 - 1 });
 
 describe("random grammars on the tiny vocabulary", () => {
   it("IR grammars (recursive rules included)", () => {
-    fc.assert(fc.property(irGrammar, walkSeed, (g, s) => compileAndWalk(g, tiny, s, TINY_WALK)), params(RUNS));
+    fc.assert(fc.property(irGrammar, walkSeed, (g, s) => compileAndWalk("ir", g, tiny, s, TINY_WALK)), params(RUNS));
+    expectWalked("ir", RUNS * 2);
   });
 
   it("regexes", () => {
     fc.assert(fc.property(regexSource, walkSeed, (source, s) => {
-      compileAndWalk({ rules: [{ name: "root", body: regexToIr(source) }], root: 0 }, tiny, s, TINY_WALK);
+      compileAndWalk("regex", { rules: [{ name: "root", body: regexToIr(source) }], root: 0 }, tiny, s, TINY_WALK);
     }), params(RUNS));
+    expectWalked("regex", RUNS * 2);
   });
 
   it("EBNF grammars", () => {
     fc.assert(fc.property(ebnfSource, walkSeed, (source, s) => {
       const b = new GrammarBuilder();
       const root = ebnfToIr(source, b);
-      compileAndWalk({ ...b.build("root"), root: root.rule }, tiny, s, TINY_WALK);
+      compileAndWalk("ebnf", { ...b.build("root"), root: root.rule }, tiny, s, TINY_WALK);
     }), params(RUNS));
+    expectWalked("ebnf", RUNS * 2);
   });
 
   it("JSON Schemas (unsatisfiable ones are refused by the engine)", () => {
@@ -82,12 +94,13 @@ describe("random grammars on the tiny vocabulary", () => {
         expect(err).toBeInstanceOf(SchemaError);
         return;
       }
-      compileAndWalk(grammar, tiny, s, TINY_WALK);
+      compileAndWalk("schema", grammar, tiny, s, TINY_WALK);
     }), params(RUNS));
+    expectWalked("schema", RUNS);
   });
 
   it("structural tags", () => {
-    let walked = 0;
+    let lowered = 0;
     fc.assert(fc.property(structuralTag, walkSeed, (tag, s) => {
       let grammar: IrGrammar;
       try {
@@ -96,16 +109,18 @@ describe("random grammars on the tiny vocabulary", () => {
         expect(err).toBeInstanceOf(TagmaskError);
         return;
       }
-      compileAndWalk(grammar, tiny, s, TINY_WALK);
-      walked++;
+      compileAndWalk("tag", grammar, tiny, s, TINY_WALK);
+      lowered++;
     }), params(RUNS));
-    expect(walked).toBeGreaterThan(RUNS / 2);
+    expect(lowered).toBeGreaterThan(RUNS / 2);
+    expectWalked("tag", RUNS * 2);
   });
 });
 
 describe("random grammars on the Llama 3 vocabulary", () => {
   it("IR grammars", () => {
-    fc.assert(fc.property(irGrammar, walkSeed, (g, s) => compileAndWalk(g, llama, s, REAL_WALK)), params(Math.max(3, Math.round(RUNS / 8))));
+    fc.assert(fc.property(irGrammar, walkSeed, (g, s) => compileAndWalk("ir-llama", g, llama, s, REAL_WALK)), params(Math.max(3, Math.round(RUNS / 8))));
+    expectWalked("ir-llama", Math.max(3, Math.round(RUNS / 8)));
   });
 
   it("JSON Schemas", () => {
@@ -117,7 +132,8 @@ describe("random grammars on the Llama 3 vocabulary", () => {
         expect(err).toBeInstanceOf(SchemaError);
         return;
       }
-      compileAndWalk(grammar, llama, s, REAL_WALK);
+      compileAndWalk("schema-llama", grammar, llama, s, REAL_WALK);
     }), params(Math.max(3, Math.round(RUNS / 8))));
+    expectWalked("schema-llama", 1);
   });
 });
