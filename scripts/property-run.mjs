@@ -29,10 +29,11 @@ const res = spawnSync(process.execPath, [join(root, "node_modules", "vitest", "v
 });
 try {
   const r = JSON.parse(readFileSync(report, "utf8"));
-  console.log(
-    `property-run: slowest fill ${r.fillMs.toFixed(3)} ms, slowest accept ${r.acceptMs.toFixed(3)} ms (at ${r.where}), ` +
-      `${((performance.now() - t0) / 1000).toFixed(0)} s`,
-  );
+  const ms = (x) => `${x.toFixed(3)} ms`;
+  console.log(`property-run: steps walked ${JSON.stringify(r.walked)}`);
+  console.log(`property-run: ${r.fills} fills: p99 ${ms(r.fillP99Ms)}, slowest ${ms(r.fillMs)} (${r.fillAt})`);
+  console.log(`property-run: ${r.accepts} accepts: p99 ${ms(r.acceptP99Ms)}, slowest ${ms(r.acceptMs)} (${r.acceptAt})`);
+  console.log(`property-run: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
 } catch {
   console.log("property-run: no timing report (the run stopped early)");
 }
