@@ -6,7 +6,8 @@
  * Not here: the parser-stack blow-up, the compile work budget and the 100,000-value enum
  * (issue 11's other owners test those).
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { writeFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureBuiltCli, scratchDir } from "../helpers/cli.js";
 import { tokenizerJsonPath } from "../helpers/vocab.js";
 import { mkfifoSync } from "./fifo.js";
@@ -277,6 +278,12 @@ const REPROS: Repro[] = [
   },
 ];
 
+// TAGMASK_REPRO_TIMES=FILE: each reproduction's run times (ms) are written there, for reports.
+const times: Record<string, number[]> = {};
+afterAll(() => {
+  if (process.env.TAGMASK_REPRO_TIMES) writeFileSync(process.env.TAGMASK_REPRO_TIMES, JSON.stringify(times, null, 1));
+});
+
 describe("issue 11 reproductions, each 5 times in a child process", () => {
   scratch = scratchDir("safety-repro");
 
@@ -285,6 +292,7 @@ describe("issue 11 reproductions, each 5 times in a child process", () => {
       Array.from({ length: RUNS }, () => () =>
         repro.cli ? runNode([CLI, ...repro.cli()], { timeoutMs: KILL_MS }) : runScript(PRELUDE + repro.script!, { timeoutMs: KILL_MS, execArgv: ["--expose-gc"] })),
     );
+    times[repro.name] = runs.map((r) => Math.round(r.ms));
     for (const child of runs) {
       const where = `${repro.name}\nstatus ${child.status} signal ${child.signal} in ${Math.round(child.ms)} ms\n${child.stderr.slice(0, 2000)}`;
       expect(child.signal, where).toBeNull();
