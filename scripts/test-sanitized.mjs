@@ -138,5 +138,5 @@ if (host.length > 0) {
 rmSync(logs, { recursive: true, force: true });
 const seconds = ((performance.now() - t0) / 1000).toFixed(0);
 const name = kind === "address" ? "ASan+UBSan" : "TSan";
-console.log(`test:${kind === "address" ? "asan" : "tsan"}: vitest ${status === 0 ? "passed" : `failed (exit ${status})`}, ${ours.length} ${name} report(s) in tagmask code, ${seconds} s`);
+console.log(`test:${kind === "address" ? "asan" : "tsan"}: vitest ${status === 0 ? "passed" : `failed (exit ${status})`}, ${ours.length} ${name} report(s)${kind === "thread" ? " in tagmask code" : ""}, ${seconds} s`);
 process.exit(status !== 0 || ours.length > 0 ? 1 : 0);
