@@ -327,7 +327,7 @@ IntListArg BatchMatcherWrap::ReadRows(const Napi::Value& v, const char* what, st
 void BatchMatcherWrap::PinRows(const IntListArg& arg, const char* what, std::vector<uint32_t>& values) const {
   if (!arg.typed) return;
   // Copied: the rows are checked (range, repeats) and then used.
-  const TypedSpan<const uint32_t> rows = arg.typed->Pin<const uint32_t>(std::string(what) + ": rows");
+  const TypedSpan<const uint32_t> rows = arg.typed->Pin<const uint32_t>(what, "rows");
   values.assign(rows.data, rows.data + rows.length);  // as unsigned: -1 is out of range
 }
 
@@ -358,11 +358,11 @@ IntListArg BatchMatcherWrap::ReadTokens(const Napi::Value& v, const char* what, 
 void BatchMatcherWrap::PinTokens(const IntListArg& arg, const char* what, std::vector<int32_t>& values) const {
   if (!arg.typed) return;
   const size_t n = core_->batch.size();
-  const std::string name = std::string(what) + ": tokens";
+  const auto name = [what]() { return std::string(what) + ": tokens"; };  // messages only
   const bool is_unsigned = arg.typed->type() == napi_uint32_array;
-  const TypedSpan<const uint32_t> tokens = arg.typed->Pin<const uint32_t>(name);
+  const TypedSpan<const uint32_t> tokens = arg.typed->Pin<const uint32_t>(what, "tokens");
   if (tokens.length != n) {
-    ThrowInvalidArgument(name + " must have one entry per row (" + std::to_string(n) + "), got " +
+    ThrowInvalidArgument(name() + " must have one entry per row (" + std::to_string(n) + "), got " +
                          std::to_string(tokens.length));
   }
   values.resize(n);
@@ -371,7 +371,7 @@ void BatchMatcherWrap::PinTokens(const IntListArg& arg, const char* what, std::v
     // Ids are below 2^31; -1 (an Int32Array only) skips a row. Anything else is refused rather
     // than reinterpreted (a Uint32Array id of 2^31 or more would read as a negative "skip").
     if (is_unsigned ? bits > 0x7FFFFFFFu : static_cast<int32_t>(bits) < -1) {
-      ThrowInvalidArgument(name + "[" + std::to_string(i) + "] = " +
+      ThrowInvalidArgument(name() + "[" + std::to_string(i) + "] = " +
                            (is_unsigned ? std::to_string(bits) : std::to_string(static_cast<int32_t>(bits))) +
                            " is out of range: token ids are from 0 to " +
                            std::to_string(core_->matchers[0]->grammarPtr()->tokenizer().VocabSize() - 1) +
@@ -415,16 +415,16 @@ IntListArg BatchMatcherWrap::ReadCounts(const Napi::Value& v, const char* what, 
 void BatchMatcherWrap::PinCounts(const IntListArg& arg, const char* what, std::vector<uint32_t>& values) const {
   if (!arg.typed) return;
   const size_t n = core_->batch.size();
-  const std::string name = std::string(what) + ": steps";
-  const TypedSpan<const int32_t> steps = arg.typed->Pin<const int32_t>(name);
+  const auto name = [what]() { return std::string(what) + ": steps"; };  // messages only
+  const TypedSpan<const int32_t> steps = arg.typed->Pin<const int32_t>(what, "steps");
   if (steps.length != n) {
-    ThrowInvalidArgument(name + " must have one count per row (" + std::to_string(n) + "), got " +
+    ThrowInvalidArgument(name() + " must have one count per row (" + std::to_string(n) + "), got " +
                          std::to_string(steps.length));
   }
   values.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int32_t count = steps.data[i];  // read once
-    if (count < 0) ThrowInvalidArgument(name + "[" + std::to_string(i) + "] = " + std::to_string(count) + " is negative");
+    if (count < 0) ThrowInvalidArgument(name() + "[" + std::to_string(i) + "] = " + std::to_string(count) + " is negative");
     values[i] = static_cast<uint32_t>(count);
   }
 }
@@ -445,7 +445,7 @@ Napi::Value BatchMatcherWrap::Fill(const Napi::CallbackInfo& info) {
     // Phase 2: pin; no JS runs from here on.
     uint32_t* out = core_->bitmask.get();
     if (out_arg) {
-      const TypedSpan<uint32_t> span = out_arg->Pin<uint32_t>(std::string(what) + ": out");
+      const TypedSpan<uint32_t> span = out_arg->Pin<uint32_t>(what, "out");
       const uint64_t need = static_cast<uint64_t>(core_->words);
       if (span.length < need) {
         ThrowInvalidArgument(std::string(what) + ": out must have at least N*ceil(V/32) = " +

@@ -43,7 +43,7 @@ CompileArgs ParseArgs(const Napi::CallbackInfo& info, const char* what) {
     }
   }
   // Phase 2 (js_args.h): the options' getters have run; the bytes are copied now.
-  const TypedSpan<const uint8_t> bytes = ir->Pin<const uint8_t>(std::string(what) + ": ir");
+  const TypedSpan<const uint8_t> bytes = ir->Pin<const uint8_t>(what, "ir");
   args.ir.assign(bytes.data, bytes.data + bytes.length);
   return args;
 }

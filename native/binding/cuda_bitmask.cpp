@@ -64,7 +64,7 @@ Napi::Value DeviceBitmaskWrap::Upload(const Napi::CallbackInfo& info) {
       src = pinned_source->Data(what);
       length = pinned_source->words();
     } else {
-      const TypedSpan<const int32_t> span = array->Pin<const int32_t>(std::string(what) + ": source");
+      const TypedSpan<const int32_t> span = array->Pin<const int32_t>(what, "source");
       src = span.data;
       length = span.length;
     }

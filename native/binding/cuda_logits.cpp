@@ -226,7 +226,7 @@ Napi::Value DeviceLogitsWrap::Upload(const Napi::CallbackInfo& info) {
     const uintptr_t stream = StreamOption(info[1], what, stream_);
     // Phase 2: no JS runs from here on.
     void* dst = Logits(what);
-    const TypedArrayArg::UntypedSpan values = host->PinUntyped(std::string(what) + ": host");
+    const TypedArrayArg::UntypedSpan values = host->PinUntyped(what, "host");
     const uint64_t n = values.length;
     if (n != SpanElements() && n != rows_ * stride_) {
       ThrowInvalidArgument(std::string(what) + ": host has " + std::to_string(n) + " values; expected rows*stride = " +
@@ -256,7 +256,7 @@ Napi::Value DeviceLogitsWrap::Download(const Napi::CallbackInfo& info) {
                                                       : Napi::TypedArray(Napi::Uint16Array::New(env, n));
 #ifdef TAGMASK_WITH_CUDA
     // A new array of this call: nothing else can see it yet.
-    void* host = TypedArrayArg::Of(out, {out.TypedArrayType()})->PinUntyped(what).data;
+    void* host = TypedArrayArg::Of(out, {out.TypedArrayType()})->PinUntyped(what, "the result").data;
     cuda::CopyDeviceToHost(host, src, n * ElementBytes(), stream, device_);
     cuda::SynchronizeStream(stream, device_);
 #else

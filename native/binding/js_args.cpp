@@ -60,11 +60,11 @@ size_t TypedArrayArg::ElementSize() const noexcept {
   return 1;
 }
 
-void TypedArrayArg::ThrowWrongElementSize(const std::string& what) {
-  throw Error(ErrorCode::Internal, what + ": pinned as the wrong element type");
+void TypedArrayArg::ThrowWrongElementSize(const char* what, const char* name) {
+  throw Error(ErrorCode::Internal, std::string(what) + ": " + name + " pinned as the wrong element type");
 }
 
-TypedArrayArg::UntypedSpan TypedArrayArg::PinUntyped(const std::string& what, bool allow_empty) const {
+TypedArrayArg::UntypedSpan TypedArrayArg::PinUntyped(const char* what, const char* name, bool allow_empty) const {
   napi_typedarray_type type = napi_uint8_array;
   size_t length = 0;
   void* data = nullptr;
@@ -73,22 +73,28 @@ TypedArrayArg::UntypedSpan TypedArrayArg::PinUntyped(const std::string& what, bo
   // napi_get_typedarray_info gives the data pointer of ArrayBuffer- and SharedArrayBuffer-backed
   // arrays alike (Napi::ArrayBuffer::Data() fails on the latter).
   if (napi_get_typedarray_info(env_, value_, &type, &length, &data, &buffer, &offset) != napi_ok || type != type_) {
-    ThrowInvalidArgument(what + ": the typed array could not be read");
+    ThrowInvalidArgument(std::string(what) + ": " + name + ": the typed array could not be read");
   }
+  if (length != 0 && data != nullptr) return {data, length};
+  // A detached buffer has no elements, so only an empty array needs the check.
   bool detached = false;
   if (napi_is_detached_arraybuffer(env_, buffer, &detached) != napi_ok) detached = false;
   if (detached) {
-    ThrowInvalidArgument(what + " is detached: its ArrayBuffer was transferred (postMessage, structuredClone) or "
-                                "freed; pass an array whose buffer is still usable");
+    ThrowInvalidArgument(std::string(what) + ": " + name +
+                         " is detached: its ArrayBuffer was transferred (postMessage, structuredClone) or freed; pass "
+                         "an array whose buffer is still usable");
   }
-  bool plain = true;
-  if (napi_is_arraybuffer(env_, buffer, &plain) != napi_ok) plain = true;
-  if (length == 0 || data == nullptr) {
-    // An empty array, or a view that lies outside a resizable buffer that shrank.
-    if (!allow_empty) ThrowInvalidArgument(what + " is empty; it must hold data");
-    return {g_empty, 0, false};
-  }
-  return {data, length, !plain};
+  // An empty array, or a view that lies outside a resizable buffer that shrank.
+  if (!allow_empty) ThrowInvalidArgument(std::string(what) + ": " + name + " is empty; it must hold data");
+  return {g_empty, 0};
+}
+
+bool TypedArrayArg::IsShared() const {
+  napi_value buffer = nullptr;
+  if (napi_get_typedarray_info(env_, value_, nullptr, nullptr, nullptr, &buffer, nullptr) != napi_ok) return true;
+  bool plain = false;
+  // A SharedArrayBuffer is not an ArrayBuffer to N-API.
+  return napi_is_arraybuffer(env_, buffer, &plain) != napi_ok || !plain;
 }
 
 }  // namespace tagmask::binding

@@ -12,7 +12,7 @@
 //
 // Arrays backed by a SharedArrayBuffer are used in place, but another thread may write them at
 // any moment: an input the native side validates and then uses (indices, offsets, token ids) is
-// copied into private memory first (TypedSpan::Private), so the value checked is the value used.
+// copied into private memory first (PinPrivate), so the value checked is the value used.
 #pragma once
 
 #include <napi.h>
@@ -21,7 +21,6 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "errors.h"
@@ -37,18 +36,11 @@ template <typename T>
 struct TypedSpan {
   T* data = nullptr;  // never null: an empty array gets a pointer to a static, unused byte
   size_t length = 0;
-  bool shared = false;  // backed by a SharedArrayBuffer: other threads may write it at any time
-
-  /// These elements in memory no other thread writes: this span itself, or, when shared, a copy
-  /// made into `storage`. For inputs that are checked and then used.
-  TypedSpan<const T> Private(std::vector<std::remove_const_t<T>>& storage) const {
-    if (!shared) return {data, length, false};
-    storage.assign(data, data + length);
-    return {length == 0 ? data : storage.data(), length, false};
-  }
 };
 
 /// A typed-array argument between phase 1 (its element type checked) and phase 2 (Pin).
+/// Messages name the call (`what`, e.g. "applyTokenBitmask") and the argument (`name`, e.g.
+/// "logits"); they are only built when a check fails, so pinning allocates nothing.
 class TypedArrayArg {
  public:
   /// `value` as a TypedArrayArg when it is a typed array with one of `types` as its element
@@ -66,27 +58,38 @@ class TypedArrayArg {
   /// Bytes per element.
   size_t ElementSize() const noexcept;
 
-  /// Phase 2: the array's memory as it is now. Throws InvalidArgument naming `what` when its
-  /// buffer was detached (transferred or freed), or when it is empty and `allow_empty` is false.
+  /// Phase 2: the array's memory as it is now. Throws InvalidArgument when its buffer was
+  /// detached (transferred or freed), or when it is empty and `allow_empty` is false.
   template <typename T>
-  TypedSpan<T> Pin(const std::string& what, bool allow_empty = true) const {
+  TypedSpan<T> Pin(const char* what, const char* name, bool allow_empty = true) const {
     static_assert(sizeof(T) <= 8, "a typed array element");
-    if (sizeof(T) != ElementSize()) ThrowWrongElementSize(what);
-    const UntypedSpan raw = PinUntyped(what, allow_empty);
-    return {static_cast<T*>(raw.data), raw.length, raw.shared};
+    if (sizeof(T) != ElementSize()) ThrowWrongElementSize(what, name);
+    const UntypedSpan raw = PinUntyped(what, name, allow_empty);
+    return {static_cast<T*>(raw.data), raw.length};
+  }
+
+  /// Pin() for an input that is checked and then used: when the array is on a SharedArrayBuffer
+  /// (another thread may write it at any moment) its elements are copied into `storage` first,
+  /// so the value checked is the value used.
+  template <typename T>
+  TypedSpan<const T> PinPrivate(const char* what, const char* name, std::vector<T>& storage) const {
+    const TypedSpan<const T> span = Pin<const T>(what, name);
+    if (span.length == 0 || !IsShared()) return span;
+    storage.assign(span.data, span.data + span.length);
+    return {storage.data(), storage.size()};
   }
 
   /// Pin() for code that handles several element types: `length` counts elements.
   struct UntypedSpan {
     void* data;
     size_t length;
-    bool shared;
   };
-  UntypedSpan PinUntyped(const std::string& what, bool allow_empty = true) const;
+  UntypedSpan PinUntyped(const char* what, const char* name, bool allow_empty = true) const;
 
  private:
   TypedArrayArg(napi_env env, napi_value value, napi_typedarray_type type) : env_(env), value_(value), type_(type) {}
-  [[noreturn]] static void ThrowWrongElementSize(const std::string& what);
+  [[noreturn]] static void ThrowWrongElementSize(const char* what, const char* name);
+  bool IsShared() const;
 
   napi_env env_;
   napi_value value_;  // a handle of the calling scope: it keeps the array (and its buffer) alive

@@ -93,10 +93,10 @@ CpuMaskArgs ReadCpuMask(const Napi::CallbackInfo& info, const char* what) {
 // Phase 2: pins the logits, the bitmask and the indices, and checks every size against them.
 MaskedLogits PinCpuMask(CpuMaskArgs& args, const char* what) {
   MaskedLogits batch = args.shape;
-  const TypedArrayArg::UntypedSpan logits = args.logits->PinUntyped(std::string(what) + ": logits");
+  const TypedArrayArg::UntypedSpan logits = args.logits->PinUntyped(what, "logits");
   batch.logits = logits.data;
   batch.logits_length = logits.length;
-  const TypedSpan<const int32_t> bitmask = args.bitmask->Pin<const int32_t>(std::string(what) + ": bitmask");
+  const TypedSpan<const int32_t> bitmask = args.bitmask->Pin<const int32_t>(what, "bitmask");
   batch.bitmask = bitmask.data;
   batch.bitmask_length = bitmask.length;
   PinRowSelection(args.selection, what, batch);
@@ -120,11 +120,12 @@ PerRowArg<T> ReadPerRow(const Napi::Object& options, const char* name, napi_type
   return arg;
 }
 
+// `label` is the option as messages name it ("options.topK").
 template <typename T>
-void PinPerRow(const PerRowArg<T>& arg, const char* name, const char* what, const char* array_name, T fallback,
+void PinPerRow(const PerRowArg<T>& arg, const char* label, const char* what, const char* array_name, T fallback,
                size_t rows, std::vector<SampleParams>& params, T SampleParams::*field) {
   const auto wrong = [&](size_t length) {
-    ThrowInvalidArgument(std::string(what) + ": options." + name + " must be a number or a " + array_name + " of " +
+    ThrowInvalidArgument(std::string(what) + ": " + label + " must be a number or a " + array_name + " of " +
                          std::to_string(rows) + " entries (one per row), got a typed array of " + std::to_string(length));
   };
   if (arg.wrong_array) wrong(*arg.wrong_array);
@@ -133,7 +134,7 @@ void PinPerRow(const PerRowArg<T>& arg, const char* name, const char* what, cons
     for (auto& p : params) p.*field = value;
     return;
   }
-  const TypedSpan<const T> values = arg.array->template Pin<const T>(std::string(what) + ": options." + name);
+  const TypedSpan<const T> values = arg.array->template Pin<const T>(what, label);
   if (values.length != rows) wrong(values.length);
   // Copied once: a shared array changing afterwards cannot change what was validated.
   for (size_t k = 0; k < rows; ++k) params[k].*field = values.data[k];
@@ -201,7 +202,7 @@ void PinRowSelection(RowSelectionArgs& args, const char* what, MaskedLogits& out
     // Indices are checked (Validate) and then used as row numbers: they must not change in
     // between, so a shared array is copied.
     const TypedSpan<const int32_t> span =
-        args.typed->Pin<const int32_t>(std::string(what) + ": options.indices").Private(args.values);
+        args.typed->PinPrivate<int32_t>(what, "options.indices", args.values);
     out.indices = span.data;
     out.num_indices = span.length;
     return;
@@ -253,10 +254,10 @@ SampleArgs ReadSampleParams(const Napi::Value& options_value, const char* what) 
 
 std::vector<SampleParams> PinSampleParams(const SampleArgs& args, const char* what, size_t rows) {
   std::vector<SampleParams> params(rows);
-  PinPerRow(args.temperature, "temperature", what, "Float32Array", 1.0f, rows, params, &SampleParams::temperature);
-  PinPerRow(args.top_k, "topK", what, "Int32Array", int32_t{0}, rows, params, &SampleParams::top_k);
-  PinPerRow(args.top_p, "topP", what, "Float32Array", 1.0f, rows, params, &SampleParams::top_p);
-  PinPerRow(args.seed, "seed", what, "BigUint64Array", uint64_t{0}, rows, params, &SampleParams::seed);
+  PinPerRow(args.temperature, "options.temperature", what, "Float32Array", 1.0f, rows, params, &SampleParams::temperature);
+  PinPerRow(args.top_k, "options.topK", what, "Int32Array", int32_t{0}, rows, params, &SampleParams::top_k);
+  PinPerRow(args.top_p, "options.topP", what, "Float32Array", 1.0f, rows, params, &SampleParams::top_p);
+  PinPerRow(args.seed, "options.seed", what, "BigUint64Array", uint64_t{0}, rows, params, &SampleParams::seed);
   for (size_t k = 0; k < rows; ++k) ValidateSampleParams(params[k], k);
   return params;
 }

@@ -38,7 +38,7 @@ TypedArrayArg MaskArg(const Napi::Value& value, const char* what) {
 
 // Phase 2: the row of the pinned bitmask, size-checked.
 uint32_t* MaskRow(const TypedArrayArg& mask, uint32_t row, uint32_t words, const char* what) {
-  const TypedSpan<uint32_t> span = mask.Pin<uint32_t>(std::string(what) + ": the bitmask");
+  const TypedSpan<uint32_t> span = mask.Pin<uint32_t>(what, "the bitmask");
   const uint64_t need = (static_cast<uint64_t>(row) + 1) * words;
   if (span.length < need) {
     ThrowInvalidArgument(std::string(what) + ": bitmask must have at least (row+1)*ceil(V/32) = " + std::to_string(row + 1) +
@@ -145,7 +145,7 @@ Napi::Value MatcherWrap::AcceptBytes(const Napi::CallbackInfo& info) {
     if (!arg) ThrowInvalidArgument("acceptBytes expects a Uint8Array, got " + DescribeValue(info[0]));
     // The matcher may look at a byte more than once: a shared array is copied first.
     std::vector<uint8_t> copy;
-    const TypedSpan<const uint8_t> bytes = arg->Pin<const uint8_t>("acceptBytes: bytes").Private(copy);
+    const TypedSpan<const uint8_t> bytes = arg->PinPrivate<uint8_t>("acceptBytes", "bytes", copy);
     return Napi::Boolean::New(env, matcher_->AcceptBytes(bytes.data, bytes.length));
   });
 }
@@ -254,7 +254,7 @@ Napi::Value MatcherWrap::BenchTrace(const Napi::CallbackInfo& info) {
     const std::optional<TypedArrayArg> tokens = TypedArrayArg::Of(info[0], {napi_uint32_array});
     if (!tokens) ThrowInvalidArgument("benchTrace expects (tokens: Uint32Array, repeats?), got " + DescribeValue(info[0]));
     const uint32_t repeats = std::max<uint32_t>(1, ArgU32(info, 1, "benchTrace", "repeats", 21, true));
-    const TypedSpan<const uint32_t> span = tokens->Pin<const uint32_t>("benchTrace: tokens");
+    const TypedSpan<const uint32_t> span = tokens->Pin<const uint32_t>("benchTrace", "tokens");
     const std::vector<uint32_t> ids(span.data, span.data + span.length);
     Matcher& m = *matcher_;
     std::vector<uint32_t> row(m.MaskWordCount());

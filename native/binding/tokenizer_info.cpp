@@ -28,7 +28,7 @@ TypedArrayArg Field(const Napi::Object& data, const char* name, napi_typedarray_
 // Phase 2: a field's elements, in private memory (the vocabulary is checked, then copied).
 template <typename T>
 TypedSpan<const T> Pinned(const TypedArrayArg& field, const char* name, std::vector<T>& storage) {
-  return field.Pin<const T>(std::string("createTokenizerInfo: data.") + name).Private(storage);
+  return field.PinPrivate<T>("createTokenizerInfo", name, storage);
 }
 
 }  // namespace
@@ -89,10 +89,10 @@ Napi::Value TokenizerInfoWrap::Create(const Napi::CallbackInfo& info) {
     // Phase 2 (js_args.h): every getter has run; no JS runs from here on.
     std::vector<uint8_t> bytes_copy, kinds_copy;
     std::vector<uint32_t> offsets_copy, stops_copy;
-    const TypedSpan<const uint8_t> b = Pinned(bytes, "bytes", bytes_copy);
-    const TypedSpan<const uint32_t> o = Pinned(offsets, "offsets", offsets_copy);
-    const TypedSpan<const uint8_t> k = Pinned(kinds, "kinds", kinds_copy);
-    const TypedSpan<const uint32_t> s = Pinned(stops, "stopTokenIds", stops_copy);
+    const TypedSpan<const uint8_t> b = Pinned(bytes, "data.bytes", bytes_copy);
+    const TypedSpan<const uint32_t> o = Pinned(offsets, "data.offsets", offsets_copy);
+    const TypedSpan<const uint8_t> k = Pinned(kinds, "data.kinds", kinds_copy);
+    const TypedSpan<const uint32_t> s = Pinned(stops, "data.stopTokenIds", stops_copy);
     VocabularyView view;
     view.vocabSize = *vocabSize;
     view.bytes = b.data;
