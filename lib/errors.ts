@@ -106,6 +106,33 @@ export class DeviceError extends TagmaskError {
   }
 }
 
+/**
+ * The native addon cannot be used: no prebuilt addon matches this platform and no source build
+ * is there, or the one found failed to load. The message says what was tried and how to build it.
+ */
+export class NativeAddonError extends TagmaskError {
+  constructor(message: string) {
+    super(message, "TAGMASK_ADDON_UNAVAILABLE");
+  }
+}
+
+/**
+ * An HTTP request to tagmask's server cannot be served: the body is malformed or names a bad
+ * value (status 400, `param` the field as OpenAI writes it, e.g. `messages[1].content`), an
+ * unknown route (404), a full queue (429, `retryAfter` seconds), or a server shutting down (503).
+ */
+export class RequestError extends TagmaskError {
+  readonly status: number;
+  readonly param: string | null;
+  readonly retryAfter: number | undefined;
+  constructor(status: number, message: string, options: { param?: string | null; code?: string; retryAfter?: number } = {}) {
+    super(message, options.code ?? "TAGMASK_INVALID_REQUEST");
+    this.status = status;
+    this.param = options.param ?? null;
+    this.retryAfter = options.retryAfter;
+  }
+}
+
 /** An internal invariant did not hold: a bug in tagmask. Please report it. */
 export class InternalError extends TagmaskError {
   constructor(message: string) {

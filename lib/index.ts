@@ -8,6 +8,8 @@
 export * from "./errors.js";
 export { runtime } from "./runtime.js";
 export type { CudaRuntimeInfo, RuntimeInfo } from "./runtime.js";
+export { addonStatus } from "./runtime.js";
+export type { AddonOrigin, AddonStatus, AddonVariant } from "./runtime.js";
 export {
   TokenizerInfo,
   TokenKind,
@@ -32,6 +34,9 @@ export {
 export type * from "./format/types.js";
 export type { JsonObject, JsonValue } from "./format/serialize.js";
 export type { AnyTextOptions, JsonSchemaOptions, TagsWithSeparatorOptions, TriggeredTagsOptions } from "./format/build.js";
+export type { AnyTokensOptions, DispatchOptions, TokenDispatchOptions, TokenTriggeredTagsOptions } from "./format/build.js";
+export { tokenUniverse } from "./tokenizer/token-universe.js";
+export type { RecognizerOptions, TokenUniverse } from "./compile/recognizer.js";
 export * as formats from "./format/build.js";
 export { applyTokenBitmask, maskedArgmax, maskedSample, applyMaskIsa } from "./mask/cpu.js";
 export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";
@@ -46,6 +51,8 @@ export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
   KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES,
 } from "./tools/index.js";
+export { parseToolOutputStream } from "./tools/index.js";
+export type { ToolOutputChunks } from "./tools/index.js";
 export type {
   AllowedToolsChoice, FunctionDefinition, FunctionTool, NamedToolChoice, NormalizedTool, NormalizedToolRequest, ParsedToolCall,
   ParsedToolOutput, ReasoningMode, ResponseFormat, ToolCallingFamily, ToolCallingRequest, ToolChoice, ToolOutputEvent,
@@ -65,18 +72,18 @@ export * as ir from "./compile/ir.js";
 export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher } from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
 // end engine (D)
-// node-llama-cpp integration (E)
-export {
-  ConstrainedGrammar, ConstrainedLlama, MASK_ROUTES, SAMPLER_ARRAYS_VERSION, checkMaskRoute, ensureTinyModel, limitFreeText, limitWhitespace,
-  nodeLlamaCppVersion, tinyModelCachePath, writeTinyModel,
-} from "./integrations/node-llama-cpp/index.js";
-export type {
-  BatchJob, BatchMaskStats, BatchResult, ConstrainedLlamaOptions, GenerateOptions, GenerationResult, GenerationStats, GrammarOptions,
-  MaskRouteName, RouteCheck, SamplingOptions, StopReason, TinyModelInfo, TinyModelOptions, ToolCallsResult,
-} from "./integrations/node-llama-cpp/index.js";
+// node-llama-cpp integration (E): in the "tagmask/node-llama-cpp" entry (lib/node-llama-cpp.ts), so
+// that these types need node-llama-cpp only where it is used. The free-text and whitespace bounds
+// are plain format transforms and stay here too.
+export { limitFreeText, limitWhitespace } from "./integrations/node-llama-cpp/format-limits.js";
 export type { LlamaModelVocabularySource } from "./tokenizer/index.js";
 // end node-llama-cpp integration (E)
 // JSON Schema compiler (G)
 export { compileJsonSchema, lowerJsonSchema } from "./compile/json-schema/index.js";
-export type { JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
+export type { Dialect as JsonSchemaDraft, JsonSchemaOptions as JsonSchemaCompileOptions, UnenforcedKeyword } from "./compile/json-schema/index.js";
 // end JSON Schema compiler (G)
+// OpenAI-compatible server (#15): createServer is in the "tagmask/server" entry (lib/server-entry.ts),
+// since it runs on node-llama-cpp and fastify. Chat templates are plain text and stay here.
+export { chatTemplate, chatTemplateFamilies, detectChatTemplateFamily, normalizeConversation, renderChat } from "./tools/chat-index.js";
+export type { ChatMessage, ChatTemplate, ChatTemplateInput, ChatToolCall } from "./tools/chat-index.js";
+// end OpenAI-compatible server (#15)

@@ -2,11 +2,8 @@
  * The native addon: how it is found and loaded, and the one place where its surface is typed.
  * Everything else in lib/ goes through {@link native}.
  */
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
-import { nativeErrorClasses, TagmaskError } from "./errors.js";
-import { packageRoot } from "./package-root.js";
+import { NativeAddonError, nativeErrorClasses, type TagmaskError } from "./errors.js";
+import { addonCandidateList, loadAddon, type LoadedAddon } from "./native-loader.js";
 import type { VocabularyData } from "./tokenizer/vocabulary.js";
 
 /** What `runtime()` reports about the CUDA part of the build. */
@@ -168,40 +165,34 @@ export interface NativeDeviceLogits {
   free(): void;
 }
 
-/** Where the addon is looked for, in order. `TAGMASK_ADDON` overrides with an explicit file. */
+/** Where the addon is looked for, in order (see lib/native-loader.ts); files that do not exist included. */
 export function addonCandidates(): string[] {
-  const fromEnv = process.env.TAGMASK_ADDON;
-  if (fromEnv) return [resolve(fromEnv)];
-  const root = packageRoot();
-  return [join(root, "build", "Release", "tagmask.node"), join(root, "build", "Debug", "tagmask.node")];
+  return addonCandidateList().map((c) => c.file);
 }
 
-let loaded: NativeAddon | undefined;
+let loaded: LoadedAddon<NativeAddon> | undefined;
+let failure: NativeAddonError | undefined;
 
-/** The loaded addon (loaded on first use). Throws a TagmaskError naming how to build it. */
+/**
+ * The loaded addon (loaded on first use). Throws a NativeAddonError saying what was tried and how
+ * to build it when no addon can be loaded (the same error on every later call).
+ */
 export function native(): NativeAddon {
+  return nativeAddon().addon;
+}
+
+/** The loaded addon with the file it came from and its origin (source build, prebuild, TAGMASK_ADDON). */
+export function nativeAddon(): LoadedAddon<NativeAddon> {
   if (loaded) return loaded;
-  const candidates = addonCandidates();
-  const file = candidates.find((c) => existsSync(c));
-  if (!file) {
-    throw new TagmaskError(
-      `the tagmask native addon is not built (looked for ${candidates.join(", ")}); ` +
-        "run `npm install` (or `npm run build:addon`) in the tagmask package",
-      "TAGMASK_ADDON_MISSING",
-    );
-  }
-  const require = createRequire(import.meta.url);
-  let addon: NativeAddon;
+  if (failure) throw failure;
+  let found: LoadedAddon<NativeAddon>;
   try {
-    addon = require(file) as NativeAddon;
+    found = loadAddon<NativeAddon>();
   } catch (err) {
-    throw new TagmaskError(
-      `the tagmask native addon at ${file} failed to load: ${(err as Error).message}; ` +
-        "rebuild it with `npm run build:addon`",
-      "TAGMASK_ADDON_LOAD",
-    );
+    if (err instanceof NativeAddonError) failure = err;
+    throw err;
   }
-  addon.setErrorClasses(nativeErrorClasses);
-  loaded = addon;
-  return addon;
+  found.addon.setErrorClasses(nativeErrorClasses);
+  loaded = found;
+  return found;
 }

@@ -2,24 +2,27 @@
  * `tagmask compile --schema FILE`: compiles a JSON Schema to the grammar IR and prints the
  * grammar's size and the compile time, or the refusal (keyword and schema path) with exit code 2.
  */
-import type { JsonSchemaOptions } from "../compile/json-schema/index.js";
+import type { Dialect, JsonSchemaOptions } from "../compile/json-schema/index.js";
+import { DIALECTS } from "../compile/json-schema/resolve.js";
 import { printGrammar, serializeGrammar, type IrExpr, type IrGrammar } from "../compile/ir.js";
 import { SchemaError } from "../errors.js";
 import type { JsonSchema } from "../format/types.js";
-import { optional, parseArgs, required, UsageError } from "./args.js";
+import { choiceOption, integerOption, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
 import { readOptionJson } from "./files.js";
 import { compileSchemaOption } from "./schema-file.js";
 
 const USAGE = [
-  "tagmask compile --schema FILE [--lenient] [--any-order] [--compact | --max-whitespace N] [--formats assert|ignore] [--print] [--json]",
+  "tagmask compile --schema FILE [--lenient] [--any-order] [--compact | --max-whitespace N] [--formats assert|ignore|openapi] [--draft D] [--print] [--json]",
   "",
   "  --schema          a JSON Schema file",
   "  --lenient         compile keywords that cannot be enforced anyway (listed on stderr)",
   "  --any-order       object members in any order (default: declared order)",
   "  --compact         no whitespace between tokens",
   "  --max-whitespace  at most N whitespace characters between tokens",
-  "  --formats         'assert' (default) checks the enforced formats; 'ignore' treats format as an annotation",
+  "  --formats         'assert' (default) checks the enforced formats; 'ignore' treats format as an annotation;",
+  "                    'openapi' also checks OpenAPI's int32 / int64 ranges",
+  "  --draft           the draft of a schema without $schema: 2020-12 (default), 2019-09, draft-07, draft-06, draft-04",
   "  --print           print the grammar (one rule per line)",
   "  --json            print the figures as JSON",
   "",
@@ -40,7 +43,8 @@ function countNodes(grammar: IrGrammar): number {
 }
 
 function readSchema(file: string): JsonSchema {
-  // The same reader as every other command: depth-limited, strict UTF-8, regular files only.
+  // The same reader as every other command: the package's JSON reader (depth-limited; it keeps
+  // the written text of numbers no double holds, for exact bounds), strict UTF-8, regular files.
   return readOptionJson(file, "--schema") as JsonSchema;
 }
 
@@ -55,24 +59,20 @@ export const command: CliCommand = {
       compact: { type: "boolean" },
       "max-whitespace": { type: "string" },
       formats: { type: "string" },
+      draft: { type: "string" },
       print: { type: "boolean" },
       json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
     const file = required(args, "schema", "FILE");
     const options: JsonSchemaOptions = { lenient: args.flags.has("lenient"), anyOrder: args.flags.has("any-order") };
     if (args.flags.has("compact")) options.whitespace = "compact";
-    const mw = optional(args, "max-whitespace");
+    const mw = integerOption(args, "max-whitespace", undefined, 0);
     if (mw !== undefined) {
-      if (!/^(0|[1-9][0-9]*)$/.test(mw)) throw new UsageError(`--max-whitespace expects a non-negative integer, got ${JSON.stringify(mw)}`);
       if (options.whitespace === "compact") throw new UsageError("--compact and --max-whitespace exclude each other");
-      options.maxWhitespace = Number(mw);
+      options.maxWhitespace = mw;
     }
-    const formats = optional(args, "formats");
-    if (formats !== undefined) {
-      if (formats !== "assert" && formats !== "ignore") throw new UsageError(`--formats expects assert or ignore, got ${JSON.stringify(formats)}`);
-      options.formats = formats;
-    }
+    if (args.values.has("formats")) options.formats = choiceOption(args, "formats", ["assert", "ignore", "openapi"] as const, "assert");
+    if (args.values.has("draft")) options.draft = choiceOption(args, "draft", DIALECTS as readonly Dialect[], "2020-12" as Dialect);
     const schema = readSchema(file);
     const t0 = performance.now();
     let result;

@@ -10,9 +10,10 @@ import type { ConstrainedLlama } from "../integrations/node-llama-cpp/constraine
 import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
 import { buildToolCallingFormat } from "../tools/families.js";
 import type { FunctionTool, ToolCallingRequest, ToolChoice } from "../tools/types.js";
-import { optional, parseArgs, UsageError, type ParsedArgs } from "./args.js";
+import { choiceOption, integerOption, optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { readOptionJson } from "./files.js";
+import { modelProgress } from "./model-progress.js";
 
 /** The seed tools of the spec: what the demo calls when no tools file is given. */
 export const DEMO_TOOLS: FunctionTool[] = [
@@ -39,11 +40,13 @@ export const DEMO_TOOLS: FunctionTool[] = [
 const DEFAULT_PROMPT = "<|open|>user<|sep|>What is the weather in Paris, and what is 2 + 3?<|close|>user<|sep|>";
 
 const usage = [
-  "tagmask demo [--model FILE.gguf] [--tools FILE] [--tool-choice required|auto|none|NAME] [--no-parallel]",
+  "tagmask demo [--model FILE.gguf | --tokenizer tokenizer.json] [--tools FILE] [--tool-choice required|auto|none|NAME] [--no-parallel]",
   "             [--prompt TEXT] [--max-tokens N] [--max-text-tokens N] [--max-whitespace N] [--temperature T] [--seed N]",
   "             [--route auto|sampler-arrays|bias-object|gbnf] [--threads N] [--gpu] [--json]",
   "",
   "  --model FILE        a GGUF model (default: the tiny random model, generated into the cache if absent)",
+  "  --tokenizer FILE    the tiny model's vocabulary from a byte-level BPE tokenizer.json (default: Llama 3's,",
+  "                      shipped with tagmask)",
   "  --tools FILE        OpenAI-style tools, a JSON array (default: the seed tools get_weather and add)",
   "  --tool-choice C     required (default), auto, none, or a tool name",
   "  --no-parallel       parallel_tool_calls false: at most one call",
@@ -57,15 +60,10 @@ const usage = [
   "  --threads N         CPU threads for node-llama-cpp (default 1 with the tiny model)",
   "  --gpu               let node-llama-cpp use a GPU (default: CPU only)",
   "  --json              print one JSON object instead of text",
+  "",
+  "The tiny model is cached in ~/.cache/tagmask (TAGMASK_CACHE overrides); generating it takes a few seconds",
+  "once, with progress on stderr. Needs node-llama-cpp (npm install node-llama-cpp); exit code 3 without it.",
 ].join("\n");
-
-function integer(args: ParsedArgs, name: string, fallback: number | undefined, min = 0): number | undefined {
-  const text = optional(args, name);
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < min) throw new UsageError(`--${name} must be an integer ≥ ${min}, got ${text}`);
-  return value;
-}
 
 function readTools(file: string): FunctionTool[] {
   return readOptionJson(file, "--tools") as FunctionTool[];
@@ -87,7 +85,7 @@ async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
   try {
     return await import("node-llama-cpp");
   } catch {
-    throw new TagmaskError("the demo runs models with node-llama-cpp: npm install node-llama-cpp@3.21.1", "TAGMASK_MISSING_DEPENDENCY");
+    throw new TagmaskError("the demo runs models with node-llama-cpp: npm install node-llama-cpp", "TAGMASK_MISSING_DEPENDENCY");
   }
 }
 
@@ -97,6 +95,7 @@ export const command: CliCommand = {
   async run(argv, io: CliIO) {
     const args = parseArgs(argv, {
       model: { type: "string" },
+      tokenizer: { type: "string" },
       tools: { type: "string" },
       "tool-choice": { type: "string" },
       "no-parallel": { type: "boolean" },
@@ -111,21 +110,21 @@ export const command: CliCommand = {
       gpu: { type: "boolean" },
       json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${args.positionals[0]}`);
     const modelFile = optional(args, "model");
     const tiny = modelFile === undefined;
-    const maxTokens = integer(args, "max-tokens", 400, 1)!;
-    const maxTextTokens = integer(args, "max-text-tokens", tiny ? 8 : undefined, 1);
+    const tokenizerFile = optional(args, "tokenizer");
+    if (!tiny && tokenizerFile !== undefined) throw new UsageError("--tokenizer sets the tiny model's vocabulary; a --model has its own");
+    const maxTokens = integerOption(args, "max-tokens", 400, 1);
+    const maxTextTokens = integerOption(args, "max-text-tokens", tiny ? 8 : undefined, 1);
     // The random model writes whitespace as readily as anything else: unbounded, it would fill
     // maxTokens with it inside the first JSON value.
-    const maxWhitespace = integer(args, "max-whitespace", tiny ? 4 : undefined, 0);
-    const seed = integer(args, "seed", 1);
-    const threads = integer(args, "threads", tiny ? 1 : undefined, 1);
+    const maxWhitespace = integerOption(args, "max-whitespace", tiny ? 4 : undefined, 0);
+    const seed = integerOption(args, "seed", 1);
+    const threads = integerOption(args, "threads", tiny ? 1 : undefined, 1);
     const temperatureText = optional(args, "temperature");
     const temperature = temperatureText === undefined ? 1 : Number(temperatureText);
     if (!(temperature >= 0 && Number.isFinite(temperature))) throw new UsageError(`--temperature must be a number ≥ 0, got ${temperatureText}`);
-    const route = (optional(args, "route") ?? "auto") as MaskRouteName | "auto";
-    if (route !== "auto" && !MASK_ROUTES.includes(route)) throw new UsageError(`--route must be auto or one of ${MASK_ROUTES.join(", ")}, got ${route}`);
+    const route = choiceOption<MaskRouteName | "auto">(args, "route", ["auto", ...MASK_ROUTES], "auto");
     const toolsFile = optional(args, "tools");
     const request: ToolCallingRequest = {
       family: "kimi-k3",
@@ -147,8 +146,11 @@ export const command: CliCommand = {
     let modelPath = modelFile;
     let modelNote = "";
     if (tiny) {
-      const { ensureTinyModel } = await import("../integrations/node-llama-cpp/tiny-model.js");
-      const info = ensureTinyModel();
+      const { ensureTinyModel, tinyModelCachePath } = await import("../integrations/node-llama-cpp/tiny-model.js");
+      // node-llama-cpp first: without it the model would be generated for nothing.
+      await loadNodeLlamaCpp();
+      const options = tokenizerFile === undefined ? {} : { tokenizer: tokenizerFile };
+      const info = ensureTinyModel({ ...options, onProgress: modelProgress(io, "demo", tinyModelCachePath(options)) });
       modelPath = info.path;
       modelNote = ` (tiny random model, ${(info.bytes / 1e6).toFixed(1)} MB${info.created ? `, generated in ${((performance.now() - started) / 1000).toFixed(1)} s` : ""})`;
     }

@@ -16,7 +16,7 @@ import { KIMI_K3_SPECIAL_TOKENS } from "../tokenizer/special-tokens.js";
 import { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 import { buildToolCallingFormat, toolCallingFamilies } from "../tools/families.js";
 import type { FunctionTool } from "../tools/types.js";
-import { optional, parseArgs, required, UsageError } from "./args.js";
+import { integerOption, optional, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
 import { compileSchemaOption } from "./schema-file.js";
@@ -24,7 +24,7 @@ import { readToolsFile, toolChoiceArg } from "./tool-args.js";
 
 const USAGE = [
   "tagmask masks (--format FILE | --schema FILE | --family F --tools FILE [--tool-choice C])",
-  "              --tokenizer tokenizer.json [--special TOKEN ...] [--vocab-size N] --input FILE [--quiet]",
+  "              --tokenizer tokenizer.json [--special TOKEN ...] [--vocab-size N] --input FILE [--quiet | --json]",
   "",
   "  --format       a structural tag JSON file",
   "  --schema       a JSON Schema file (the output is one JSON value)",
@@ -37,6 +37,8 @@ const USAGE = [
   "  --vocab-size   the model's vocabulary size when larger than the tokenizer's",
   "  --input        the output text to walk",
   "  --quiet        print the totals only",
+  "  --json         print one JSON object: the steps (token id and text, allowed, tokens the mask allowed,",
+  "                 fill µs), whether every token was allowed, where the walk stopped, the totals",
   "",
   "Prints one line per step: the step, the token, `ok` or `REJECTED`, the tokens the mask allowed",
   "before it, and the fill time; then the totals. Special tokens written in the text become their",
@@ -154,13 +156,12 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     "vocab-size": { type: "string" },
     input: { type: "string" },
     quiet: { type: "boolean" },
+    json: { type: "boolean" },
   });
-  if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
+  if (args.flags.has("quiet") && args.flags.has("json")) throw new UsageError("--quiet and --json exclude each other");
   const tokenizerPath = required(args, "tokenizer", "FILE (a tokenizer.json)");
   const inputPath = required(args, "input", "FILE (the text to walk)");
-  const vocabSizeText = optional(args, "vocab-size");
-  const vocabSize = vocabSizeText === undefined ? undefined : Number(vocabSizeText);
-  if (vocabSize !== undefined && (!Number.isInteger(vocabSize) || vocabSize <= 0)) throw new UsageError(`--vocab-size must be a positive integer, got '${vocabSizeText}'`);
+  const vocabSize = integerOption(args, "vocab-size", undefined, 1);
   const { grammar, specials: familySpecials } = grammarFrom(args);
   const specials = [...new Set([...familySpecials, ...(args.values.get("special") ?? [])])];
   // Read here, with the checks every option file gets (a regular file, size-capped).
@@ -175,34 +176,47 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const matcher = new GrammarMatcher(compiled);
   const mask = new Int32Array(Math.ceil(info.vocabSize / 32));
   const quiet = args.flags.has("quiet");
-  const times: number[] = [];
+  const json = args.flags.has("json");
+  const steps: { step: number; token: number; text: string | null; allowed: boolean; maskAllowed: number; fillMicros: number }[] = [];
   let rejectedAt = -1;
+  const allowedHere: number[] = [];
   for (let step = 0; step < tokens.length; step++) {
     const id = tokens[step]!;
     const f0 = performance.now();
     matcher.fillNextTokenBitmask(mask);
     const us = (performance.now() - f0) * 1000;
-    times.push(us);
     const allowed = matcher.acceptToken(id);
-    if (!quiet || !allowed) {
-      io.stdout.write(`${String(step).padStart(5)}  ${showToken(info, id).padEnd(28)} ${allowed ? "ok      " : "REJECTED"}  ${String(countBits(mask)).padStart(6)} allowed  ${us.toFixed(2)} µs\n`);
+    const record = { step, token: id, text: id < info.tokenCount ? info.tokenText(id) : null, allowed, maskAllowed: countBits(mask), fillMicros: us };
+    steps.push(record);
+    if (!json && (!quiet || !allowed)) {
+      io.stdout.write(`${String(step).padStart(5)}  ${showToken(info, id).padEnd(28)} ${allowed ? "ok      " : "REJECTED"}  ${String(record.maskAllowed).padStart(6)} allowed  ${us.toFixed(2)} µs\n`);
     }
     if (!allowed) {
       rejectedAt = step;
-      const sample: string[] = [];
-      for (let t = 0; t < info.vocabSize && sample.length < 12; t++) if ((mask[t >>> 5]! >>> (t & 31)) & 1) sample.push(showToken(info, t));
-      io.stdout.write(`       the grammar allowed here: ${sample.join(", ")}${countBits(mask) > sample.length ? ", …" : ""}\n`);
+      for (let t = 0; t < info.vocabSize && allowedHere.length < 12; t++) if ((mask[t >>> 5]! >>> (t & 31)) & 1) allowedHere.push(t);
+      if (!json) io.stdout.write(`       the grammar allowed here: ${allowedHere.map((t) => showToken(info, t)).join(", ")}${record.maskAllowed > allowedHere.length ? ", …" : ""}\n`);
       break;
     }
   }
-  const sorted = [...times].sort((a, b) => a - b);
+  const sorted = steps.map((s) => s.fillMicros).sort((a, b) => a - b);
   const median = sorted.length === 0 ? 0 : sorted[sorted.length >> 1]!;
   const max = sorted.length === 0 ? 0 : sorted[sorted.length - 1]!;
   const stats = compiled.stats();
+  const accepted = rejectedAt < 0 ? tokens.length : rejectedAt;
+  if (json) {
+    io.stdout.write(`${JSON.stringify({
+      allAllowed: rejectedAt < 0, accepted, tokens: tokens.length, rejectedAt: rejectedAt < 0 ? null : rejectedAt,
+      canTerminate: rejectedAt < 0 ? matcher.canTerminate() : null, allowedAtRejection: rejectedAt < 0 ? null : allowedHere.map((t) => ({ token: t, text: t < info.tokenCount ? info.tokenText(t) : null })),
+      fill: { medianMicros: median, maxMicros: max },
+      compile: { ms: compileMs, states: stats.states, distinctMasks: stats.distinctMasks, keptRules: stats.keptRules },
+      steps,
+    })}\n`);
+    return rejectedAt < 0 ? 0 : 1;
+  }
   io.stdout.write(
-    `\n${rejectedAt < 0 ? tokens.length : rejectedAt} of ${tokens.length} tokens allowed; ` +
+    `\n${accepted} of ${tokens.length} tokens allowed; ` +
       `${rejectedAt < 0 ? (matcher.canTerminate() ? "the grammar can end here" : "the grammar cannot end here yet") : `token ${rejectedAt} was rejected`}\n` +
-      `fill: median ${median.toFixed(2)} µs, max ${max.toFixed(2)} µs over ${times.length} steps\n` +
+      `fill: median ${median.toFixed(2)} µs, max ${max.toFixed(2)} µs over ${steps.length} steps\n` +
       `compile: ${compileMs.toFixed(1)} ms (${stats.states} states, ${stats.distinctMasks} distinct masks, rules kept as calls: ${stats.keptRules.join(", ")})\n`,
   );
   return rejectedAt < 0 ? 0 : 1;

@@ -1,12 +1,18 @@
 /**
  * `tagmask match`: checks text against a structural tag, a JSON Schema, a regex or an EBNF
- * grammar with the reference recognizer, and says where it stops matching.
+ * grammar with the reference recognizer, and says where it stops matching. With `--tokens` the
+ * input is a list of tokens instead (ids, or texts of a vocabulary), for grammars with
+ * token-level formats: each token is taken through its bytes or, as a whole, by a token node.
  */
 import { ebnfToIr } from "../compile/ebnf/index.js";
 import { GrammarBuilder, type IrGrammar } from "../compile/ir.js";
 import { lowerFormat } from "../compile/lower.js";
-import { Recognizer } from "../compile/recognizer.js";
+import { Recognizer, type RecognizerState, type TokenUniverse } from "../compile/recognizer.js";
 import { regexToIr } from "../compile/regex/index.js";
+import { parseJsonText } from "../format/json-text.js";
+import { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
+import { tokenUniverse } from "../tokenizer/token-universe.js";
+import { TokenKind } from "../tokenizer/vocabulary.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
@@ -14,7 +20,8 @@ import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
 import { compileSchemaOption } from "./schema-file.js";
 
 const USAGE = [
-  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE]",
+  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE] [--json]",
+  "              [--tokens (--vocab FILE | --tokenizer FILE)]",
   "",
   "  --format   a structural tag JSON file ({\"type\": \"structural_tag\", \"format\": ...}, or a bare format)",
   "  --schema   a JSON Schema file (one JSON value, no surrounding whitespace)",
@@ -23,16 +30,36 @@ const USAGE = [
   "  --prefix   a viable but incomplete text also succeeds (exit 0)",
   "  --lenient  with --schema: compile keywords that cannot be enforced anyway (listed on stderr)",
   "  --input    read the text from FILE instead of stdin",
+  "  --tokens   the input is a JSON list of tokens: a number is a token id; a string is the token",
+  "             with exactly that text when the vocabulary has one, otherwise plain text",
+  "  --vocab    with --tokens: the vocabulary as a JSON list of token texts (ids by position;",
+  "             stop tokens such as \"</s>\" detected by name)",
+  "  --tokenizer  with --tokens: the vocabulary of a Hugging Face tokenizer.json",
+  "  --json     print {\"result\": \"match\"|\"prefix\"|\"no match\", \"offset\": N|null, \"bytes\": N} instead",
+  "             (with --tokens: \"token\": N|null, the index in the list, instead of \"offset\")",
   "",
   "Prints `match`, `prefix` (the text can still become a match) or `no match at byte N` (N: the",
-  "0-based offset of the first byte no match can continue with). Exit code 0 for a match (or a",
-  "prefix with --prefix), 1 otherwise, 2 for bad arguments or a bad grammar.",
+  "0-based offset of the first byte no match can continue with; with --tokens `no match at token",
+  "N`, the index in the list). Exit code 0 for a match (or a prefix with --prefix), 1 otherwise,",
+  "2 for bad arguments or a bad grammar.",
 ].join("\n");
 
 async function readStdin(stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
+}
+
+/** How far `bytes` get through the grammar: a match, a viable prefix, or the offset of the first byte no match continues with. */
+function matchBytes(r: Recognizer, bytes: Uint8Array): { result: "match" | "prefix" | "no match"; offset: number | null } {
+  let state = r.initial();
+  if (!r.viable(state)) return { result: "no match", offset: 0 };
+  for (let i = 0; i < bytes.length; i++) {
+    const next = r.step(state, bytes[i]!);
+    if (next === null) return { result: "no match", offset: i };
+    state = next;
+  }
+  return r.accepts(state) ? { result: "match", offset: null } : { result: "prefix", offset: null };
 }
 
 /** The grammar named by the one source option given. */
@@ -64,6 +91,68 @@ function grammarFrom(args: ReturnType<typeof parseArgs>, io: CliIO): IrGrammar {
   }
 }
 
+/** The vocabulary of --vocab or --tokenizer. */
+function vocabularyFrom(args: ReturnType<typeof parseArgs>): TokenizerInfo {
+  const vocabFile = optional(args, "vocab");
+  const tokenizerFile = optional(args, "tokenizer");
+  if ((vocabFile === undefined) === (tokenizerFile === undefined)) throw new UsageError("--tokens needs one vocabulary: --vocab FILE (a JSON list of token texts) or --tokenizer tokenizer.json");
+  if (tokenizerFile !== undefined) return TokenizerInfo.fromTokenizerJson(tokenizerFile);
+  const list = readOptionJson(vocabFile!, "--vocab");
+  if (!Array.isArray(list) || !list.every((t) => typeof t === "string")) throw new UsageError("--vocab: expected a JSON list of token texts");
+  return TokenizerInfo.fromTokens(list as string[], { vocabType: "raw" });
+}
+
+/** One item of a --tokens input: a token id, or text (bytes only). */
+type TokenItem = { id: number } | { text: Uint8Array };
+
+function tokenItems(bytes: Uint8Array, vocab: TokenizerInfo, universe: TokenUniverse): TokenItem[] {
+  let list: unknown;
+  try {
+    list = parseJsonText(new TextDecoder().decode(bytes));
+  } catch (err) {
+    throw new UsageError(`--tokens: the input is not JSON: ${(err as Error).message}`);
+  }
+  if (!Array.isArray(list)) throw new UsageError("--tokens: expected the input to be a JSON list of token ids and texts");
+  return list.map((item: unknown, i): TokenItem => {
+    if (typeof item === "number") {
+      if (!Number.isInteger(item) || item < 0 || item >= vocab.vocabSize) throw new UsageError(`--tokens: item ${i}: ${item} is not a token id of the vocabulary (0..${vocab.vocabSize - 1})`);
+      return { id: item };
+    }
+    if (typeof item !== "string") throw new UsageError(`--tokens: item ${i}: expected a token id or a string, found ${JSON.stringify(item)}`);
+    try {
+      return { id: universe.resolve(item) };
+    } catch {
+      return { text: new TextEncoder().encode(item) };
+    }
+  });
+}
+
+/** Steps --tokens items; returns the index of the first item no match can continue with, or -1. */
+function walkTokens(r: Recognizer, items: TokenItem[], vocab: TokenizerInfo, states: RecognizerState[]): { stop: number; states: RecognizerState[] } {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const next: RecognizerState[] = [];
+    const add = (s: RecognizerState | null) => {
+      if (s !== null && !next.includes(s)) next.push(s);
+    };
+    if ("id" in item && vocab.isStopToken(item.id)) {
+      // A stop token ends the output: it fits where the output may end, and nothing may follow.
+      if (i !== items.length - 1 || !states.some((s) => r.accepts(s))) return { stop: i, states };
+      return { stop: -1, states: states.filter((s) => r.accepts(s)) };
+    }
+    for (const s of states) {
+      if ("text" in item) add(r.stepBytes(s, item.text));
+      else {
+        if (vocab.kind(item.id) !== TokenKind.Control) add(r.stepBytes(s, vocab.tokenBytes(item.id)));
+        if (r.hasTokenNodes) add(r.stepToken(s, item.id));
+      }
+    }
+    if (next.length === 0) return { stop: i, states };
+    states = next;
+  }
+  return { stop: -1, states };
+}
+
 export const command: CliCommand = {
   summary: "check text against a structural tag, JSON Schema, regex or EBNF grammar",
   usage: USAGE,
@@ -76,30 +165,34 @@ export const command: CliCommand = {
       input: { type: "string" },
       prefix: { type: "boolean" },
       lenient: { type: "boolean" },
+      tokens: { type: "boolean" },
+      vocab: { type: "string" },
+      tokenizer: { type: "string" },
+      json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+    const tokenMode = args.flags.has("tokens");
+    if (!tokenMode && (args.values.has("vocab") || args.values.has("tokenizer"))) throw new UsageError("--vocab and --tokenizer go with --tokens");
     const grammar = grammarFrom(args, io);
     const inputFile = optional(args, "input");
     const bytes = inputFile === undefined ? await readStdin(io.stdin) : readOptionBytes(inputFile, "--input");
+    const json = args.flags.has("json");
+    const exitCode = (result: "match" | "prefix" | "no match"): number =>
+      result === "match" || (result === "prefix" && args.flags.has("prefix")) ? 0 : 1;
+    if (tokenMode) {
+      const vocab = vocabularyFrom(args);
+      const universe = tokenUniverse(vocab);
+      const r = new Recognizer(grammar, { tokens: universe });
+      const { stop, states } = walkTokens(r, tokenItems(bytes, vocab, universe), vocab, [r.initial()]);
+      const result = stop >= 0 ? "no match" : states.some((s) => r.accepts(s)) ? "match" : "prefix";
+      if (json) io.stdout.write(`${JSON.stringify({ result, token: stop >= 0 ? stop : null })}\n`);
+      else io.stdout.write(result === "no match" ? `no match at token ${stop}\n` : `${result}\n`);
+      return exitCode(result);
+    }
     const r = new Recognizer(grammar);
-    let state = r.initial();
-    if (!r.viable(state)) {
-      io.stdout.write("no match at byte 0\n");
-      return 1;
-    }
-    for (let i = 0; i < bytes.length; i++) {
-      const next = r.step(state, bytes[i]!);
-      if (next === null) {
-        io.stdout.write(`no match at byte ${i}\n`);
-        return 1;
-      }
-      state = next;
-    }
-    if (r.accepts(state)) {
-      io.stdout.write("match\n");
-      return 0;
-    }
-    io.stdout.write("prefix\n");
-    return args.flags.has("prefix") ? 0 : 1;
+    if (r.hasTokenNodes) io.stderr.write("tagmask match: note: the grammar has token-level formats, which text cannot reach; give the input as tokens with --tokens and --vocab or --tokenizer\n");
+    const { result, offset } = matchBytes(r, bytes);
+    if (json) io.stdout.write(`${JSON.stringify({ result, offset, bytes: bytes.length })}\n`);
+    else io.stdout.write(result === "no match" ? `no match at byte ${offset}\n` : `${result}\n`);
+    return exitCode(result);
   },
 };

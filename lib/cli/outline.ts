@@ -46,7 +46,6 @@ export const command: CliCommand = {
       "response-format": { type: "string" },
       json: { type: "boolean" },
     });
-    if (args.positionals.length > 0) throw new UsageError(`unexpected argument '${args.positionals[0]}'`);
     const family = required(args, "family", "FAMILY");
     if (!toolCallingFamilies().includes(family)) {
       throw new UsageError(`unknown --family '${family}' (known: ${toolCallingFamilies().join(", ")})`);

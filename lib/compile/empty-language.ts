@@ -29,9 +29,14 @@ export function matchesNothing(grammar: IrGrammar): boolean {
       if (known !== undefined) return known;
       let result: boolean;
       switch (e.kind) {
+        // Token nodes match a token of a list (never empty) or a free token: whether the
+        // vocabulary has one is decided when compiling; here they count as matching.
         case "empty":
         case "bytes":
         case "text":
+        case "anyTokens":
+        case "token":
+        case "excludeToken":
           result = true;
           break;
         case "never":

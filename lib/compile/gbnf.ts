@@ -15,7 +15,7 @@
  */
 import { GrammarError } from "../errors.js";
 import { findLeftRecursion, isNullable, nullableRules } from "./ebnf/analysis.js";
-import { validateGrammar, type IrExpr, type IrGrammar, type IrText } from "./ir.js";
+import { printExpr, validateGrammar, type IrExpr, type IrGrammar, type IrText } from "./ir.js";
 import { choiceOf, repeatOf, seqOf } from "./regex/build.js";
 import { complement, normalize, withoutSurrogates, type Range } from "./regex/charset.js";
 
@@ -270,6 +270,10 @@ class GbnfWriter {
         return this.repeat(e.item, e.min, e.max);
       case "text":
         return atom(this.textRules(e, false), true);
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        throw new GrammarError(`rule '${this.context}': a token-level node (${printExpr(e)}) matches token ids, which this GBNF export does not write; compile the grammar with tagmask's engine instead`);
     }
   }
 
@@ -317,6 +321,8 @@ class GbnfWriter {
         this.textPlus.set(r, e);
         return { kind: "ref", rule: r };
       }
+      case "anyTokens":
+        return repeatOf({ kind: "excludeToken", excludes: e.excludes }, 1, e.maxTokens);
       default:
         return e;
     }

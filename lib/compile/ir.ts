@@ -6,6 +6,12 @@
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
 import { GrammarError } from "../errors.js";
+import {
+  deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
+} from "./ir-tokens.js";
+
+export type { IrAnyTokens, IrExcludeToken, IrToken, IrTokenNode, IrTokenRef } from "./ir-tokens.js";
+export { anyTokens, excludeToken, token } from "./ir-tokens.js";
 
 /** The binary format version written by {@link serializeGrammar}. */
 export const IR_VERSION = 1;
@@ -72,7 +78,7 @@ export interface IrText {
   maxTokens: number | null;
 }
 
-export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText;
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrTokenNode;
 export type IrKind = IrExpr["kind"];
 
 export interface IrRule {
@@ -184,11 +190,17 @@ export class GrammarBuilder {
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
     if (!this.index.has(base)) return base;
-    for (let n = 1; ; n++) {
+    // Resume where the last search for this base stopped: thousands of rules may share a base.
+    for (let n = this.nextSuffix.get(base) ?? 1; ; n++) {
       const name = `${base}_${n}`;
-      if (!this.index.has(name)) return name;
+      if (!this.index.has(name)) {
+        this.nextSuffix.set(base, n + 1);
+        return name;
+      }
     }
   }
+
+  private readonly nextSuffix = new Map<string, number>();
 
   /** The finished grammar with `root` as its root rule. */
   build(root: string): IrGrammar {
@@ -233,7 +245,7 @@ function checkCount(where: string, value: number, what: string): void {
  */
 export const MAX_IR_NESTING = 1000;
 
-const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text"]);
+const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text", "token", "excludeToken", "anyTokens"]);
 
 function describeValue(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `${typeof v} ${String(v).slice(0, 40)}`;
@@ -286,6 +298,14 @@ function checkNode(e: IrExpr, where: string, ruleCount: number): void {
       });
       if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
       if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
+      return;
+    case "token":
+    case "excludeToken":
+    case "anyTokens":
+      if (!Array.isArray(e.kind === "token" ? e.tokens : e.excludes)) {
+        fail(where, `a ${e.kind} node needs an array of token ids or texts, got ${describeValue(e.kind === "token" ? e.tokens : e.excludes)}`);
+      }
+      validateTokenNode(e, where);
       return;
   }
 }
@@ -366,7 +386,11 @@ const KIND_CODE: Record<IrKind, number> = {
   repeat: 6,
   ref: 7,
   text: 8,
+  ...TOKEN_KIND_CODE,
 };
+
+/** Node kinds by their binary code. */
+const KIND_OF_CODE = new Map<number, IrKind>(Object.entries(KIND_CODE).map(([kind, code]) => [code, kind as IrKind]));
 
 /**
  * The binary form the addon reads (docs/ir.md, "Serialization"): a header, rules, nodes in
@@ -432,6 +456,11 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
         for (const [off, len] of offs) extra.push(off, len);
         break;
       }
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        [a, b, c] = serializeTokenNode(e, extra, addBytes, IR_NONE);
+        break;
     }
     const id = nodes.length / 4;
     nodes.push(KIND_CODE[e.kind], a, b, c);
@@ -507,13 +536,12 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
     return u32(extraAt + i);
   };
   const exprs: IrExpr[] = [];
-  const kinds = Object.keys(KIND_CODE) as IrKind[];
   for (let id = 0; id < nodeCount; id++) {
     const where = `node ${id}`;
     const base = nodesAt + id * 4;
     const code = u32(base);
     const [a, b, c] = [u32(base + 1), u32(base + 2), u32(base + 3)];
-    const kind = kinds[code];
+    const kind = KIND_OF_CODE.get(code);
     const child = (n: number): IrExpr => {
       if (n >= id) fail(where, `child ${n} does not come before its parent (nodes must be in post-order)`);
       return exprs[n]!;
@@ -556,6 +584,11 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
         exprs.push({ kind: "text", excludes, maxChars: maxChars === IR_NONE ? null : maxChars, maxTokens: maxTokens === IR_NONE ? null : maxTokens });
         break;
       }
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        exprs.push(deserializeTokenNode(code, a, b, c, (i) => extraWord(i, where), (off, len) => bytesSlice(off, len, where), IR_NONE, where));
+        break;
       default:
         fail(where, `unknown node kind code ${code}`);
     }
@@ -640,6 +673,10 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
       if (e.maxTokens !== null) parts.push(`max_tokens=${e.maxTokens}`);
       return parts.length === 0 ? "text" : `text(${parts.join("; ")})`;
     }
+    case "token":
+    case "excludeToken":
+    case "anyTokens":
+      return printTokenNode(e);
   }
 }
 

@@ -10,19 +10,24 @@
  * - `tags_with_separator` → `(tag (sep tag)*)?`; `at_least_one` → `tag (sep tag)*`;
  *   `stop_after_first` → `tag?`; both → `tag`.
  * - `regex`, `grammar` and `json_schema` go through their compilers into rules of the same grammar.
+ * - `dispatch` and the token-level formats: lower-tokens.ts. A tag's begin or end may be a
+ *   token; a token end is the end token the token-level formats inside the tag stop at.
  *
  * docs/ir.md ("How formats lower") is the summary of record.
  */
 import { GrammarError, SchemaError } from "../errors.js";
-import { parseFormat, parseStructuralTag } from "../format/parse.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
-  Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TriggeredTagsFormat,
+  Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
 import {
   GrammarBuilder, choice, lit, repeat, seq, star, text, validateGrammar, type IrExpr, type IrGrammar,
 } from "./ir.js";
 import { lowerJsonSchema } from "./json-schema/index.js";
+import {
+  lowerAnyTokens, lowerDispatch, lowerExcludeToken, lowerToken, lowerTokenDispatch, lowerTokenTriggeredTags, type TokenLoweringContext,
+} from "./lower-tokens.js";
 import { regexToIr } from "./regex/index.js";
 import { simplifyGrammar, type SimplifyOptions } from "./simplify.js";
 
@@ -51,7 +56,7 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
 }
 
 function isStructuralTag(input: StructuralTag | Format): input is StructuralTag {
-  return typeof input === "object" && input !== null && (input as { type?: unknown }).type === "structural_tag";
+  return isStructuralTagObject(input);
 }
 
 /**
@@ -85,9 +90,9 @@ function distinct(lists: ReadonlyArray<readonly string[]>): string[] {
   return out;
 }
 
-/** A rule-name fragment from a tag's begin string: its letters and digits, `_`-joined. */
-function nameFrom(begin: string): string {
-  const words = begin.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+/** A rule-name fragment from a tag's begin string (or token): its letters and digits, `_`-joined. */
+function nameFrom(begin: string | { token: TokenRef }): string {
+  const words = (typeof begin === "string" ? begin : String(begin.token)).toLowerCase().match(/[a-z0-9]+/g) ?? [];
   const joined = words.join("_").slice(0, 40).replace(/_+$/, "");
   return joined === "" ? "tag" : `tag_${joined}`;
 }
@@ -98,7 +103,20 @@ class Lowering {
   private readonly regexes = new Map<string, IrExpr>();
   private readonly grammars = new Map<string, IrExpr>();
 
+  /** The end token of the innermost enclosing tag (token-level formats stop at it). */
+  private endTokens: readonly TokenRef[] = [];
+
   constructor(private readonly b: GrammarBuilder) {}
+
+  /** The context the dispatch and token-level lowerings of lower-tokens.ts work in. */
+  private tokenContext(ends: readonly string[]): TokenLoweringContext {
+    return {
+      format: (f, path) => this.format(f, path, ends),
+      tagChoice: (tags, path) => this.tagChoice(tags, path),
+      define: (base, body) => this.b.define(this.b.freshName(base), body),
+      endTokens: this.endTokens,
+    };
+  }
 
   /** `ends` are the end strings of the innermost enclosing tag (non-empty ones only). */
   format(f: Format, path: string, ends: readonly string[]): IrExpr {
@@ -131,6 +149,18 @@ class Lowering {
         return this.triggeredTags(f, path, ends);
       case "tags_with_separator":
         return this.tagsWithSeparator(f, path);
+      case "dispatch":
+        return lowerDispatch(this.tokenContext(ends), f, path);
+      case "token":
+        return lowerToken(f.token);
+      case "exclude_token":
+        return lowerExcludeToken(this.tokenContext(ends), f);
+      case "any_tokens":
+        return lowerAnyTokens(this.tokenContext(ends), f);
+      case "token_triggered_tags":
+        return lowerTokenTriggeredTags(this.tokenContext(ends), f, path);
+      case "token_dispatch":
+        return lowerTokenDispatch(this.tokenContext(ends), f, path);
     }
   }
 
@@ -164,13 +194,22 @@ class Lowering {
 
   /** A tag as a rule of its own (shared by identical tags). */
   private tag(f: TagFormat, path: string): IrExpr {
-    const ends = typeof f.end === "string" ? [f.end] : f.end;
+    const endToken = typeof f.end === "object" && !Array.isArray(f.end) ? f.end.token : undefined;
+    const ends = endToken !== undefined ? [] : typeof f.end === "string" ? [f.end] : (f.end as string[]);
     const key = JSON.stringify(f);
     const known = this.tags.get(key);
     if (known) return known;
-    const content = this.format(f.content, `${path}.content`, distinct([ends]));
-    const endChoice = choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
-    const ref = this.b.define(this.b.freshName(nameFrom(f.begin)), seq(lit(f.begin), content, endChoice));
+    const outerEndTokens = this.endTokens;
+    this.endTokens = endToken === undefined ? [] : [endToken];
+    let content: IrExpr;
+    try {
+      content = this.format(f.content, `${path}.content`, distinct([ends]));
+    } finally {
+      this.endTokens = outerEndTokens;
+    }
+    const endExpr = endToken !== undefined ? lowerToken(endToken) : choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
+    const beginExpr = typeof f.begin === "string" ? lit(f.begin) : lowerToken(f.begin.token);
+    const ref = this.b.define(this.b.freshName(nameFrom(f.begin)), seq(beginExpr, content, endExpr));
     this.tags.set(key, ref);
     return ref;
   }

@@ -7,13 +7,17 @@
  * can still become a code point of a class.
  */
 import { GrammarError } from "../errors.js";
-import type { IrExpr, IrGrammar } from "./ir.js";
+import type { IrExpr, IrGrammar, IrTokenRef } from "./ir.js";
 
-/** A terminal symbol: one byte, one code point of a set, or a run of text. */
+/**
+ * A terminal symbol: one byte, one code point of a set, a run of text, or one whole token (one
+ * of `tokens`, or with `negated` one free token that is none of them).
+ */
 export type Terminal =
   | { kind: "byte"; byte: number }
   | { kind: "class"; ranges: Array<[number, number]> }
-  | { kind: "text"; excludes: string[]; prefixes: Set<string>; longest: number; maxChars: number | null };
+  | { kind: "text"; excludes: string[]; prefixes: Set<string>; longest: number; maxChars: number | null }
+  | { kind: "token"; tokens: IrTokenRef[]; negated: boolean };
 
 /** Marks a position whose dot is at the end of its production. */
 export const DONE = 0x7fffffff;
@@ -139,6 +143,26 @@ export function toBnf(grammar: IrGrammar): Bnf {
       case "ref":
         out.push(e.rule);
         return;
+      case "token":
+      case "excludeToken": {
+        const tokens = e.kind === "token" ? e.tokens : e.excludes;
+        const negated = e.kind === "excludeToken";
+        out.push(terminal(`k${JSON.stringify([negated, tokens])}`, () => ({ kind: "token", tokens, negated })));
+        return;
+      }
+      case "anyTokens": {
+        // Counted like a repeat of one free token.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<tokens ${helpers.size}>`);
+          helpers.set(e, nt);
+          const one = newNt(`<token ${helpers.size}>`);
+          addProd(one, [terminal(`k${JSON.stringify([true, e.excludes])}`, () => ({ kind: "token", tokens: e.excludes, negated: true }))]);
+          addProd(nt, [one], [0, e.maxTokens]);
+        }
+        out.push(nt);
+        return;
+      }
       case "seq":
         for (const it of e.items) emit(it, out);
         return;

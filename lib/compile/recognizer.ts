@@ -17,10 +17,30 @@
  * grammars lowered here, whose repetitions are counted repeats.
  *
  * `maxTokens` of text nodes is not a property of bytes and is ignored here.
+ *
+ * Token nodes match whole tokens, not bytes: {@link Recognizer.stepToken} takes one token as a
+ * unit (given a {@link TokenUniverse} that resolves token texts and says which tokens are free),
+ * while byte steps never enter them. So the recognizer decides over sequences of tokens what
+ * the engine decides: a token either advances through its bytes or through a token node.
  */
 import { InvalidArgumentError } from "../errors.js";
 import { validateGrammar, type IrGrammar } from "./ir.js";
 import { DONE, rangesMeet, toBnf, utf8Length, utf8PrefixInterval, type Bnf, type Terminal } from "./recognizer-bnf.js";
+import type { IrTokenRef } from "./ir-tokens.js";
+
+/** What token nodes need from a vocabulary. */
+export interface TokenUniverse {
+  /** The id a token reference names; throws when a text is not exactly one token. */
+  resolve(ref: IrTokenRef): number;
+  /** Whether a token is free: one that `exclude_token` and `any_tokens` may match (a text token, not a stop token). */
+  isFree(id: number): boolean;
+}
+
+/** Options of a {@link Recognizer}. */
+export interface RecognizerOptions {
+  /** The vocabulary token nodes are decided against ({@link Recognizer.stepToken}). */
+  tokens?: TokenUniverse;
+}
 
 /** An item's origin meaning "the set this item is stored in". */
 const SELF = -1;
@@ -55,6 +75,10 @@ interface SetData {
   waiting: Map<number, number[]> | null;
   /** Step results by byte: a state id, DEAD or UNKNOWN; built when first needed. */
   next: Int32Array | null;
+  /** Next states of token steps, by the token terminals that take the token; built when first needed. */
+  nextToken: Map<string, number> | null;
+  /** The token terminals after the dots of the items, built when first needed. */
+  tokenTerms: number[] | null;
 }
 
 /** The sub-state of a class or text terminal: see the module comment. */
@@ -80,11 +104,18 @@ export class Recognizer {
   /** Per terminal: memo of sub-state steps, key sub * 256 + byte → sub id or DEAD. */
   private readonly subSteps: Array<Map<number, number>>;
   private readonly canFinish: Array<Map<number, boolean>>;
+  private readonly tokens: TokenUniverse | undefined;
+  private readonly tokenNodes: boolean;
+  /** Per token terminal: its resolved ids. */
+  private readonly tokenIds: Array<Set<number> | null>;
 
   /** Prepares the grammar; an invalid one throws a GrammarError naming the bad node. */
-  constructor(grammar: IrGrammar) {
+  constructor(grammar: IrGrammar, options: RecognizerOptions = {}) {
     validateGrammar(grammar);
     this.bnf = toBnf(grammar);
+    this.tokens = options.tokens;
+    this.tokenIds = this.bnf.terminals.map(() => null);
+    this.tokenNodes = this.bnf.terminals.some((t) => t.kind === "token");
     this.subSteps = this.bnf.terminals.map(() => new Map());
     this.canFinish = this.bnf.terminals.map(() => new Map());
     // The start symbol has one production (the root rule) unless the grammar matches nothing.
@@ -126,6 +157,42 @@ export class Recognizer {
     return s;
   }
 
+  /** Whether the grammar has token nodes (then {@link stepToken} can advance where bytes cannot). */
+  get hasTokenNodes(): boolean {
+    return this.tokenNodes;
+  }
+
+  /**
+   * The state after one whole token taken by a token node, or null when no token node here
+   * takes it. Bytes of the token are not stepped: {@link stepBytes} does that.
+   */
+  stepToken(state: RecognizerState, id: number): RecognizerState | null {
+    const set = this.own(state);
+    if (!Number.isInteger(id) || id < 0) throw new InvalidArgumentError(`token id must be a non-negative integer, got ${id}`);
+    // Tokens that the same token terminals of this set take lead to the same set: memoize by them.
+    const { posSym, terminals } = this.bnf;
+    if (set.tokenTerms === null) {
+      const terms = new Set<number>();
+      for (let i = 0; i < set.items.length; i += 3) {
+        const sym = posSym[set.items[i]!]!;
+        if (sym < 0 && sym !== DONE && terminals[-sym - 1]!.kind === "token") terms.add(-sym - 1);
+      }
+      set.tokenTerms = [...terms].sort((a, b) => a - b);
+    }
+    let key = "";
+    for (const t of set.tokenTerms) {
+      if (this.tokenMatches(t, terminals[t] as Extract<Terminal, { kind: "token" }>, id)) key += `${t},`;
+    }
+    if (key === "") return null;
+    set.nextToken ??= new Map();
+    let next = set.nextToken.get(key);
+    if (next === undefined) {
+      next = this.advanceToken(set, id);
+      set.nextToken.set(key, next);
+    }
+    return next === DEAD ? null : this.sets[next]!.state;
+  }
+
   /** Whether the bytes read to reach `state` form a complete match. */
   accepts(state: RecognizerState): boolean {
     return this.own(state).state.accepting;
@@ -141,6 +208,34 @@ export class Recognizer {
     const set = this.sets[state.id];
     if (set === undefined || set.state !== state) throw new InvalidArgumentError("this state belongs to another Recognizer");
     return set;
+  }
+
+  /** Whether token terminal `t` takes token `id`. */
+  private tokenMatches(t: number, term: Extract<Terminal, { kind: "token" }>, id: number): boolean {
+    const universe = this.tokens;
+    if (universe === undefined) throw new InvalidArgumentError("this grammar has token nodes: give the Recognizer a token universe (options.tokens) to step tokens");
+    let ids = this.tokenIds[t];
+    if (!ids) {
+      ids = new Set(term.tokens.map((r) => universe.resolve(r)));
+      this.tokenIds[t] = ids;
+    }
+    return term.negated ? universe.isFree(id) && !ids.has(id) : ids.has(id);
+  }
+
+  /** Takes token `id` through the token terminals of `from`, then closes the new set. */
+  private advanceToken(from: SetData, id: number): number {
+    const { posSym } = this.bnf;
+    const seeds: Array<[number, number, number]> = [];
+    const items = from.items;
+    for (let i = 0; i < items.length; i += 3) {
+      const pos = items[i]!;
+      const sym = posSym[pos]!;
+      if (sym >= 0 || sym === DONE) continue;
+      const term = this.bnf.terminals[-sym - 1]!;
+      if (term.kind !== "token" || !this.tokenMatches(-sym - 1, term, id)) continue;
+      seeds.push([pos, items[i + 1] === SELF ? from.state.id : items[i + 1]!, -1]);
+    }
+    return seeds.length === 0 ? DEAD : this.build(seeds);
   }
 
   /** Scans `byte` from `from`, then closes the new set. */
@@ -160,6 +255,7 @@ export class Recognizer {
         if (term.byte === byte) seeds.push([pos, origin, -1]);
         continue;
       }
+      if (term.kind === "token") continue;
       const sub = this.stepSub(t, term, items[i + 2]!, byte);
       if (sub === DEAD) continue;
       if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1]);
@@ -261,7 +357,7 @@ export class Recognizer {
     const id = this.sets.length;
     const items = new Int32Array(triples.length * 3);
     triples.forEach((t, i) => items.set(t, i * 3));
-    this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null });
+    this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null, nextToken: null, tokenTerms: null });
     this.setIndex.set(key, id);
     return id;
   }

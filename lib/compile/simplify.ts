@@ -15,6 +15,7 @@
 import {
   charClass, choice, empty, never, repeat, seq, validateGrammar, type IrExpr, type IrGrammar, type IrRule,
 } from "./ir.js";
+import { tokenNodeKey } from "./ir-tokens.js";
 
 /** Options of {@link simplifyGrammar}. */
 export interface SimplifyOptions {
@@ -75,6 +76,9 @@ class Rewriter {
       case "text":
       case "empty":
       case "never":
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
         return e;
     }
   }
@@ -182,6 +186,11 @@ class Rewriter {
         break;
       case "repeat":
         s = `repeat(${this.key(e.item)},${e.min},${e.max})`;
+        break;
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        s = tokenNodeKey(e);
         break;
     }
     let id = this.keyIds.get(s);

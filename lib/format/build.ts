@@ -12,9 +12,9 @@
  */
 import { parseFormat, parseStructuralTag } from "./parse.js";
 import type {
-  AnyTextFormat, ConstStringFormat, Format, GrammarFormat, JsonSchema, JsonSchemaFormat, OptionalFormat, OrFormat,
-  PlusFormat, RegexFormat, RepeatFormat, SequenceFormat, StarFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat,
-  TriggeredTagsFormat,
+  AnyTextFormat, AnyTokensFormat, ConstStringFormat, DispatchFormat, ExcludeTokenFormat, Format, GrammarFormat, JsonSchema,
+  JsonSchemaFormat, OptionalFormat, OrFormat, PlusFormat, RegexFormat, RepeatFormat, SequenceFormat, StarFormat, StructuralTag,
+  TagFormat, TagsWithSeparatorFormat, TokenDispatchFormat, TokenFormat, TokenRef, TokenTriggeredTagsFormat, TriggeredTagsFormat,
 } from "./types.js";
 
 /** Options of {@link jsonSchema}. */
@@ -25,6 +25,14 @@ export type AnyTextOptions = Pick<AnyTextFormat, "excludes" | "max_tokens" | "ma
 export type TriggeredTagsOptions = Pick<TriggeredTagsFormat, "excludes" | "at_least_one" | "stop_after_first">;
 /** Options of {@link tagsWithSeparator}. */
 export type TagsWithSeparatorOptions = Pick<TagsWithSeparatorFormat, "at_least_one" | "stop_after_first">;
+/** Options of {@link dispatch}. */
+export type DispatchOptions = Pick<DispatchFormat, "loop" | "excludes">;
+/** Options of {@link anyTokens}. */
+export type AnyTokensOptions = Pick<AnyTokensFormat, "exclude_tokens" | "max_tokens">;
+/** Options of {@link tokenTriggeredTags}. */
+export type TokenTriggeredTagsOptions = Pick<TokenTriggeredTagsFormat, "exclude_tokens" | "at_least_one" | "stop_after_first">;
+/** Options of {@link tokenDispatch}. */
+export type TokenDispatchOptions = Pick<TokenDispatchFormat, "loop" | "exclude_tokens">;
 
 function checked<F extends Format>(node: F): F {
   return parseFormat(node) as F;
@@ -85,8 +93,8 @@ export function repeat(min: number, max: number, content: Format): RepeatFormat 
   return checked({ type: "repeat", min, max, content });
 }
 
-/** `begin`, the content, then `end` (or any one of several ends). */
-export function tag(begin: string, content: Format, end: string | string[]): TagFormat {
+/** `begin`, the content, then `end` (or any one of several ends); begin and end may be tokens ({@link token}). */
+export function tag(begin: string | TokenFormat, content: Format, end: string | string[] | TokenFormat): TagFormat {
   return checked({ type: "tag", begin, content, end });
 }
 
@@ -98,6 +106,36 @@ export function triggeredTags(triggers: string[], tags: TagFormat[], options: Tr
 /** Tags separated by `separator`, nothing else. */
 export function tagsWithSeparator(tags: TagFormat[], separator: string, options: TagsWithSeparatorOptions = {}): TagsWithSeparatorFormat {
   return checked({ type: "tags_with_separator", tags, separator, ...options });
+}
+
+/** Free text in which each `[pattern, format]` rule's pattern is followed by its format. */
+export function dispatch(rules: Array<[string, Format]>, options: DispatchOptions = {}): DispatchFormat {
+  return checked({ type: "dispatch", rules, ...options });
+}
+
+/** Exactly one token, by id or by its text (resolved against the vocabulary when compiled). */
+export function token(ref: TokenRef): TokenFormat {
+  return checked({ type: "token", token: ref });
+}
+
+/** Exactly one text token of the vocabulary, none of `excludeTokens`. */
+export function excludeToken(excludeTokens: TokenRef[] = []): ExcludeTokenFormat {
+  return checked({ type: "exclude_token", exclude_tokens: excludeTokens });
+}
+
+/** Any number of text tokens, none excluded, at most `max_tokens`. */
+export function anyTokens(options: AnyTokensOptions = {}): AnyTokensFormat {
+  return checked({ type: "any_tokens", ...options });
+}
+
+/** Free tokens, and a tag wherever one of the trigger tokens begins one (tags begin with {@link token}s). */
+export function tokenTriggeredTags(triggerTokens: TokenRef[], tags: TagFormat[], options: TokenTriggeredTagsOptions = {}): TokenTriggeredTagsFormat {
+  return checked({ type: "token_triggered_tags", trigger_tokens: triggerTokens, tags, ...options });
+}
+
+/** Free tokens in which each `[token, format]` rule's token is followed by its format. */
+export function tokenDispatch(rules: Array<[TokenRef, Format]>, options: TokenDispatchOptions = {}): TokenDispatchFormat {
+  return checked({ type: "token_dispatch", rules, ...options });
 }
 
 /** The top level `{"type": "structural_tag", "format": …}`. */

@@ -3,7 +3,7 @@
  * serialization, typed constructors, and the outline printer.
  */
 export type * from "./types.js";
-export { FORMAT_TYPES, parseFormat, parseStructuralTag } from "./parse.js";
+export { FORMAT_TYPES, isStructuralTagObject, parseFormat, parseStructuralTag } from "./parse.js";
 export { formatToJSON, stringifyStructuralTag, structuralTagToJSON } from "./serialize.js";
 export type { JsonObject, JsonValue } from "./serialize.js";
 export { schemaToType } from "./schema-type.js";

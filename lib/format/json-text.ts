@@ -5,11 +5,13 @@
  * `FormatError` whose path is where the bad value sits and whose message gives line and column.
  */
 import { FormatError } from "../errors.js";
+import { recordNumberText } from "./exact-numbers.js";
 import { MAX_NESTING, indexPath, keyPath, showString } from "./json-path.js";
 
 /**
  * Parses JSON text into plain values. Objects are created so that a key named `__proto__` is an
  * ordinary property. `rootPath` names the top-level value in error paths ("" for the root).
+ * Numbers a double cannot hold keep their text beside the value (exact-numbers.ts).
  */
 export function parseJsonText(text: string, rootPath = ""): unknown {
   const reader = new JsonReader(text);
@@ -52,6 +54,8 @@ const ESCAPES: Readonly<Record<string, string>> = {
 
 class JsonReader {
   pos = 0;
+  /** The text of the number read last. */
+  private numberText = "";
   constructor(private readonly text: string) {}
 
   /** Throws a FormatError for `path` at the current position, naming what was found there. */
@@ -111,6 +115,7 @@ class JsonReader {
     const value = Number(m[0]);
     if (!Number.isFinite(value)) this.fail(path, "expected a number within the range of a double");
     this.pos += m[0].length;
+    this.numberText = m[0];
     return value;
   }
 
@@ -158,7 +163,9 @@ class JsonReader {
     }
     for (;;) {
       this.skipSpace();
-      out.push(this.value(indexPath(path, out.length), depth + 1));
+      const item = this.value(indexPath(path, out.length), depth + 1);
+      if (typeof item === "number") recordNumberText(out, out.length, this.numberText, item);
+      out.push(item);
       this.skipSpace();
       const c = this.text[this.pos];
       if (c === ",") {
@@ -195,6 +202,7 @@ class JsonReader {
       this.pos++;
       this.skipSpace();
       const value = this.value(childPath, depth + 1);
+      if (typeof value === "number") recordNumberText(out, key, this.numberText, value);
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
       this.skipSpace();
       const c = this.text[this.pos];

@@ -8,14 +8,19 @@
  * - A grammar's text is split at LF, CRLF or CR; blank lines are left out (they mean nothing
  *   in EBNF and would print as trailing spaces), other lines keep their own leading spaces.
  * - A regex pattern is printed as written, as the spec says, even if it contains a newline.
- * - `dispatch` (named in outline.md) is not a format type of the structural tag, so it has no
- *   printing here.
+ * - `dispatch`: the header `dispatch`, then ` excluding [..]` when set and ` loop=false` when the
+ *   loop is off; each rule is a wrapper `on PATTERN` around its format.
+ * - Tokens (token-level formats, token begins and ends of tags) print as `token(42)` or
+ *   ``token(`<|tool|>`)``; `exclude_token` is `any_token`, `any_tokens` is `tokens` (like `text`),
+ *   each with ` excluding [..]` (ids or quoted texts) and ` max_tokens=N` when set;
+ *   `token_triggered_tags` prints like `triggered_tags` with its trigger tokens, and
+ *   `token_dispatch` like `dispatch` with `on token(…)` rules.
  */
 import { FormatError, SchemaError } from "../errors.js";
 import { keyPath } from "./json-path.js";
-import { parseFormat, parseStructuralTag } from "./parse.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "./parse.js";
 import { schemaToType } from "./schema-type.js";
-import type { Format, JsonSchema, StructuralTag, TagFormat } from "./types.js";
+import type { Format, JsonSchema, StructuralTag, TagFormat, TokenFormat, TokenRef } from "./types.js";
 
 const INDENT = "  ";
 
@@ -39,8 +44,30 @@ function quotedList(items: readonly string[]): string {
   return `[${items.map(quoteOutlineString).join(", ")}]`;
 }
 
-function ends(end: string | string[]): string {
+/** A token reference: the id, or the token text quoted. */
+function tokenRef(ref: TokenRef): string {
+  return typeof ref === "number" ? String(ref) : quoteOutlineString(ref);
+}
+
+function tokenRefs(refs: readonly TokenRef[]): string {
+  return `[${refs.map(tokenRef).join(", ")}]`;
+}
+
+function token(t: TokenFormat): string {
+  return `token(${tokenRef(t.token)})`;
+}
+
+function begin(b: string | TokenFormat): string {
+  return typeof b === "string" ? quoteOutlineString(b) : token(b);
+}
+
+function ends(end: string | string[] | TokenFormat): string {
+  if (typeof end === "object" && !Array.isArray(end)) return token(end);
   return (typeof end === "string" ? [end] : end).map(quoteOutlineString).join(" | ");
+}
+
+function excludingTokens(refs: readonly TokenRef[] | undefined): string {
+  return refs !== undefined && refs.length > 0 ? ` excluding ${tokenRefs(refs)}` : "";
 }
 
 function flags(f: { at_least_one?: boolean; stop_after_first?: boolean }): string {
@@ -75,8 +102,14 @@ class OutlinePrinter {
       }
       case "tag": {
         const content = this.leaf(f.content, keyPath(path, "content"));
-        return content === undefined ? undefined : `tag ${quoteOutlineString(f.begin)} ${content} ${ends(f.end)}`;
+        return content === undefined ? undefined : `tag ${begin(f.begin)} ${content} ${ends(f.end)}`;
       }
+      case "token":
+        return token(f);
+      case "exclude_token":
+        return `any_token${excludingTokens(f.exclude_tokens)}`;
+      case "any_tokens":
+        return `tokens${excludingTokens(f.exclude_tokens)}${f.max_tokens !== undefined ? ` max_tokens=${f.max_tokens}` : ""}`;
       default:
         return undefined;
     }
@@ -103,7 +136,7 @@ class OutlinePrinter {
       this.line(depth, text);
       return;
     }
-    this.line(depth, `tag ${quoteOutlineString(t.begin)} .. ${ends(t.end)}`);
+    this.line(depth, `tag ${begin(t.begin)} .. ${ends(t.end)}`);
     this.node(t.content, depth + 1, keyPath(path, "content"));
   }
 
@@ -152,6 +185,21 @@ class OutlinePrinter {
         this.tags(f.tags, depth + 1, path);
         return;
       }
+      case "token_triggered_tags":
+        this.line(depth, `token_triggered_tags ${tokenRefs(f.trigger_tokens)}${excludingTokens(f.exclude_tokens)}${flags(f)}`);
+        this.tags(f.tags, depth + 1, path);
+        return;
+      case "dispatch": {
+        let header = "dispatch";
+        if (f.excludes !== undefined && f.excludes.length > 0) header += ` excluding ${quotedList(f.excludes)}`;
+        this.line(depth, header + (f.loop === false ? " loop=false" : ""));
+        f.rules.forEach(([pattern, rule], i) => this.wrapper(`on ${quoteOutlineString(pattern)}`, rule, depth + 1, `${keyPath(path, "rules")}[${i}][1]`));
+        return;
+      }
+      case "token_dispatch":
+        this.line(depth, `token_dispatch${excludingTokens(f.exclude_tokens)}${f.loop === false ? " loop=false" : ""}`);
+        f.rules.forEach(([t, rule], i) => this.wrapper(`on token(${tokenRef(t)})`, rule, depth + 1, `${keyPath(path, "rules")}[${i}][1]`));
+        return;
     }
   }
 }
@@ -167,7 +215,7 @@ function schemaType(schema: JsonSchema, path: string): string {
 }
 
 function isStructuralTag(input: Format | StructuralTag): input is StructuralTag {
-  return typeof input === "object" && input !== null && (input as { type?: unknown }).type === "structural_tag";
+  return isStructuralTagObject(input);
 }
 
 /**

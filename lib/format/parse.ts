@@ -6,16 +6,25 @@
  *
  * Normalization: fields come out in a fixed order (`type` first, then the order of the wire
  * format), tags inside `tags` lists always carry `"type": "tag"`, and fields whose value is
- * `undefined` count as absent (so `{...options}` spreads in code behave like omitted fields).
+ * `undefined` count as absent (so `{...options}` spreads in code behave like omitted fields), as
+ * do optional fields whose value is `null` (xgrammar's Python models write absent fields so).
  * Optional fields that are absent stay absent; defaults are not filled in.
+ *
+ * Also read, as xgrammar reads them (parse-compat.ts): a top level without `"type"`, the legacy
+ * top level `{"structures": […], "triggers": […]}`, and format objects without `"type"`, whose
+ * type is inferred from their fields.
  */
 import { FormatError } from "../errors.js";
 import {
   MAX_NESTING, describeValue, indexPath, isPlainObject, keyPath, loneSurrogateIndex, loneSurrogateMessage, showString,
 } from "./json-path.js";
+import { copyNumberText } from "./exact-numbers.js";
 import { parseJsonText } from "./json-text.js";
+import { inferFormatType, legacyTagsField, legacyToFormat } from "./parse-compat.js";
+import { checkTokenLevel, checkUnlimitedTagEnd } from "./parse-checks.js";
 import type {
-  AnyTextFormat, Format, FormatType, JsonSchema, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat,
+  AnyTextFormat, AnyTokensFormat, DispatchFormat, ExcludeTokenFormat, Format, FormatType, JsonSchema, JsonSchemaFormat,
+  StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenDispatchFormat, TokenFormat, TokenRef, TokenTriggeredTagsFormat,
   TriggeredTagsFormat,
 } from "./types.js";
 
@@ -35,7 +44,16 @@ const FIELDS: { readonly [T in FormatType]: readonly string[] } = {
   tag: ["begin", "content", "end"],
   triggered_tags: ["triggers", "tags", "excludes", "at_least_one", "stop_after_first"],
   tags_with_separator: ["tags", "separator", "at_least_one", "stop_after_first"],
+  dispatch: ["rules", "loop", "excludes"],
+  token: ["token"],
+  exclude_token: ["exclude_tokens"],
+  any_tokens: ["exclude_tokens", "max_tokens"],
+  token_triggered_tags: ["trigger_tokens", "tags", "exclude_tokens", "at_least_one", "stop_after_first"],
+  token_dispatch: ["rules", "loop", "exclude_tokens"],
 };
+
+/** The largest token id and token budget xgrammar takes (a 32-bit signed integer). */
+const MAX_INT32 = 0x7fffffff;
 
 /** Every format type name, in the order of the wire-format documentation. */
 export const FORMAT_TYPES: readonly FormatType[] = Object.keys(FIELDS) as FormatType[];
@@ -53,6 +71,12 @@ function isFormatType(name: string): name is FormatType {
 /** The own, defined value of `obj[name]`, or undefined. */
 function field(obj: Record<string, unknown>, name: string): unknown {
   return Object.hasOwn(obj, name) ? obj[name] : undefined;
+}
+
+/** The own value of `obj[name]`, or undefined when absent, undefined or null. */
+function optionalField(obj: Record<string, unknown>, name: string): unknown {
+  const value = field(obj, name);
+  return value === null ? undefined : value;
 }
 
 function readObject(value: unknown, path: string, expected: string): Record<string, unknown> {
@@ -87,8 +111,9 @@ class NodeReader {
     return keyPath(this.path, name);
   }
 
+  /** Whether an optional field is given (null counts as absent). */
   has(name: string): boolean {
-    return field(this.obj, name) !== undefined;
+    return optionalField(this.obj, name) !== undefined;
   }
 
   private required(name: string, expected: string): unknown {
@@ -106,7 +131,7 @@ class NodeReader {
   }
 
   optBool(name: string): boolean | undefined {
-    const value = field(this.obj, name);
+    const value = optionalField(this.obj, name);
     if (value === undefined) return undefined;
     if (typeof value !== "boolean") fail(this.pathOf(name), `expected true or false, found ${describeValue(value)}`);
     return value;
@@ -124,6 +149,42 @@ class NodeReader {
     return this.has(name) ? this.integer(name, "a non-negative integer", (n) => n >= 0) : undefined;
   }
 
+  /** A token budget: a non-negative integer up to 2^31-1 (xgrammar's bound). */
+  optBudget(name: string): number | undefined {
+    return this.has(name) ? this.integer(name, `a non-negative integer at most ${MAX_INT32}`, (n) => n >= 0 && n <= MAX_INT32) : undefined;
+  }
+
+  /** A token: a non-negative integer id or a non-empty token text. */
+  tokenRef(name: string): TokenRef {
+    return readTokenRef(this.required(name, "a token id or a token text"), this.pathOf(name));
+  }
+
+  /** A list of tokens; `nonEmptyList` forbids `[]`. */
+  tokenRefs(name: string, nonEmptyList: boolean): TokenRef[] {
+    const expected = `a ${nonEmptyList ? "non-empty " : ""}list of token ids and token texts`;
+    const value = this.required(name, expected);
+    const path = this.pathOf(name);
+    if (!Array.isArray(value) || (nonEmptyList && value.length === 0)) fail(path, `expected ${expected}, found ${describeValue(value)}`);
+    return value.map((item: unknown, i) => readTokenRef(item, indexPath(path, i)));
+  }
+
+  optTokenRefs(name: string): TokenRef[] | undefined {
+    return this.has(name) ? this.tokenRefs(name, false) : undefined;
+  }
+
+  /** `[key, format]` pairs of a dispatch; `key` reads the first element. */
+  rules<K>(name: string, key: (value: unknown, path: string) => K): Array<[K, Format]> {
+    const expected = "a non-empty list of [pattern, format] pairs";
+    const value = this.required(name, expected);
+    const path = this.pathOf(name);
+    if (!Array.isArray(value) || value.length === 0) fail(path, `expected ${expected}, found ${describeValue(value)}`);
+    return value.map((pair: unknown, i): [K, Format] => {
+      const at = indexPath(path, i);
+      if (!Array.isArray(pair) || pair.length !== 2) fail(at, `expected a [pattern, format] pair (an array of two), found ${describeValue(pair)}${Array.isArray(pair) ? ` of ${pair.length}` : ""}`);
+      return [key(pair[0], indexPath(at, 0)), readFormat(pair[1], indexPath(at, 1), this.depth + 1)];
+    });
+  }
+
   /** A list of strings; `nonEmptyList` forbids `[]`, and list items are never empty strings. */
   stringList(name: string, nonEmptyList: boolean): string[] {
     const expected = nonEmptyList ? "a non-empty list of non-empty strings" : "a list of non-empty strings";
@@ -137,12 +198,22 @@ class NodeReader {
     return this.has(name) ? this.stringList(name, false) : undefined;
   }
 
-  /** `end` of a tag: one string, or a non-empty list of strings (any of which ends the tag). */
-  end(name: string): string | string[] {
-    const expected = "a string or a non-empty list of strings";
+  /** `begin` of a tag: a string or a token object. */
+  begin(name: string): string | TokenFormat {
+    const value = this.required(name, 'a string or a token {"type": "token", "token": …}');
+    const path = this.pathOf(name);
+    if (isPlainObject(value)) return readTokenObject(value, path);
+    if (typeof value !== "string") fail(path, `expected a string or a token {"type": "token", "token": …}, found ${describeValue(value)}`);
+    return checkWellFormed(value, path);
+  }
+
+  /** `end` of a tag: one string, a non-empty list of strings (any of which ends the tag), or a token object. */
+  end(name: string): string | string[] | TokenFormat {
+    const expected = 'a string, a non-empty list of strings or a token {"type": "token", "token": …}';
     const value = this.required(name, expected);
     const path = this.pathOf(name);
     if (typeof value === "string") return checkWellFormed(value, path);
+    if (isPlainObject(value)) return readTokenObject(value, path);
     if (!Array.isArray(value) || value.length === 0) fail(path, `expected ${expected}, found ${describeValue(value)}`);
     return value.map((item: unknown, i) => readString(item, indexPath(path, i), false));
   }
@@ -174,6 +245,24 @@ class NodeReader {
   }
 }
 
+/** A token id (a non-negative integer below 2^31) or a non-empty token text. */
+function readTokenRef(value: unknown, path: string): TokenRef {
+  if (typeof value === "number") {
+    if (!Number.isInteger(value) || value < 0 || value > MAX_INT32) fail(path, `expected a token id (an integer from 0 to ${MAX_INT32}) or a token text, found ${describeValue(value)}`);
+    return value;
+  }
+  if (typeof value !== "string" || value === "") fail(path, `expected a token id (an integer from 0 to ${MAX_INT32}) or a non-empty token text, found ${describeValue(value)}`);
+  return checkWellFormed(value, path);
+}
+
+/** `{"type": "token", "token": …}` in a tag's begin or end (the type may be left out, as xgrammar allows). */
+function readTokenObject(obj: Record<string, unknown>, path: string): TokenFormat {
+  const type = optionalField(obj, "type");
+  if (type !== undefined && type !== "token") fail(keyPath(path, "type"), `expected "token" (a tag's begin or end is a string or a token), found ${describeValue(type)}`);
+  rejectUnknownFields(obj, path, "a token", FIELDS.token);
+  return { type: "token", token: new NodeReader(obj, path, "a token", 0).tokenRef("token") };
+}
+
 function readString(value: unknown, path: string, nonEmpty: boolean): string {
   if (typeof value !== "string" || (nonEmpty && value === "")) {
     fail(path, `expected ${nonEmpty ? "a non-empty string" : "a string"}, found ${describeValue(value)}`);
@@ -200,6 +289,7 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
       const item: unknown = value[i];
       if (item === undefined) fail(indexPath(path, i), "expected a JSON value, found undefined");
       out.push(copyJson(item, indexPath(path, i), depth + 1));
+      if (typeof item === "number") copyNumberText(value, i, out, i);
     }
     return out;
   }
@@ -212,6 +302,7 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
     checkWellFormed(key, childPath);
     // defineProperty, so that a property named "__proto__" stays a property.
     Object.defineProperty(out, key, { value: copyJson(child, childPath, depth + 1), enumerable: true, writable: true, configurable: true });
+    if (typeof child === "number") copyNumberText(value, key, out, key);
   }
   return out;
 }
@@ -219,21 +310,25 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
 function readTag(value: unknown, path: string, depth: number, inList: boolean): TagFormat {
   if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
   const obj = readObject(value, path, "a tag object");
-  const type = field(obj, "type");
+  const type = optionalField(obj, "type");
   if (inList && type !== undefined && type !== "tag") {
     fail(keyPath(path, "type"), `expected "tag" (an entry of tags may also leave out its type), found ${describeValue(type)}`);
   }
   rejectUnknownFields(obj, path, "a tag", FIELDS.tag);
   const r = new NodeReader(obj, path, "a tag", depth);
-  return { type: "tag", begin: r.string("begin"), content: r.format("content"), end: r.end("end") };
+  const tag: TagFormat = { type: "tag", begin: r.begin("begin"), content: r.format("content"), end: r.end("end") };
+  checkUnlimitedTagEnd(tag, path);
+  return tag;
 }
 
 function readFormat(value: unknown, path: string, depth: number): Format {
   if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
   const obj = readObject(value, path, "a format object");
-  const type = field(obj, "type");
+  const type = field(obj, "type") ?? inferFormatType(obj);
   const typePath = keyPath(path, "type");
-  if (type === undefined) fail(typePath, `missing required field of a format; expected a format type (one of ${TYPE_LIST})`);
+  if (type === undefined) {
+    fail(typePath, `missing required field of a format; expected a format type (one of ${TYPE_LIST}); without a type, a format is read by its fields only when they are those of a tag, const_string, json_schema, dispatch, triggered_tags, tags_with_separator, sequence, any_text, repeat or optional`);
+  }
   if (typeof type !== "string") fail(typePath, `expected a format type name (one of ${TYPE_LIST}), found ${describeValue(type)}`);
   if (type === "structural_tag") {
     fail(typePath, `expected a format type (one of ${TYPE_LIST}), found "structural_tag": structural tags do not nest; put the inner tag's "format" here`);
@@ -257,14 +352,14 @@ function readFormat(value: unknown, path: string, depth: number): Format {
       return out;
     }
     case "grammar":
-      return { type, grammar: r.string("grammar") };
+      return { type, grammar: r.string("grammar", true) };
     case "regex":
-      return { type, pattern: r.string("pattern") };
+      return { type, pattern: r.string("pattern", true) };
     case "any_text": {
       const out: AnyTextFormat = { type };
       const excludes = r.optStringList("excludes");
       if (excludes !== undefined) out.excludes = excludes;
-      const maxTokens = r.optCount("max_tokens");
+      const maxTokens = r.optBudget("max_tokens");
       if (maxTokens !== undefined) out.max_tokens = maxTokens;
       const maxChars = r.optCount("max_chars");
       if (maxChars !== undefined) out.max_chars = maxChars;
@@ -278,14 +373,18 @@ function readFormat(value: unknown, path: string, depth: number): Format {
     case "plus":
       return { type, content: r.format("content") };
     case "repeat": {
-      const min = r.integer("min", "a non-negative integer", (n) => n >= 0);
+      const min = r.integer("min", `a non-negative integer at most ${MAX_INT32}`, (n) => n >= 0 && n <= MAX_INT32);
       const max = r.integer("max", `-1 (unbounded) or an integer at least min (${min})`, (n) => n === -1 || n >= min);
-      return { type, min, max, content: r.format("content") };
+      // As in xgrammar, a maximum beyond 2^31-1 is no bound at all.
+      return { type, min, max: max > MAX_INT32 ? -1 : max, content: r.format("content") };
     }
     case "triggered_tags": {
       const triggers = r.stringList("triggers", true);
       const tags = r.tags("tags");
-      checkTriggers(triggers, tags, r.path);
+      tags.forEach((t, i) => {
+        if (typeof t.begin !== "string") fail(keyPath(indexPath(r.pathOf("tags"), i), "begin"), "expected a string: the tags of triggered_tags begin with text (for a token begin use token_triggered_tags)");
+      });
+      checkTriggers(triggers, tags.map((t) => t.begin as string), r.path);
       const out: TriggeredTagsFormat = { type, triggers, tags };
       const excludes = r.optStringList("excludes");
       if (excludes !== undefined) out.excludes = excludes;
@@ -295,6 +394,48 @@ function readFormat(value: unknown, path: string, depth: number): Format {
     case "tags_with_separator": {
       const out: TagsWithSeparatorFormat = { type, tags: r.tags("tags"), separator: r.string("separator") };
       copyFlags(r, out);
+      return out;
+    }
+    case "dispatch": {
+      const out: DispatchFormat = { type, rules: r.rules("rules", (v, at) => readString(v, at, true)) };
+      const loop = r.optBool("loop");
+      if (loop !== undefined) out.loop = loop;
+      const excludes = r.optStringList("excludes");
+      if (excludes !== undefined) out.excludes = excludes;
+      checkTokenLevel(out, r.path);
+      return out;
+    }
+    case "token":
+      return { type, token: r.tokenRef("token") };
+    case "exclude_token": {
+      const out: ExcludeTokenFormat = { type };
+      const excludes = r.optTokenRefs("exclude_tokens");
+      if (excludes !== undefined) out.exclude_tokens = excludes;
+      return out;
+    }
+    case "any_tokens": {
+      const out: AnyTokensFormat = { type };
+      const excludes = r.optTokenRefs("exclude_tokens");
+      if (excludes !== undefined) out.exclude_tokens = excludes;
+      const maxTokens = r.optBudget("max_tokens");
+      if (maxTokens !== undefined) out.max_tokens = maxTokens;
+      return out;
+    }
+    case "token_triggered_tags": {
+      const out: TokenTriggeredTagsFormat = { type, trigger_tokens: r.tokenRefs("trigger_tokens", true), tags: r.tags("tags") };
+      const excludes = r.optTokenRefs("exclude_tokens");
+      if (excludes !== undefined) out.exclude_tokens = excludes;
+      copyFlags(r, out);
+      checkTokenLevel(out, r.path);
+      return out;
+    }
+    case "token_dispatch": {
+      const out: TokenDispatchFormat = { type, rules: r.rules("rules", readTokenRef) };
+      const loop = r.optBool("loop");
+      if (loop !== undefined) out.loop = loop;
+      const excludes = r.optTokenRefs("exclude_tokens");
+      if (excludes !== undefined) out.exclude_tokens = excludes;
+      checkTokenLevel(out, r.path);
       return out;
     }
   }
@@ -313,17 +454,23 @@ function showList(items: readonly string[]): string {
   return `[${shown.join(", ")}]`;
 }
 
-/** Each trigger begins at least one tag, and each tag's begin starts with a trigger. */
-function checkTriggers(triggers: readonly string[], tags: readonly TagFormat[], path: string): void {
-  const begins = tags.map((t) => t.begin);
+/**
+ * Each trigger begins at least one tag, and each tag's begin starts with exactly one trigger (as
+ * xgrammar requires: the trigger decides which tags may follow).
+ */
+function checkTriggers(triggers: readonly string[], begins: readonly string[], path: string): void {
   triggers.forEach((trigger, i) => {
     if (!begins.some((b) => b.startsWith(trigger))) {
       fail(indexPath(keyPath(path, "triggers"), i), `expected a prefix of at least one tag's begin ${showList(begins)}, found ${showString(trigger)}`);
     }
   });
   begins.forEach((begin, j) => {
-    if (!triggers.some((t) => begin.startsWith(t))) {
+    const matching = triggers.filter((t) => begin.startsWith(t));
+    if (matching.length === 0) {
       fail(keyPath(indexPath(keyPath(path, "tags"), j), "begin"), `expected a begin that starts with one of the triggers ${showList(triggers)}, found ${showString(begin)}`);
+    }
+    if (matching.length > 1) {
+      fail(keyPath(indexPath(keyPath(path, "tags"), j), "begin"), `expected a begin that starts with exactly one trigger, found ${showString(begin)}, which starts with ${showList(matching)}; make the triggers prefix-free`);
     }
   });
 }
@@ -338,23 +485,40 @@ export function parseFormat(input: unknown, path = "format"): Format {
 }
 
 /**
+ * Whether a plain object is a structural tag's top level rather than a bare format: its type is
+ * "structural_tag", or it has no type and holds `format` or the legacy `structures`/`triggers`
+ * (xgrammar reads all three as structural tags).
+ */
+export function isStructuralTagObject(input: unknown): boolean {
+  if (!isPlainObject(input)) return false;
+  const type = optionalField(input, "type");
+  if (type !== undefined) return type === "structural_tag";
+  return Object.hasOwn(input, "format") || legacyTagsField(input) !== undefined;
+}
+
+/**
  * Parses a structural tag, `{"type": "structural_tag", "format": …}`, from JSON text or from an
- * already parsed object, and returns a checked, normalized copy.
+ * already parsed object, and returns a checked, normalized copy. As in xgrammar, the top-level
+ * `type` may be left out, and the legacy form `{"type": "structural_tag", "structures":
+ * [{"begin", "schema", "end"}], "triggers": […]}` (or `"tags"` for `"structures"`) is read as
+ * the `triggered_tags` of JSON Schema tags it stands for.
  * @throws FormatError naming the JSON path (and, for JSON text, the line and column) of the
  *   first problem.
  */
 export function parseStructuralTag(input: string | unknown): StructuralTag {
   const value = typeof input === "string" ? parseJsonText(input) : input;
   const obj = readObject(value, "", 'a structural tag object {"type": "structural_tag", "format": …}');
-  const type = field(obj, "type");
-  if (type !== "structural_tag") {
+  const type = optionalField(obj, "type");
+  if (type !== undefined && type !== "structural_tag") {
     const hint = typeof type === "string" && isFormatType(type)
       ? ': this is a bare format; wrap it as {"type": "structural_tag", "format": …} or read it with parseFormat'
       : "";
-    fail("type", type === undefined ? 'missing required field of a structural tag; expected "structural_tag"' : `expected "structural_tag", found ${describeValue(type)}${hint}`);
+    fail("type", `expected "structural_tag" (or no type), found ${describeValue(type)}${hint}`);
   }
+  const legacy = legacyTagsField(obj);
+  if (legacy !== undefined && !Object.hasOwn(obj, "format")) return { type: "structural_tag", format: readFormat(legacyToFormat(obj, legacy), "", 1) };
   rejectUnknownFields(obj, "", "a structural tag", ["format"]);
   const format = field(obj, "format");
-  if (format === undefined) fail("format", "missing required field of a structural tag; expected a format object");
+  if (format === undefined) fail("format", 'missing required field of a structural tag; expected a format object (or the legacy fields "structures" and "triggers")');
   return { type: "structural_tag", format: readFormat(format, "format", 1) };
 }

@@ -87,12 +87,20 @@ export interface RepeatFormat {
   content: Format;
 }
 
-/** `begin`, then the content, then one of the end strings. */
+/**
+ * A token of the vocabulary: its id, or its text (resolved against the vocabulary when the
+ * grammar is compiled; the text must be exactly one token).
+ */
+export type TokenRef = number | string;
+
+/** `begin`, then the content, then one of the end strings (or the end token). */
 export interface TagFormat {
   type: "tag";
-  begin: string;
+  /** A string, or one token (`{"type": "token", "token": …}`). */
+  begin: string | TokenFormat;
   content: Format;
-  end: string | string[];
+  /** A string, a non-empty list of strings (any one ends the tag), or one token. */
+  end: string | string[] | TokenFormat;
 }
 
 /**
@@ -122,6 +130,69 @@ export interface TagsWithSeparatorFormat {
   stop_after_first?: boolean;
 }
 
+/**
+ * Free text in which each rule's pattern, where it first occurs, is followed by the rule's
+ * format; with `loop` the free text resumes after it (and later patterns dispatch again).
+ */
+export interface DispatchFormat {
+  type: "dispatch";
+  /** `[pattern, format]` pairs; patterns are non-empty literal strings. */
+  rules: Array<[string, Format]>;
+  /** After a dispatched format, free text (and further dispatches) again; default true. */
+  loop?: boolean;
+  /** Strings the free text may not contain; default []. */
+  excludes?: string[];
+}
+
+/** Exactly one token, the given one (by id or text). */
+export interface TokenFormat {
+  type: "token";
+  token: TokenRef;
+}
+
+/** Exactly one token of the vocabulary's text tokens, none of `exclude_tokens`. */
+export interface ExcludeTokenFormat {
+  type: "exclude_token";
+  /** Default []. */
+  exclude_tokens?: TokenRef[];
+}
+
+/** Zero or more tokens of the vocabulary's text tokens, none of `exclude_tokens`. */
+export interface AnyTokensFormat {
+  type: "any_tokens";
+  /** Default []. */
+  exclude_tokens?: TokenRef[];
+  /** At most this many tokens. */
+  max_tokens?: number;
+}
+
+/**
+ * Free tokens until one of the trigger tokens begins a tag (whose begin is that token), the tag,
+ * then free tokens again: `triggered_tags` on token ids.
+ */
+export interface TokenTriggeredTagsFormat {
+  type: "token_triggered_tags";
+  trigger_tokens: TokenRef[];
+  tags: TagFormat[];
+  /** Tokens the free tokens may not be; default []. */
+  exclude_tokens?: TokenRef[];
+  /** The output must start with a tag; default false. */
+  at_least_one?: boolean;
+  /** Nothing after the first tag; default false. */
+  stop_after_first?: boolean;
+}
+
+/** `dispatch` on token ids: free tokens, and after each rule's token, the rule's format. */
+export interface TokenDispatchFormat {
+  type: "token_dispatch";
+  /** `[token, format]` pairs. */
+  rules: Array<[TokenRef, Format]>;
+  /** Default true. */
+  loop?: boolean;
+  /** Tokens the free tokens may not be; default []. */
+  exclude_tokens?: TokenRef[];
+}
+
 /** Any node of the format tree. */
 export type Format =
   | ConstStringFormat
@@ -137,12 +208,22 @@ export type Format =
   | RepeatFormat
   | TagFormat
   | TriggeredTagsFormat
-  | TagsWithSeparatorFormat;
+  | TagsWithSeparatorFormat
+  | DispatchFormat
+  | TokenFormat
+  | ExcludeTokenFormat
+  | AnyTokensFormat
+  | TokenTriggeredTagsFormat
+  | TokenDispatchFormat;
 
 /** The `type` names of the format nodes. */
 export type FormatType = Format["type"];
 
-/** The top level of xgrammar's structural tag JSON. */
+/**
+ * The top level of xgrammar's structural tag JSON. The parser also reads `{"format": …}`
+ * without the type, and the legacy form `{"structures" (or "tags"): [{begin, schema, end}],
+ * "triggers": […]}`, which it turns into this one.
+ */
 export interface StructuralTag {
   type: "structural_tag";
   format: Format;

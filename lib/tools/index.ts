@@ -8,6 +8,8 @@ export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily,
 } from "./families.js";
 export type { ToolCallingFamily } from "./families.js";
+export { parseToolOutputStream } from "./output-stream.js";
+export type { ToolOutputChunks } from "./output-stream.js";
 export { normalizeToolRequest } from "./normalize.js";
 export type { NormalizedTool, NormalizedToolRequest } from "./normalize.js";
 export { KIMI_K3_MARKERS, KIMI_K3_STOP } from "./kimi-k3/markers.js";

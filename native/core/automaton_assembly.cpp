@@ -2,6 +2,7 @@
 // trimming (states that cannot reach an end, calls to rules that match nothing), minimization,
 // byte classes, state flags and the left-recursion check.
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 
 #include "dfa_builder.h"
@@ -104,10 +105,44 @@ void CheckLeftRecursion(const Automaton& a) {
   }
 }
 
+// The token edges of the final states (their token-class columns), and the class tables.
+void FillTokenEdges(const TokenClasses& tokens, uint32_t stateCount, const std::function<uint32_t(uint32_t, uint32_t)>& target,
+                    TokenEdgeTable* out) {
+  TokenEdgeTable& te = *out;
+  te.classCount = tokens.count;
+  std::vector<std::pair<uint32_t, uint32_t>> byId;
+  te.classBegin.assign(tokens.count + 1, 0);
+  for (uint32_t k = 0; k < tokens.count; ++k) {
+    te.classBegin[k] = static_cast<uint32_t>(te.classIds.size());
+    for (uint32_t id : tokens.ids[k]) {
+      te.classIds.push_back(id);
+      byId.emplace_back(id, k);
+    }
+  }
+  te.classBegin[tokens.count] = static_cast<uint32_t>(te.classIds.size());
+  std::sort(byId.begin(), byId.end());
+  for (const auto& [id, k] : byId) {
+    te.ids.push_back(id);
+    te.idClass.push_back(k);
+  }
+  te.other = tokens.other == TokenClasses::kNone ? TokenEdgeTable::kNoClass : tokens.other;
+  te.otherMask = tokens.otherMask;
+  te.stateBegin.assign(stateCount + 1, 0);
+  for (uint32_t s = 0; s < stateCount; ++s) {
+    te.stateBegin[s] = static_cast<uint32_t>(te.edges.size());
+    for (uint32_t k = 0; k < tokens.count; ++k) {
+      const uint32_t t = target(s, k);
+      if (t != kDeadState) te.edges.push_back({k, t});
+    }
+  }
+  te.stateBegin[stateCount] = static_cast<uint32_t>(te.edges.size());
+  if (te.edges.empty()) te = TokenEdgeTable();  // every token edge was trimmed: inactive
+}
+
 }  // namespace
 
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount) {
+                            uint32_t segCount, const TokenClasses* tokens) {
   const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
   // Global numbering before trimming: 0 is dead, then each rule's states.
   std::vector<uint32_t> offset(ruleCount + 1, 1);
@@ -319,6 +354,17 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     }
   }
   a.callBegin[count] = static_cast<uint32_t>(a.calls.size());
+  if (tokens != nullptr && tokens->count > 0) {
+    // Token-class columns come after the byte segments; `newId` is ascending in this order.
+    std::vector<uint32_t> oldOf(count, 0);
+    for (uint32_t s = 1; s < total; ++s) {
+      if (keep[s] && block[s] == s) oldOf[newId[s]] = s;
+    }
+    const uint32_t base = segCount - tokens->count;
+    FillTokenEdges(*tokens, count, [&](uint32_t s, uint32_t k) {
+      return s == 0 ? kDeadState : mapState(trans[static_cast<size_t>(oldOf[s]) * segCount + base + k]);
+    }, &a.tokenEdges);
+  }
   // States that were merged away keep callBegin consistent (they are never used).
   for (uint32_t s = count; s > 1; --s) {
     if (a.callBegin[s - 1] > a.callBegin[s]) a.callBegin[s - 1] = a.callBegin[s];

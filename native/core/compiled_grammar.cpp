@@ -9,6 +9,8 @@
 #include "tagmask/error.h"
 #include "tagmask/ir.h"
 #include "tagmask/thread_pool.h"
+#include "token_classes.h"
+#include "token_nodes.h"
 
 namespace tagmask {
 namespace {
@@ -27,6 +29,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   std::shared_ptr<CompiledGrammar> g(new CompiledGrammar());
   g->tokenizer_ = std::move(tokenizer);
   ir::Grammar grammar = ir::ReadGrammar(irData, size);
+  ResolveTokenNodes(&grammar, *g->tokenizer_);
   MergeEqualRules(&grammar);
   g->stats_.readMs = MsSince(t0);
 
@@ -34,7 +37,8 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   const CompileLimits limits;
   NfaProgram program = BuildNfa(grammar, limits);
   g->stats_.nfaStates = program.nfa.stateCount;
-  g->automaton_ = BuildAutomaton(program, limits);
+  const TokenClasses tokenClasses = BuildTokenClasses(grammar, *g->tokenizer_);
+  g->automaton_ = BuildAutomaton(program, limits, tokenClasses.count > 0 ? &tokenClasses : nullptr);
   g->stats_.automatonMs = MsSince(t1);
 
   const auto t2 = std::chrono::steady_clock::now();

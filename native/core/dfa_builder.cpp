@@ -19,6 +19,8 @@ struct NfaIndex {
   std::vector<Nfa::Range> ranges;
   std::vector<uint32_t> callBegin;
   std::vector<Nfa::Call> calls;
+  std::vector<uint32_t> tokenBegin;
+  std::vector<Nfa::Token> tokens;
 
   explicit NfaIndex(const Nfa& nfa) {
     const uint32_t n = nfa.stateCount;
@@ -46,7 +48,17 @@ struct NfaIndex {
       std::vector<uint32_t> at(callBegin.begin(), callBegin.end() - 1);
       for (const auto& c : nfa.calls) calls[at[c.from]++] = c;
     }
+    if (nfa.tokens.empty()) return;  // most grammars: no token edges, no index
+    tokenBegin.assign(n + 1, 0);
+    for (const auto& t : nfa.tokens) ++tokenBegin[t.from + 1];
+    for (uint32_t i = 0; i < n; ++i) tokenBegin[i + 1] += tokenBegin[i];
+    tokens.resize(nfa.tokens.size());
+    {
+      std::vector<uint32_t> at(tokenBegin.begin(), tokenBegin.end() - 1);
+      for (const auto& t : nfa.tokens) tokens[at[t.from]++] = t;
+    }
   }
+  bool HasTokens(uint32_t q) const { return !tokenBegin.empty() && tokenBegin[q] != tokenBegin[q + 1]; }
 };
 
 uint64_t HashSet(const uint32_t* p, size_t n) {
@@ -63,13 +75,14 @@ uint64_t HashSet(const uint32_t* p, size_t n) {
 constexpr size_t kMaxSubsetWork = size_t{1} << 23;
 
 // The subset construction of one rule. Local state ids start at 0; transitions hold local id + 1
-// (0 = dead).
+// (0 = dead). Columns: the byte segments, then one per token class.
 class SubsetBuilder {
  public:
   SubsetBuilder(const NfaIndex& index, uint32_t nfaStates, const std::array<uint8_t, 256>& segOf, uint32_t segCount,
-                uint32_t stateLimit, const std::string& ruleName)
-      : index_(index), segOf_(segOf), segCount_(segCount), stateLimit_(stateLimit), ruleName_(ruleName),
-        mark_(nfaStates, 0), buckets_(segCount) {}
+                const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName)
+      : index_(index), segOf_(segOf), segCount_(segCount), tokens_(tokens),
+        width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), mark_(nfaStates, 0),
+        buckets_(width_) {}
 
   RuleDfa Run(uint32_t start, uint32_t final) {
     final_ = final;
@@ -83,7 +96,7 @@ class SubsetBuilder {
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
       const std::vector<uint32_t>& members = members_;
       dfa.final.push_back(std::binary_search(members.begin(), members.end(), final) ? 1 : 0);
-      dfa.trans.resize(static_cast<size_t>(s + 1) * segCount_, 0);
+      dfa.trans.resize(static_cast<size_t>(s + 1) * width_, 0);
       // Byte transitions, segment by segment.
       touched_.clear();
       for (uint32_t q : members) {
@@ -92,6 +105,15 @@ class SubsetBuilder {
           for (uint32_t k = segOf_[r.lo]; k <= segOf_[r.hi]; ++k) {
             if (buckets_[k].empty()) touched_.push_back(k);
             buckets_[k].push_back(r.to);
+          }
+        }
+        // Token edges: one column per token class the edge's node takes.
+        if (!index_.HasTokens(q)) continue;
+        for (uint32_t e = index_.tokenBegin[q]; e < index_.tokenBegin[q + 1]; ++e) {
+          for (uint32_t c : tokens_->ofNode.at(index_.tokens[e].node)) {
+            const uint32_t k = segCount_ + c;
+            if (buckets_[k].empty()) touched_.push_back(k);
+            buckets_[k].push_back(index_.tokens[e].to);
           }
         }
       }
@@ -109,7 +131,7 @@ class SubsetBuilder {
           Close(&closed_);
           target = Intern(closed_) + 1;
         }
-        dfa.trans[static_cast<size_t>(s) * segCount_ + k] = target;
+        dfa.trans[static_cast<size_t>(s) * width_ + k] = target;
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
         previousSeg = k;
         previousTarget = target;
@@ -150,7 +172,8 @@ class SubsetBuilder {
     while (!stack_.empty()) {
       const uint32_t q = stack_.back();
       stack_.pop_back();
-      if (q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1]) {
+      if (q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
+          index_.HasTokens(q)) {
         out.push_back(q);
       }
       for (uint32_t e = index_.epsBegin[q]; e < index_.epsBegin[q + 1]; ++e) {
@@ -195,6 +218,8 @@ class SubsetBuilder {
   const NfaIndex& index_;
   const std::array<uint8_t, 256>& segOf_;
   uint32_t segCount_;
+  const TokenClasses* tokens_;
+  uint32_t width_;  // columns: byte segments, then token classes
   uint32_t stateLimit_;
   const std::string& ruleName_;
   std::vector<uint32_t> mark_;
@@ -214,10 +239,10 @@ size_t Automaton::MemoryBytes() const {
   size_t n = sizeof(*this) + trans.capacity() * 4 + flags.capacity() + ruleOf.capacity() * 4 + callBegin.capacity() * 4 +
              calls.capacity() * sizeof(CallEdge) + singleByte.capacity() * 2;
   for (const auto& r : rules) n += sizeof(r) + r.name.capacity() + r.returnStates.capacity() * 4;
-  return n;
+  return n + tokenEdges.MemoryBytes();
 }
 
-Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits) {
+Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens) {
   const NfaIndex index(program.nfa);
   // Byte segments: maximal byte intervals no range edge splits.
   std::array<uint8_t, 257> cut{};
@@ -240,7 +265,7 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits)
   uint64_t total = 1;
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const NfaRule& rule = program.rules[r];
-    SubsetBuilder builder(index, program.nfa.stateCount, segOf, segCount, limits.maxDfaStates, rule.name);
+    SubsetBuilder builder(index, program.nfa.stateCount, segOf, segCount, tokens, limits.maxDfaStates, rule.name);
     dfas[r] = builder.Run(rule.start, rule.final);
     total += dfas[r].final.size();
     if (total > limits.maxDfaStates) {
@@ -248,7 +273,7 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits)
                                                  std::to_string(limits.maxDfaStates) + " states (the grammar is too large)");
     }
   }
-  return AssembleAutomaton(program, std::move(dfas), segOf, segCount);
+  return AssembleAutomaton(program, std::move(dfas), segOf, segCount + (tokens ? tokens->count : 0), tokens);
 }
 
 }  // namespace tagmask

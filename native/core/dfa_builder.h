@@ -7,11 +7,13 @@
 
 #include "nfa_builder.h"
 #include "tagmask/automaton.h"
+#include "token_classes.h"
 
 namespace tagmask {
 
-/// The subset automaton of one rule, over byte segments. Transitions hold local id + 1 (0 is
-/// dead); call edges hold the callee's rule index and a local return state.
+/// The subset automaton of one rule, over byte segments and then token classes (one column
+/// each). Transitions hold local id + 1 (0 is dead); call edges hold the callee's rule index and a
+/// local return state.
 struct RuleDfa {
   std::vector<uint32_t> trans;  // states x segments
   std::vector<uint8_t> final;
@@ -20,11 +22,13 @@ struct RuleDfa {
 };
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
-/// match nothing, left recursion, and size limits.
-Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits);
+/// match nothing, left recursion, and size limits. `tokens`: the classes of the grammar's token
+/// nodes, when it has any.
+Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens = nullptr);
 
-/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp).
+/// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp). The
+/// last `tokens->count` of the `segCount` columns are token classes.
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount);
+                            uint32_t segCount, const TokenClasses* tokens = nullptr);
 
 }  // namespace tagmask

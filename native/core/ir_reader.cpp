@@ -6,6 +6,7 @@
 
 #include "tagmask/error.h"
 #include "tagmask/ir.h"
+#include "token_nodes.h"
 
 namespace tagmask::ir {
 namespace {
@@ -81,6 +82,11 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
     const uint64_t base = nodesAt + 4ull * id;
     const uint32_t code = word(base);
     const uint32_t a = word(base + 1), b = word(base + 2), c = word(base + 3);
+    if (IsTokenKindCode(code)) {  // token nodes (token_nodes.cpp)
+      CheckTokenNode(g, id, code, a, b, c);
+      g.nodes[id] = Node{static_cast<Kind>(code), a, b, c};
+      continue;
+    }
     const std::string where = NodeWhere(id, code);
     if (code > 8) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..8)");
     const Kind kind = static_cast<Kind>(code);
@@ -150,6 +156,10 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
           if (!InPool(off, len, byteCount)) Fail(where, "excluded string " + std::to_string(i) + " lies outside the byte pool");
         }
         break;
+      case Kind::Token:
+      case Kind::ExcludeToken:
+      case Kind::AnyTokens:
+        break;  // read above
     }
     g.nodes[id] = Node{kind, a, b, c};
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "matcher_arenas.h"
 #include "pda_step.h"
 #include "tagmask/bitmask.h"
 #include "tagmask/error.h"
@@ -21,49 +22,6 @@ uint32_t HashFrame(uint32_t ret, uint32_t parent) {
 }
 
 }  // namespace
-
-// The matcher's own arena: pushes are hash-consed and permanent (until rollback).
-class Matcher::RealArena {
- public:
-  explicit RealArena(Matcher& m) : m_(m) {}
-  uint32_t Push(uint32_t ret, uint32_t parent) {
-    if (m_.frames_[parent].depth + 1 > m_.options_.maxStackDepth) {
-      m_.depthExceeded_ = true;
-      return kNoFrame;
-    }
-    return m_.InternFrame(ret, parent);
-  }
-  bool IsBottom(uint32_t frame) const { return frame == 0; }
-  uint32_t Ret(uint32_t frame) const { return m_.frames_[frame].ret; }
-  uint32_t Parent(uint32_t frame) const { return m_.frames_[frame].parent; }
-  template <class Fn>
-  void Escape(const Automaton&, const Config&, Fn&&) {}  // the end of the grammar: no byte follows
-
- private:
-  Matcher& m_;
-};
-
-// The matcher's arena plus scratch frames that are dropped after a check (fill, jump-forward).
-class Matcher::OverlayArena {
- public:
-  explicit OverlayArena(const Matcher& m) : m_(m), base_(static_cast<uint32_t>(m.frames_.size())) { m_.overlay_.clear(); }
-  uint32_t Push(uint32_t ret, uint32_t parent) {
-    const uint32_t depth = At(parent).depth + 1;
-    if (depth > m_.options_.maxStackDepth || m_.overlay_.size() >= (1u << 20)) return kNoFrame;
-    m_.overlay_.push_back({ret, parent, depth});
-    return base_ + static_cast<uint32_t>(m_.overlay_.size()) - 1;
-  }
-  bool IsBottom(uint32_t frame) const { return frame == 0; }
-  uint32_t Ret(uint32_t frame) const { return At(frame).ret; }
-  uint32_t Parent(uint32_t frame) const { return At(frame).parent; }
-  template <class Fn>
-  void Escape(const Automaton&, const Config&, Fn&&) {}
-
- private:
-  const Frame& At(uint32_t frame) const { return frame < base_ ? m_.frames_[frame] : m_.overlay_[frame - base_]; }
-  const Matcher& m_;
-  uint32_t base_;
-};
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar, const MatcherOptions& options)
     : grammar_(std::move(grammar)), a_(nullptr), options_(options) {
@@ -242,6 +200,7 @@ bool Matcher::AcceptToken(uint32_t id) {
       PushStep(cur_.data(), cur_.size(), true);
       return true;
     }
+    if (a_->tokenEdges.Active()) return AdvanceToken(id);  // matcher_token_edges.cpp
     if (!tok.IsEligible(id)) return false;  // control tokens, padding, empty tokens
     return Advance(tok.TokenBytes(id), tok.TokenLength(id));
   });
@@ -361,6 +320,7 @@ void Matcher::FillNextTokenBitmask(uint32_t* row) const {
   bool first = true;
   for (uint32_t i = 0; i < step.size; ++i) FillStack(stacks_[step.begin + i], row, &first);
   if (first) std::fill(row, row + words, 0u);
+  if (a_->tokenEdges.Active()) FillTokenEdges(row);  // matcher_token_edges.cpp
   if (CanTerminate()) {
     for (uint32_t id : tok.StopIds()) SetBit(row, id);
   }
@@ -385,6 +345,7 @@ std::string Matcher::FindJumpForwardString() const {
     for (size_t k = 0; k < closure.size(); ++k) {
       const Config c = closure[k];
       const uint8_t f = a.flags[c.state];
+      if (a.tokenEdges.HasEdges(c.state)) *canEnd = true;  // a token edge is another way on: force nothing
       const bool mayConsume = !(f & kLimitedText) || c.count < a.rules[a.ruleOf[c.state]].maxTokens;
       if (mayConsume) {
         const int single = a.singleByte[c.state];

@@ -72,7 +72,9 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     }
     return true;
   };
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] < key[y]; });
+  // By key, ties in state order (order is ascending): the order a stable sort gives, without
+  // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] != key[y] ? key[x] < key[y] : x < y; });
 
   const uint32_t m = static_cast<uint32_t>(order.size());
   std::vector<uint32_t> elems(order), loc(n, 0), blk(n, 0);

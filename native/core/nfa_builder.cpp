@@ -204,8 +204,47 @@ class NfaBuilder {
       }
       case Kind::Text:
         return BuildText(id, n, from);
+      case Kind::Token:
+      case Kind::ExcludeToken: {
+        const uint32_t to = NewState();
+        program_.nfa.tokens.push_back({from, id, to});
+        return to;
+      }
+      case Kind::AnyTokens:
+        return BuildAnyTokens(id, n, from);
     }
     return from;
+  }
+
+  // A loop over one token edge, entered from `from`; returns the loop state.
+  uint32_t TokenLoop(uint32_t id, uint32_t from) {
+    const uint32_t loop = NewState();
+    AddEps(from, loop);
+    const uint32_t mid = NewState();
+    program_.nfa.tokens.push_back({loop, id, mid});
+    AddEps(mid, loop);
+    return loop;
+  }
+
+  // Any number of tokens: a token loop; with maxTokens, a rule of its own per occurrence, whose
+  // tokens the matcher counts like those of a limited text.
+  uint32_t BuildAnyTokens(uint32_t id, const ir::Node& n, uint32_t from) {
+    const uint32_t maxTokens = g_.AnyTokensMax(n);
+    if (maxTokens == 0) return from;
+    if (maxTokens == ir::kNone) return TokenLoop(id, from);
+    const uint32_t to = NewState();
+    NfaRule rule;
+    rule.name = g_.rules[current_].name + ".tokens" + std::to_string(++textRules_);
+    rule.start = NewState();
+    rule.final = NewState();
+    rule.maxTokens = maxTokens;
+    rule.nullable = true;
+    AddEps(TokenLoop(id, rule.start), rule.final);
+    const uint32_t index = static_cast<uint32_t>(program_.rules.size());
+    program_.rules.push_back(std::move(rule));
+    program_.nfa.calls.push_back({from, index, to});
+    AddEps(from, to);
+    return to;
   }
 
   uint32_t BuildRepeat(const ir::Node& n, uint32_t from, uint32_t depth) {

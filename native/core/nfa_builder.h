@@ -3,8 +3,9 @@
 // Rules are analysed first: the call graph, its strongly connected components, and the set of
 // rules kept as real calls (the root, and enough rules of each recursive component to break
 // every cycle). Every other reference is inlined, so most tool grammars become a single
-// automaton and only true recursion stays a call. A `text` node with maxTokens becomes a rule of
-// its own (one per occurrence), because the matcher counts tokens per occurrence of it.
+// automaton and only true recursion stays a call. A `text` or `anyTokens` node with maxTokens
+// becomes a rule of its own (one per occurrence), because the matcher counts tokens per
+// occurrence of it. Token nodes become token edges (Nfa::Token).
 #pragma once
 
 #include <cstdint>
@@ -43,17 +44,24 @@ struct Nfa {
     uint32_t rule;  // index into NfaProgram::rules
     uint32_t to;
   };
+  /// One whole token of the set an IR token node names (token_classes.h gives its classes).
+  struct Token {
+    uint32_t from;
+    uint32_t node;  // the IR token node
+    uint32_t to;
+  };
   uint32_t stateCount = 0;
   std::vector<Range> ranges;
   std::vector<Eps> eps;
   std::vector<Call> calls;
+  std::vector<Token> tokens;
 };
 
 struct NfaRule {
   std::string name;
   uint32_t start = 0;
   uint32_t final = 0;
-  /// For a rule made of one `text` node with maxTokens: the limit; ir::kNone otherwise.
+  /// For a rule made of one `text` or `anyTokens` node with maxTokens: the limit; ir::kNone otherwise.
   uint32_t maxTokens = ir::kNone;
   bool nullable = false;
 };

@@ -110,11 +110,14 @@ void RuleAnalysis::ComputeNullable() {
       switch (n.kind) {
         case Kind::Empty:
         case Kind::Text:
+        case Kind::AnyTokens:
           v = 1;
           break;
         case Kind::Never:
         case Kind::Bytes:
         case Kind::Class:
+        case Kind::Token:
+        case Kind::ExcludeToken:
           v = 0;
           break;
         case Kind::Seq:
@@ -296,6 +299,11 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
       if (maxChars != ir::kNone) size = SatMul(size, static_cast<uint64_t>(maxChars) + 1);
       break;
     }
+    case Kind::Token:
+    case Kind::ExcludeToken:
+    case Kind::AnyTokens:
+      size = 2;
+      break;
   }
   nodeSize_[id] = size;
   return size;

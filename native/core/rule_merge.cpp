@@ -53,6 +53,13 @@ void MergeEqualRules(ir::Grammar* grammar) {
           }
           break;
         }
+        case ir::Kind::Token:
+        case ir::Kind::ExcludeToken:
+        case ir::Kind::AnyTokens:
+          // Ids only: the compiler resolves token texts before merging.
+          key.insert(key.end(), {n.b, n.c});
+          for (uint32_t i = 0; i < n.b; ++i) key.insert(key.end(), {g.TokenEntryTag(n, i), g.TokenId(n, i)});
+          break;
       }
       value[id] = numbers.emplace(key, static_cast<uint32_t>(numbers.size())).first->second;
     }

@@ -195,7 +195,8 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     // The dirty states class by class, and within a class grouped by key.
     order.resize(dirty.size());
     for (size_t k = 0; k < dirty.size(); ++k) order[k] = static_cast<uint32_t>(k);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return cls[dirty[x]] < cls[dirty[y]]; });
+    // Ties in index order, as a stable sort would leave them (see minimize.cpp).
+    std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return cls[dirty[x]] != cls[dirty[y]] ? cls[dirty[x]] < cls[dirty[y]] : x < y; });
     groupOf.assign(dirty.size(), 0);
     changed.clear();
     for (size_t i = 0; i < order.size();) {

@@ -60,7 +60,7 @@ describe("tagmask match (process from dist/)", () => {
     ["two sources", ["--regex", "a", "--ebnf", ebnfFile], /^tagmask match: give only one of .*\(got --regex, --ebnf\) \(see `tagmask match --help`\)$/],
     ["a missing file", ["--format", join(scratch, "missing.json")], /^tagmask match: InvalidArgumentError: --format .*missing\.json: cannot read the file \(no such file\)$/],
     ["a bad regex", ["--regex", "a(?<=b)"], /^tagmask match: GrammarError: .*position 1/],
-    ["an unknown option", ["--regex", "a", "--json"], /^tagmask match: unknown option --json/],
+    ["an unknown option", ["--regex", "a", "--jsn"], /^tagmask match: unknown option --jsn/],
   ])("%s exits with code 2", (_name, args, message) => {
     const r = runProcess(args as string[]);
     expect(r.status).toBe(2);
@@ -92,6 +92,41 @@ describe("tagmask match (in process)", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("match\n");
     expect(r.stderr).toMatch(/^tagmask match: warning: not enforced: /);
+  });
+
+  describe("--tokens", () => {
+    const vocab = file("vocab.json", JSON.stringify(["</s>", "<tool>", "<end>", "hello", "x"]));
+    const tokenTag = file("token-tag.json", JSON.stringify({ type: "tag", begin: { type: "token", token: "<tool>" }, content: { type: "any_tokens" }, end: { type: "token", token: 2 } }));
+    it.each([
+      ["ids and texts", [1, "hello", "x", 2], 0, "match\n"],
+      ["text that is no token is stepped as text", [1, "hello world", 2], 1, "no match at token 1\n"],
+      ["incomplete", ["<tool>", "hello"], 1, "prefix\n"],
+      ["the stop token at the end", [1, 2, 0], 0, "match\n"],
+      ["the stop token too early", [1, 0], 1, "no match at token 1\n"],
+      ["a token after the stop token", [1, 2, 0, 3], 1, "no match at token 2\n"],
+    ])("%s", async (_name, tokens, code, stdout) => {
+      const r = await runInProcess(["--format", tokenTag, "--tokens", "--vocab", vocab], JSON.stringify(tokens));
+      expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code, stdout, stderr: "" });
+    });
+
+    it.each([
+      ["no vocabulary", ["--format", tokenTag, "--tokens"], "[]", /--tokens needs one vocabulary/],
+      ["a vocabulary without --tokens", ["--format", tokenTag, "--vocab", vocab], "", /--vocab and --tokenizer go with --tokens/],
+      ["input that is not JSON", ["--format", tokenTag, "--tokens", "--vocab", vocab], "[1,", /--tokens: the input is not JSON/],
+      ["an id out of range", ["--format", tokenTag, "--tokens", "--vocab", vocab], "[9]", /item 0: 9 is not a token id of the vocabulary \(0\.\.4\)/],
+      ["a grammar naming a token the vocabulary lacks", ["--format", file("nope.json", '{"type": "token", "token": "<nope>"}'), "--tokens", "--vocab", vocab], "[1]", /GrammarError: token "<nope>" is not a token of the vocabulary/],
+    ])("%s exits with code 2", async (_name, args, input, message) => {
+      const r = await runInProcess(args as string[], input);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trimEnd()).toMatch(message);
+    });
+
+    it("notes on stderr that text cannot reach token-level formats", async () => {
+      const r = await runInProcess(["--format", tokenTag], "<tool>hello<end>");
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("no match at byte 0\n");
+      expect(r.stderr).toMatch(/note: the grammar has token-level formats.*--tokens/);
+    });
   });
 
   it("prints usage with --help", async () => {

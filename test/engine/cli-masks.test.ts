@@ -64,7 +64,7 @@ describe("tagmask masks", () => {
     [["--schema", "a.json", "--tokenizer", tokenizer], /--input FILE .* is required/],
     [["--family", "kimi-k3", "--tokenizer", tokenizer, "--input", "x"], /--tools FILE .* is required/],
     [["--schema", join(scratch, "missing.json"), "--tokenizer", tokenizer, "--input", "x"], /--schema .*missing.json: cannot read the file \(no such file\)/],
-    [["--schema", "a.json", "--tokenizer", tokenizer, "--input", "x", "--vocab-size", "-3"], /--vocab-size must be a positive integer/],
+    [["--schema", "a.json", "--tokenizer", tokenizer, "--input", "x", "--vocab-size", "-3"], /--vocab-size must be an integer ≥ 1/],
   ])("refuses bad arguments: %j", async (args, message) => {
     const r = await run(args as string[]);
     expect(r.code).toBe(2);

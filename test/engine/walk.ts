@@ -5,13 +5,12 @@
  */
 import { expect } from "vitest";
 import type { IrGrammar } from "../../lib/compile/ir.js";
-import type { RecognizerState } from "../../lib/compile/recognizer.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
 import { popcount32 } from "../../lib/mask/types.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
 import { rng } from "../helpers/random.js";
-import { BruteForce, describeToken, maskDiff, maskHas } from "./oracle.js";
+import { BruteForce, describeToken, maskDiff, maskHas, type OracleState } from "./oracle.js";
 
 /** Compares the engine's mask with the oracle's; fails with the differing tokens. */
 export function expectSameMask(engine: Int32Array, oracle: Int32Array, vocab: VocabularyData, where: string): void {
@@ -22,11 +21,11 @@ export function expectSameMask(engine: Int32Array, oracle: Int32Array, vocab: Vo
 }
 
 /** One comparison point: full masks and canTerminate. */
-function compare(matcher: GrammarMatcher, oracle: BruteForce, state: RecognizerState, vocab: VocabularyData, mask: Int32Array, where: string): Int32Array {
+function compare(matcher: GrammarMatcher, oracle: BruteForce, state: OracleState, vocab: VocabularyData, mask: Int32Array, where: string): Int32Array {
   const expected = oracle.mask(state);
   matcher.fillNextTokenBitmask(mask);
   expectSameMask(mask, expected, vocab, where);
-  expect(matcher.canTerminate(), `${where}: canTerminate`).toBe(oracle.recognizer.accepts(state));
+  expect(matcher.canTerminate(), `${where}: canTerminate`).toBe(oracle.accepts(state));
   return expected;
 }
 
@@ -35,7 +34,7 @@ export function walkTokens(grammar: IrGrammar, compiled: CompiledGrammar, vocab:
   const oracle = new BruteForce(grammar, vocab);
   const matcher = new GrammarMatcher(compiled);
   const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
-  let state: RecognizerState = oracle.initial();
+  let state: OracleState = oracle.initial();
   let compared = 0;
   for (let step = 0; step <= tokens.length; step++) {
     if (step % every === 0 || step === tokens.length) {
@@ -115,7 +114,7 @@ export function randomWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab:
   const every = options.every ?? 1;
   const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
   const structural = structuralMask(vocab);
-  let state: RecognizerState = oracle.initial();
+  let state: OracleState = oracle.initial();
   let compared = 0;
   let step = 0;
   for (; step < options.steps; step++) {

@@ -38,7 +38,7 @@ const nodeCases: Array<[string, Format, string[]]> = [
   ["or", f.or(x, f.regex("y")), ["or", "  `x`", "  /y/"]],
   ["grammar", f.grammar('root ::= "a" b\nb ::= [0-9]+'), ["grammar", '  root ::= "a" b', "  b ::= [0-9]+"]],
   ["grammar: CRLF, blank lines, indentation, final newline", f.grammar('root ::= a\r\n\r\n   | "b"\n\t\na ::= "x"\n'), ["grammar", "  root ::= a", '     | "b"', '  a ::= "x"']],
-  ["grammar: empty", f.grammar(""), ["grammar"]],
+  ["grammar: blank lines only", f.grammar("\n\n"), ["grammar"]],
   // Wrappers.
   ["optional of a leaf", f.optional(x), ["optional `x`"]],
   ["star of a leaf", f.star(f.regex("[0-9]")), ["star /[0-9]/"]],
@@ -74,6 +74,25 @@ const nodeCases: Array<[string, Format, string[]]> = [
     "triggered_tags [`<a`, `<b`] excluding [`<c>`, `\\``] at_least_one stop_after_first", "  tag `<a>` `x` `</a>`", "  tag `<b>` `x` `</b>`",
   ]],
   ["triggered_tags, empty excludes", f.triggeredTags(["<a"], [f.tag("<a>", x, "</a>")], { excludes: [], at_least_one: true }), ["triggered_tags [`<a`] at_least_one", "  tag `<a>` `x` `</a>`"]],
+  // dispatch: a block of `on PATTERN` wrappers.
+  ["dispatch", f.dispatch([["<f=a>", x], ["<f=b>", seq]]), ["dispatch", "  on `<f=a>` `x`", "  on `<f=b>`", "    sequence", "      `a`", "      `b`"]],
+  ["dispatch with options", f.dispatch([["<a>", f.jsonSchema({ type: "object" })]], { loop: false, excludes: ["</r>"] }), ["dispatch excluding [`</r>`] loop=false", "  on `<a>` json(object)"]],
+  ["dispatch, default options not printed", f.dispatch([["<a>", x]], { loop: true, excludes: [] }), ["dispatch", "  on `<a>` `x`"]],
+  // Token-level formats.
+  ["token by id", f.token(42), ["token(42)"]],
+  ["token by text", f.token("<|tool|>"), ["token(`<|tool|>`)"]],
+  ["exclude_token", f.excludeToken([7, "</s>"]), ["any_token excluding [7, `</s>`]"]],
+  ["exclude_token, none excluded", f.excludeToken(), ["any_token"]],
+  ["any_tokens", f.anyTokens({ exclude_tokens: ["<|eos|>"], max_tokens: 16 }), ["tokens excluding [`<|eos|>`] max_tokens=16"]],
+  ["any_tokens plain", f.anyTokens(), ["tokens"]],
+  ["tag with token begin and end", f.tag(f.token("<think>"), f.anyTokens(), f.token(6)), ["tag token(`<think>`) tokens token(6)"]],
+  ["tag with a token end around a block", f.tag("<r>", seq, f.token(9)), ["tag `<r>` .. token(9)", "  sequence", "    `a`", "    `b`"]],
+  ["token_triggered_tags", f.tokenTriggeredTags([2, "<code>"], [f.tag(f.token(2), x, f.token(4)), f.tag(f.token("<code>"), x, f.token(4))], { exclude_tokens: [16], at_least_one: true }), [
+    "token_triggered_tags [2, `<code>`] excluding [16] at_least_one", "  tag token(2) `x` token(4)", "  tag token(`<code>`) `x` token(4)",
+  ]],
+  ["token_dispatch", f.tokenDispatch([[100, x], ["<|tool|>", f.jsonSchema({ type: "object" })]], { loop: false, exclude_tokens: ["</s>"] }), [
+    "token_dispatch excluding [`</s>`] loop=false", "  on token(100) `x`", "  on token(`<|tool|>`) json(object)",
+  ]],
   // Nesting depth and indentation.
   ["nested blocks", f.sequence(f.or(f.sequence(x)), x), ["sequence", "  or", "    sequence", "      `x`", "  `x`"]],
 ];
@@ -124,7 +143,7 @@ describe("outline printer", () => {
   it("validates its input and names the bad path", () => {
     const bad = { type: "sequence", elements: [x, { type: "tag", begin: "a", content: x, end: [] }] } as unknown as Format;
     expect(() => printOutline(bad)).toThrow(FormatError);
-    expect(() => printOutline(bad)).toThrow("format.elements[1].end: expected a string or a non-empty list of strings, found an empty array");
+    expect(() => printOutline(bad)).toThrow('format.elements[1].end: expected a string, a non-empty list of strings or a token {"type": "token", "token": …}, found an empty array');
   });
 
   it("reports a schema it cannot render at the json_schema path", () => {

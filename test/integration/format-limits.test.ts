@@ -103,4 +103,30 @@ describe("limitFreeText", () => {
   it("refuses a limit that is not a non-negative integer", () => {
     expect(() => limitFreeText(nested, -2)).toThrow("maxTokens: expected a non-negative integer, found -2");
   });
+
+  it("reaches into dispatch and the token-level containers, and bounds any_tokens too", () => {
+    const tokenTag = (content: Format) => ({ type: "tag", begin: { type: "token", token: 1 }, content, end: { type: "token", token: 2 } });
+    const tag = {
+      type: "structural_tag",
+      format: {
+        type: "sequence",
+        elements: [
+          { type: "dispatch", rules: [["<a>", text()], ["<b>", json()]] },
+          { type: "token_dispatch", rules: [[3, text(1)]] },
+          { type: "token_triggered_tags", trigger_tokens: [1], tags: [tokenTag({ type: "any_tokens", max_tokens: 9 } as Format)] },
+          { type: "any_tokens" },
+        ],
+      },
+    } as unknown as StructuralTag;
+    const limited = limitFreeText(tag, 4).format as unknown as { elements: unknown[] };
+    const [dispatch, tokenDispatch, triggered, any] = limited.elements as [
+      { rules: Array<[string, Format]> }, { rules: Array<[number, Format]> }, { tags: Array<{ content: Format }> }, Format,
+    ];
+    expect(dispatch.rules.map(([, f]) => (f.type === "any_text" ? f.max_tokens : f.type))).toEqual([4, "json_schema"]);
+    expect(tokenDispatch.rules[0]![1]).toEqual({ type: "any_text", max_tokens: 1 });
+    expect(triggered.tags[0]!.content).toEqual({ type: "any_tokens", max_tokens: 4 });
+    expect(any).toEqual({ type: "any_tokens", max_tokens: 4 });
+    const spaced = limitWhitespace(tag, 2).format as unknown as { elements: Array<{ rules?: Array<[string, Format]> }> };
+    expect(spaced.elements[0]!.rules).toEqual([["<a>", text()], ["<b>", json(2)]]);
+  });
 });

@@ -65,7 +65,11 @@ describe("tagmask make-tiny-model", () => {
   it("writes a loadable model where --out says", async () => {
     const file = join(scratch, "cli.gguf");
     const first = await runCli(["make-tiny-model", "--out", file, "--seed", "7"]);
-    expect(first.stderr).toBe("");
+    // Progress, and nothing else, on stderr.
+    expect(first.stderr).toContain(`tagmask make-tiny-model: generating the tiny model (first run only) into ${file}\n`);
+    expect(first.stderr).toMatch(/tagmask make-tiny-model: vocabulary: 128256 tokens, 280147 merges from /);
+    expect(first.stderr).toMatch(/tagmask make-tiny-model: written 24\.\d MB of 24\.\d MB\n/);
+    expect(first.stderr.split("\n").filter((l) => l !== "" && !l.startsWith("tagmask make-tiny-model: "))).toEqual([]);
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^wrote .*cli\.gguf \(24\.\d MB, 128260 tokens, /);
     const again = await runCli(["make-tiny-model", "--out", file]);
@@ -75,7 +79,7 @@ describe("tagmask make-tiny-model", () => {
   it.each([
     [["--seed", "x"], "--seed must be an integer"],
     [["--bogus"], "unknown option --bogus"],
-    [["extra"], "unexpected argument extra"],
+    [["extra"], "unexpected argument \"extra\""],
     [["--out", "x.gguf", "--tokenizer", "/nonexistent/tokenizer.json"], "cannot read the tokenizer"],
   ])("%j → exit 2 with a one-line reason", async (args, message) => {
     const res = await runCli(["make-tiny-model", ...args]);

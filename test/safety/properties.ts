@@ -9,13 +9,12 @@
 import fc from "fast-check";
 import { expect } from "vitest";
 import { GrammarBuilder, charClass, choice, lit, ref, repeat, seq, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
-import type { RecognizerState } from "../../lib/compile/recognizer.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { CompiledGrammar } from "../../lib/engine/compiled-grammar.js";
 import { InvalidArgumentError } from "../../lib/errors.js";
 import type { JsonSchema, StructuralTag } from "../../lib/format/types.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
-import { BruteForce, describeToken, maskHas } from "../engine/oracle.js";
+import { BruteForce, describeToken, maskHas, type OracleState } from "../engine/oracle.js";
 import { expectSameMask } from "../engine/walk.js";
 import { rng } from "../helpers/random.js";
 
@@ -170,7 +169,7 @@ export function checkWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab: 
     timed("fill", where, () => m.fillNextTokenBitmask(out));
     return out;
   };
-  const states: RecognizerState[] = [oracle.initial()];
+  const states: OracleState[] = [oracle.initial()];
   const masks: Int32Array[] = [];
   let step = 0;
   for (; step < settings.steps; step++) {
@@ -180,7 +179,7 @@ export function checkWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab: 
     masks[states.length - 1] = mask;
     if (step % settings.every === 0) {
       expectSameMask(mask, oracle.mask(state), vocab, where);
-      expect(matcher.canTerminate(), `${where}: canTerminate`).toBe(oracle.recognizer.accepts(state));
+      expect(matcher.canTerminate(), `${where}: canTerminate`).toBe(oracle.accepts(state));
     }
     const steps = matcher.stepCount;
 

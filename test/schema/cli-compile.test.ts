@@ -52,11 +52,24 @@ describe("tagmask compile", () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("not enforced: keyword uniqueItems at #/properties/tags/uniqueItems");
   });
+  it("takes --formats openapi and --draft", async () => {
+    const r = await run(["--schema", file("openapi.json", '{"type":"integer","format":"int32","prefixItems":[]}'), "--formats", "openapi", "--draft", "draft-07"]);
+    expect(r.code).toBe(0);
+  });
+  it("match --schema reads the schema's numbers as written", async () => {
+    const big = file("big.json", '{"type":"integer","maximum":9223372036854775807}');
+    const stdout = new PassThrough();
+    const verdict = async (text: string): Promise<number> =>
+      main(["match", "--schema", big, "--input", file("input.txt", text)], { stdout, stderr: new PassThrough(), stdin: new PassThrough() });
+    expect(await verdict("9223372036854775807")).toBe(0);
+    expect(await verdict("9223372036854775808")).toBe(1);
+  });
   it.each([
     [["--schema", join(scratch, "missing.json")], "no such file"],
     [["--schema", file("bad.json", "{")], "invalid JSON"],
-    [["--schema", good, "--max-whitespace", "x"], "non-negative integer"],
-    [["--schema", good, "--formats", "maybe"], "assert or ignore"],
+    [["--schema", good, "--max-whitespace", "x"], "--max-whitespace must be an integer ≥ 0"],
+    [["--schema", good, "--formats", "maybe"], "--formats must be one of assert, ignore, openapi"],
+    [["--schema", good, "--draft", "draft-99"], "--draft must be one of draft-04"],
     [[], "--schema FILE is required"],
   ])("bad arguments exit 2: %j", async (args, message) => {
     const r = await run(args as string[]);

@@ -17,8 +17,11 @@ import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { SchemaError } from "../../lib/errors.js";
-import { exactAjv } from "./exact-ajv.js";
+import { exactAjv, parseInstance } from "./exact-ajv.js";
 import { randomWalk, rng } from "./random-walk.js";
+
+/** A deterministic, bounded workload that a loaded 2-core machine can take minutes over. */
+const HEAVY_TIMEOUT_MS = 300_000;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
@@ -141,7 +144,9 @@ describe("differential fuzzing against ajv", () => {
         ajvErrors++;
         continue;
       }
-      const referee = /"unevaluated(Properties|Items)"/.test(JSON.stringify(schema)) ? new Validator(schema as never, "2020-12", false) : null;
+      // ajv 8.20 also misjudges some contains inside additionalProperties (it accepts {"a": []} for
+      // {"additionalProperties": {"contains": {"type": ["integer", "null"], "required": ["c"], …}}}).
+      const referee = /"unevaluated(Properties|Items)"|"contains"/.test(JSON.stringify(schema)) ? new Validator(schema as never, "2020-12", false) : null;
       /** ajv's verdict, or the referee's where ajv and the grammar disagree on an unevaluated* schema. */
       const verdict = (value: Json, grammarSays: boolean): boolean | "ajv error" => {
         const a = validate(value);
@@ -155,13 +160,13 @@ describe("differential fuzzing against ajv", () => {
         if (bytes === null) continue;
         walks++;
         const text = decoder.decode(bytes);
-        expect({ where, text, valid: verdict(JSON.parse(text) as Json, true) }).toEqual({ where, text, valid: true });
+        expect({ where, text, valid: verdict(parseInstance(text) as Json, true) }).toEqual({ where, text, valid: true });
       }
       for (let k = 0; k < 25; k++) {
         const value = randomValue(r);
         const text = JSON.stringify(value);
         const accepted = isMatch(grammar, text);
-        const expected = verdict(value, accepted);
+        const expected = verdict(parseInstance(text) as Json, accepted);
         if (expected === "ajv error") {
           ajvErrors++;
           continue;
@@ -174,5 +179,5 @@ describe("differential fuzzing against ajv", () => {
     }
     process.stdout.write(`fuzz: ${compiled} schemas compiled (${refused} refused), ${walks} walks, ${values} values, all agreeing with ajv (${refereed} refereed by @cfworker/json-schema, ${ajvErrors} ajv internal errors skipped)\n`);
     expect(compiled).toBeGreaterThan(count * 0.6);
-  });
+  }, HEAVY_TIMEOUT_MS);
 });

@@ -1,6 +1,8 @@
 /**
- * Runs the JSON Schema Test Suite (draft 2020-12) against the compiler and the reference
- * recognizer. Shared by the conformance test and `bench/`-style scripts.
+ * Runs the JSON Schema Test Suite (drafts 2020-12, 2019-09 and 7) against the compiler and the
+ * reference recognizer. Shared by the conformance test and `bench/`-style scripts. A schema
+ * without `$schema` is compiled under the draft of its folder (the `draft` option), as the
+ * suite intends.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -8,8 +10,23 @@ import { fileURLToPath } from "node:url";
 import { SchemaError } from "../../lib/errors.js";
 import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
+import { numberText } from "../../lib/format/exact-numbers.js";
+import { parseJsonText } from "../../lib/format/json-text.js";
 
-export const SUITE_DIR = fileURLToPath(new URL("../fixtures/json-schema-test-suite/draft2020-12/", import.meta.url));
+/** The suite's folders this repository carries, and the draft each one tests. */
+export const DRAFTS = {
+  "draft2020-12": "2020-12",
+  "draft2019-09": "2019-09",
+  draft7: "draft-07",
+} as const satisfies Record<string, NonNullable<JsonSchemaOptions["draft"]>>;
+export type SuiteDraft = keyof typeof DRAFTS;
+
+/** The folder of one draft's files. */
+export function suiteDir(draft: SuiteDraft): string {
+  return fileURLToPath(new URL(`../fixtures/json-schema-test-suite/${draft}/`, import.meta.url));
+}
+
+export const SUITE_DIR = suiteDir("draft2020-12");
 
 export interface SuiteGroup {
   description: string;
@@ -31,20 +48,35 @@ export function suiteFiles(dir = SUITE_DIR): string[] {
   return out;
 }
 
-export function readSuiteFile(file: string): SuiteGroup[] {
-  return JSON.parse(readFileSync(join(SUITE_DIR, file), "utf8")) as SuiteGroup[];
+/**
+ * The groups of one file, read with the package's JSON reader: numbers no double holds keep
+ * their written text (exact-numbers.ts), for the schemas and for the instances alike.
+ */
+export function readSuiteFile(file: string, draft: SuiteDraft = "draft2020-12"): SuiteGroup[] {
+  return parseJsonText(readFileSync(join(suiteDir(draft), file), "utf8")) as SuiteGroup[];
+}
+
+/** A number's JSON text as read (`container[key]`), or its shortest decimal. */
+function numberAt(value: number, container: object | null, key: string | number): string {
+  return (container === null ? undefined : numberText(container, key)) ?? JSON.stringify(value);
+}
+
+/** JSON text of `container[key]` with `sep` after every `:` and `,` (outside strings), numbers as written. */
+function writeJson(value: unknown, container: object | null, key: string | number, sep: string): string {
+  if (typeof value === "number") return numberAt(value, container, key);
+  if (Array.isArray(value)) return `[${value.map((v, i) => writeJson(v === undefined ? null : v, value, i, sep)).join(`,${sep}`)}]`;
+  if (value !== null && typeof value === "object") {
+    const parts = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `${JSON.stringify(k)}:${sep}${writeJson(v, value, k, sep)}`);
+    return `{${parts.join(`,${sep}`)}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** JSON text with one space after every `:` and `,` (outside strings). */
 export function spacedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => spacedJson(v === undefined ? null : v)).join(", ")}]`;
-  if (value !== null && typeof value === "object") {
-    const parts = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => `${JSON.stringify(k)}: ${spacedJson(v)}`);
-    return `{${parts.join(", ")}}`;
-  }
-  return JSON.stringify(value);
+  return writeJson(value, null, "", " ");
 }
 
 export interface FileResult {
@@ -67,8 +99,9 @@ export interface FileResult {
  * `options.anyOrder` decides the property order; with declared order, valid instances whose
  * members come in another order may be rejected, so `checkValid` is off there.
  */
-export function runSuiteFile(file: string, options: JsonSchemaOptions, checkValid: boolean): FileResult {
-  const groups = readSuiteFile(file);
+export function runSuiteFile(file: string, options: JsonSchemaOptions, checkValid: boolean, draft: SuiteDraft = "draft2020-12"): FileResult {
+  const groups = readSuiteFile(file, draft);
+  options = { draft: DRAFTS[draft], ...options };
   const r: FileResult = { file, schemas: groups.length, compiled: 0, refused: 0, refusedKeywords: [], validAccepted: 0, validTotal: 0, invalidRejected: 0, invalidTotal: 0, failures: [] };
   for (const g of groups) {
     let grammar;
@@ -85,7 +118,7 @@ export function runSuiteFile(file: string, options: JsonSchemaOptions, checkVali
     }
     r.compiled++;
     for (const t of g.tests) {
-      const texts = [JSON.stringify(t.data), spacedJson(t.data)];
+      const texts = [writeJson(t.data, t, "data", ""), writeJson(t.data, t, "data", " ")];
       const results = texts.map((x) => isMatch(grammar, x));
       if (t.valid) {
         if (!checkValid) continue;

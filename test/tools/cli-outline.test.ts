@@ -68,7 +68,7 @@ describe("tagmask outline (in process)", () => {
     ["unknown family", ["--family", "gpt-9"], /unknown --family 'gpt-9' \(known: kimi-k3\)/],
     ["unknown option", ["--family", "kimi-k3", "--tool", toolsFile], /unknown option --tool/],
     ["bad reasoning", ["--family", "kimi-k3", "--reasoning", "deep"], /--reasoning must be one of final_output_only, think, auto, not 'deep'/],
-    ["stray argument", ["--family", "kimi-k3", "extra"], /unexpected argument 'extra'/],
+    ["stray argument", ["--family", "kimi-k3", "extra"], /unexpected argument "extra"/],
     ["missing value", ["--family", "kimi-k3", "--tools"], /--tools needs a value/],
     ["bad tool_choice JSON", ["--family", "kimi-k3", "--tool-choice", "{type"], /--tool-choice: invalid JSON/],
   ])("usage error: %s", async (_what, args, message) => {

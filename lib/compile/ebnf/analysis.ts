@@ -10,10 +10,13 @@ export function isNullable(e: IrExpr, nullable: readonly boolean[]): boolean {
   switch (e.kind) {
     case "empty":
     case "text":
+    case "anyTokens":
       return true;
     case "never":
     case "bytes":
     case "class":
+    case "token":
+    case "excludeToken":
       return false;
     case "seq":
       return e.items.every((x) => isNullable(x, nullable));

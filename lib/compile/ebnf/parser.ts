@@ -13,6 +13,7 @@ import { GrammarError } from "../../errors.js";
 import { charClass, type IrExpr } from "../ir.js";
 import { choiceOf, codePointExpr, repeatOf, seqOf } from "../regex/build.js";
 import { normalize, type Range } from "../regex/charset.js";
+import { expandMacro, MACROS, type MacroArgs, type MacroValue } from "./macros.js";
 
 /** Deepest parenthesis nesting accepted (deeper sources are refused rather than risking the stack). */
 const MAX_NESTING = 256;
@@ -39,7 +40,7 @@ export interface ParsedGrammar {
 const NAME_CHAR = /[a-zA-Z0-9_-]/;
 /** A rule definition's start (sticky: matched at lastIndex). */
 const RULE_START = /[a-zA-Z0-9_-]+[ \t]*::=/y;
-/** xgrammar's built-in macros, which look like a rule name followed by '('. */
+/** xgrammar's built-in macros, which look like a rule name followed by '(' (macros.ts expands all but Regex). */
 const XGRAMMAR_MACROS = new Set(["TagDispatch", "Token", "ExcludeToken", "TokenTagDispatch", "Regex"]);
 
 /** Simple escapes: the letter after the backslash and the code point it stands for. */
@@ -242,19 +243,101 @@ class EbnfParser {
       return inner;
     }
     if (c === "<" || c === "!") {
-      this.fail("token references such as <[123]> or !<token> are not supported: grammars here describe text, not token ids");
+      this.fail("llama.cpp token references such as <[123]> or !<token> are not supported; write xgrammar's Token(123) or ExcludeToken(123) instead");
     }
     if (NAME_CHAR.test(c)) {
       const name = this.name();
       if (this.peek() === "(" && XGRAMMAR_MACROS.has(name)) {
-        this.fail(`the xgrammar macro ${name}(…) is not supported; express it with rules, strings and classes`, at);
+        if (!MACROS.has(name)) this.fail(`the xgrammar macro ${name}(…) is not supported; express it with rules, strings and classes`, at);
+        const args = this.macroArgs(at);
+        return expandMacro({ ruleRef: (rule, ruleAt) => this.ref(rule, ruleAt), fail: (message, failAt) => this.fail(`${name}: ${message}`, failAt) }, name, args);
       }
-      const i = this.slot(name);
-      const rule = this.rules[i]!;
-      if (rule.referencedAt === undefined) rule.referencedAt = at;
-      return { kind: "ref", rule: i };
+      return this.ref(name, at);
     }
     return this.fail(`unexpected ${this.describe()}: expected a string, a character class, '.', a rule name, '(' or a repetition`);
+  }
+
+  /** A reference to rule `name`, mentioned at `at`. */
+  private ref(name: string, at: number): IrExpr {
+    const i = this.slot(name);
+    const rule = this.rules[i]!;
+    if (rule.referencedAt === undefined) rule.referencedAt = at;
+    return { kind: "ref", rule: i };
+  }
+
+  /** A macro's parenthesized arguments: values, and `name=value` pairs; pos is at '('. */
+  private macroArgs(at: number): MacroArgs {
+    const open = this.pos;
+    if (++this.nesting > MAX_NESTING) this.fail(`groups are nested more than ${MAX_NESTING} deep`);
+    this.pos++;
+    this.skipSpace();
+    const args: MacroArgs = { positional: [], named: new Map(), namedAt: new Map(), at };
+    while (this.peek() !== ")") {
+      if (this.peek() === undefined) this.fail("unterminated macro arguments: this '(' has no matching ')'", open);
+      const start = this.pos;
+      const name = this.name();
+      while (this.peek() === " " || this.peek() === "\t") this.pos++;
+      if (name !== "" && this.peek() === "=") {
+        this.pos++;
+        this.skipSpace();
+        if (args.named.has(name)) this.fail(`the argument ${name} is given twice`, start);
+        args.namedAt.set(name, start);
+        args.named.set(name, this.macroValue());
+      } else {
+        this.pos = start;
+        args.positional.push(this.macroValue());
+      }
+      this.skipSpace();
+      if (this.peek() === ",") {
+        this.pos++;
+        this.skipSpace();
+      } else if (this.peek() !== ")" && this.peek() !== undefined) {
+        this.fail(`expected ',' or ')' after a macro argument, found ${this.describe()}`);
+      }
+    }
+    this.pos++;
+    this.nesting--;
+    return args;
+  }
+
+  /** One macro argument value: a string, a non-negative integer, true/false, a rule name, or a tuple. */
+  private macroValue(): MacroValue {
+    const at = this.pos;
+    const c = this.peek();
+    if (c === '"') return { kind: "string", value: this.stringValue(), at };
+    if (c === "(") {
+      const open = this.pos;
+      if (++this.nesting > MAX_NESTING) this.fail(`groups are nested more than ${MAX_NESTING} deep`);
+      this.pos++;
+      this.skipSpace();
+      const items: MacroValue[] = [];
+      while (this.peek() !== ")") {
+        if (this.peek() === undefined) this.fail("unterminated tuple: this '(' has no matching ')'", open);
+        items.push(this.macroValue());
+        this.skipSpace();
+        if (this.peek() === ",") {
+          this.pos++;
+          this.skipSpace();
+        } else if (this.peek() !== ")" && this.peek() !== undefined) {
+          this.fail(`expected ',' or ')' in a tuple, found ${this.describe()}`);
+        }
+      }
+      this.pos++;
+      this.nesting--;
+      return { kind: "tuple", items, at };
+    }
+    if (c !== undefined && c >= "0" && c <= "9") {
+      while (this.peek() !== undefined && this.peek()! >= "0" && this.peek()! <= "9") this.pos++;
+      const value = Number(this.src.slice(at, this.pos));
+      if (value > 0x7fffffff) this.fail(`${this.src.slice(at, this.pos)} is too large for a token id (at most 2147483647)`, at);
+      return { kind: "int", value, at };
+    }
+    if (c !== undefined && NAME_CHAR.test(c)) {
+      const name = this.name();
+      if (name === "true" || name === "false") return { kind: "bool", value: name === "true", at };
+      return { kind: "name", value: name, at };
+    }
+    return this.fail(`expected a macro argument (a string, an integer, true, false, a rule name or a tuple), found ${this.describe()}`);
   }
 
   /** One possibly escaped code point of a string or class; pos is at it. */
@@ -291,18 +374,27 @@ class EbnfParser {
     return this.fail(`bad escape '\\${shown}': expected one of \\t \\n \\r \\\\ \\" \\[ \\] \\- \\xHH \\uHHHH \\UHHHHHHHH`, at);
   }
 
-  private string(): IrExpr {
+  /** A quoted string's code points; pos is at the opening quote. */
+  private codePoints(): number[] {
     const open = this.pos;
     this.pos++;
-    const parts: IrExpr[] = [];
+    const cps: number[] = [];
     for (;;) {
       const c = this.peek();
       if (c === undefined) this.fail("unterminated string: this '\"' has no closing quote", open);
       if (c === '"') break;
-      parts.push(codePointExpr(this.char(true)));
+      cps.push(this.char(true));
     }
     this.pos++;
-    return seqOf(parts);
+    return cps;
+  }
+
+  private string(): IrExpr {
+    return seqOf(this.codePoints().map(codePointExpr));
+  }
+
+  private stringValue(): string {
+    return this.codePoints().map((cp) => String.fromCodePoint(cp)).join("");
   }
 
   private characterClass(): IrExpr {

@@ -4,9 +4,11 @@
  * type-specific keywords constrain only their own type. Member and item schemas stay lazy.
  */
 import { SchemaError } from "../../errors.js";
-import { AutomatonTooLarge, dfaOfStrings } from "./automaton.js";
+import { AutomatonTooLarge } from "./automaton.js";
 import { checkFormat, formatKind } from "./formats.js";
-import { boundAtom, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT } from "./numbers.js";
+import { numberText } from "../../format/exact-numbers.js";
+import { MAX_MOD_STATES } from "./numerals.js";
+import { boundAtom, equalAny, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, numAnd, schemaNumber, type SchemaNumber } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
 import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
 import {
@@ -33,7 +35,7 @@ import {
   type PatternProp,
   type Shape,
 } from "./shape.js";
-import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, type StrSet } from "./strings.js";
+import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, strOfWords, type StrSet } from "./strings.js";
 import { evaluationCases, itemOps, propOps } from "./unevaluated.js";
 
 /** What the analyzer needs from the compiler. */
@@ -45,8 +47,10 @@ export interface AnalyzeContext extends EmptinessOracle {
   unsupported(path: string, keyword: string, message: string): void;
   /** Whether `format` asserts (true) or only annotates. */
   readonly assertFormats: boolean;
-  /** A location for a synthetic `{const: value}` schema (memoized by value). */
-  constLoc(value: unknown, at: SchemaLoc): SchemaLoc;
+  /** Whether OpenAPI's `int32` / `int64` formats assert their ranges. */
+  readonly openApiFormats: boolean;
+  /** A location for a synthetic `{const: container[key]}` schema (memoized by value, numbers as written). */
+  constLoc(container: object, key: string | number, at: SchemaLoc): SchemaLoc;
 }
 
 type Obj = { readonly [key: string]: unknown };
@@ -69,11 +73,12 @@ function nonNegInt(s: Obj, key: string, path: string): number | undefined {
   return v;
 }
 
-function num(s: Obj, key: string, path: string): number | undefined {
+/** A numeric keyword's value: the decimal as written when the schema came as JSON text. */
+function num(s: Obj, key: string, path: string): SchemaNumber | undefined {
   const v = s[key];
   if (v === undefined) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v)) fail(path, key, `expected a number, got ${JSON.stringify(v)}`);
-  return v;
+  return schemaNumber(v, numberText(s, key));
 }
 
 function isSchema(v: unknown): v is Schema {
@@ -104,7 +109,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     } catch (err) {
       if (err instanceof Unsupported) ctx.unsupported(`${path}/${keyword}`, err.keyword, err.message);
       else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (over ${err.states} states)`);
-      else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, "the divisor is too large to enforce with a finite automaton of reasonable size");
+      else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `this divisor needs an automaton over digits of at least ${err.states} states (one per remainder that matters); at most ${MAX_MOD_STATES} are built`);
       else throw err;
     }
   };
@@ -117,7 +122,9 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     });
   }
 
-  if (s.$dynamicRef !== undefined) {
+  const defined = (keyword: string): boolean => s[keyword] !== undefined && reg.defines(keyword);
+
+  if (defined("$dynamicRef")) {
     if (typeof s.$dynamicRef !== "string") fail(path, "$dynamicRef", "expected a string");
     const target = reg.resolveDynamicRef(s.$dynamicRef, loc);
     apply("$dynamicRef", () => {
@@ -131,22 +138,43 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       throw new Unsupported("$schema", `unknown metaschema ${JSON.stringify(uri)}: its vocabularies (which keywords apply) cannot be known`);
     });
   }
-  if (s.$recursiveRef !== undefined) {
+  if (defined("$recursiveRef")) {
+    if (typeof s.$recursiveRef !== "string") fail(path, "$recursiveRef", "expected a string");
+    const target = reg.resolveRecursiveRef(s.$recursiveRef, loc);
     apply("$recursiveRef", () => {
-      throw new Unsupported("$recursiveRef", "$recursiveRef (dynamic scope) is not supported");
+      if (target === null) throw new Unsupported("$recursiveRef", "$recursiveRef whose target depends on the dynamic scope (several resources with $recursiveAnchor: true) is not supported");
+      return ctx.shapeOf(target);
     });
   }
 
   if (s.type !== undefined) apply("type", () => typeShape(s.type, path));
-  if (s.const !== undefined) apply("const", () => valueShape(ctx, s.const, loc, `${path}/const`));
+  if (defined("const")) apply("const", () => valueShape(ctx, s, "const", loc, `${path}/const`));
   if (s.enum !== undefined) {
     if (!Array.isArray(s.enum)) fail(path, "enum", "expected an array");
     const values = s.enum as unknown[];
-    apply("enum", () => values.reduce<Shape>((acc, v, i) => shapeOr(acc, valueShape(ctx, v, loc, `${path}/enum/${i}`)), NONE));
+    apply("enum", () => {
+      // The strings make one finite set at once (a trie, linear in their length); the other
+      // values are united pairwise in a balanced tree.
+      const strings = values.filter((v): v is string => typeof v === "string");
+      const numbers: SchemaNumber[] = [];
+      values.forEach((v, i) => {
+        if (typeof v !== "number") return;
+        if (!Number.isFinite(v)) throw new SchemaError(`${path}/enum/${i}`, "expected a finite number", "enum");
+        numbers.push(schemaNumber(v, numberText(values, i)));
+      });
+      const shapes = values.flatMap((v, i) => (typeof v === "string" || typeof v === "number" ? [] : [valueShape(ctx, values, i, loc, `${path}/enum/${i}`)]));
+      if (strings.length > 0) shapes.push(only({ str: wordsShape(strings) }));
+      if (numbers.length > 0) shapes.push(only({ num: equalAny(numbers) }));
+      return unionAll(shapes);
+    });
   }
 
   unevaluatedKeywords(ctx, s, loc, child, apply);
   numberKeywords(s, path, apply);
+  if (ctx.openApiFormats && typeof s.format === "string" && OPENAPI_INTEGERS[s.format] !== undefined) {
+    const [lo, hi] = OPENAPI_INTEGERS[s.format]!;
+    apply("format", () => anyExcept({ num: numAnd(NUM_INT, numAnd(boundAtom(lo, "minimum"), boundAtom(hi, "maximum"))) }));
+  }
   stringKeywords(s, path, apply, ctx.assertFormats);
   arrayKeywords(ctx, s, loc, child, apply);
   objectKeywords(ctx, s, loc, child, apply);
@@ -163,17 +191,17 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     if (!Array.isArray(list) || list.length === 0) fail(path, kw, "expected a non-empty array of schemas");
     const locs = (list as unknown[]).map((x, i) => child(x, kw, String(i)));
     if (kw === "allOf") update(kw, (current) => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l), ctx), current));
-    else if (kw === "anyOf") apply(kw, () => locs.reduce<Shape>((acc, l) => shapeOr(acc, ctx.shapeOf(l)), NONE));
+    else if (kw === "anyOf") apply(kw, () => unionAll(locs.map((l) => ctx.shapeOf(l))));
     else update(kw, (current) => oneOfShape(ctx, locs.map((l) => ctx.shapeOf(l)), current));
   }
   if (s.not !== undefined) {
     const n = child(s.not, "not");
     apply("not", () => shapeNot(ctx.shapeOf(n), ctx));
   }
-  if (s.if !== undefined) {
+  if (defined("if")) {
     const cond = child(s.if, "if");
-    const then = s.then === undefined ? null : child(s.then, "then");
-    const els = s.else === undefined ? null : child(s.else, "else");
+    const then = defined("then") ? child(s.then, "then") : null;
+    const els = defined("else") ? child(s.else, "else") : null;
     if (then !== null || els !== null) {
       update("if", (current) => {
         const I = ctx.shapeOf(cond);
@@ -228,29 +256,49 @@ function typeShape(type: unknown, path: string): Shape {
   return out;
 }
 
-/** The shape of exactly one JSON value (for `const` and `enum`). */
-function valueShape(ctx: AnalyzeContext, v: unknown, at: SchemaLoc, where: string): Shape {
+/** The shape of exactly one JSON value, `container[key]` (for `const` and `enum`). */
+function valueShape(ctx: AnalyzeContext, container: object, key: string | number, at: SchemaLoc, where: string): Shape {
+  const v: unknown = (container as Record<string | number, unknown>)[key];
   if (v === null) return only({ nul: true });
   if (typeof v === "boolean") return only({ bool: v ? 2 : 1 });
   if (typeof v === "number") {
     if (!Number.isFinite(v)) throw new SchemaError(where, "expected a finite number", "const");
-    return only({ num: equalAtom(v) });
+    return only({ num: equalAtom(schemaNumber(v, numberText(container, key))) });
   }
-  if (typeof v === "string") {
-    if (/[\ud800-\udfff]/u.test(v)) throw new Unsupported("const", "strings with lone surrogates are not supported");
-    return only({ str: strOfDfa(dfaOfStrings([v])) });
-  }
+  if (typeof v === "string") return only({ str: wordsShape([v]) });
   if (Array.isArray(v)) {
-    const prefix = v.map((x) => conjOf(ctx.constLoc(x, at)));
+    const prefix = v.map((_, i) => conjOf(ctx.constLoc(v, i, at)));
     return only({ arr: [{ ...ANY_ARR, prefix, rest: FALSE, min: v.length, max: v.length }] });
   }
   if (typeof v === "object") {
     const entries = Object.entries(v as Obj);
-    const props = new Map(entries.map(([k, x]) => [k, conjOf(ctx.constLoc(x, at))] as const));
+    const props = new Map(entries.map(([k]) => [k, conjOf(ctx.constLoc(v, k, at))] as const));
     const keys = entries.map(([k]) => k);
     return only({ obj: [{ ...ANY_OBJ, layers: [{ props, patterns: [], additional: FALSE }], required: new Set(keys), forbidden: new Set(), order: keys }] });
   }
   throw new SchemaError(where, "not a JSON value", "const");
+}
+
+/** A finite string set; strings with lone surrogates cannot be written as UTF-8 output. */
+function wordsShape(words: string[]): StrSet {
+  try {
+    return strOfWords(words);
+  } catch (err) {
+    if (err instanceof RangeError) throw new Unsupported("const", "strings with lone surrogates are not supported");
+    throw err;
+  }
+}
+
+/** The union of many shapes, in a balanced tree (so merging finite sets stays n log n). */
+export function unionAll(shapes: Shape[]): Shape {
+  if (shapes.length === 0) return NONE;
+  let level = shapes;
+  while (level.length > 1) {
+    const next: Shape[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? shapeOr(level[i]!, level[i + 1]!) : level[i]!);
+    level = next;
+  }
+  return level[0]!;
 }
 
 /** `oneOf` within the constraints already known (`context`): each branch, minus the overlapping others. */
@@ -273,6 +321,7 @@ function oneOfShape(ctx: AnalyzeContext, shapes: Shape[], context: Shape): Shape
 type Apply = (keyword: string, make: () => Shape) => void;
 
 function unevaluatedKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
+  if (!ctx.registry.defines("unevaluatedProperties")) return;
   if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
     const u = conjOf(child(s.unevaluatedProperties, "unevaluatedProperties"));
     apply("unevaluatedProperties", () =>
@@ -303,6 +352,12 @@ function unevaluatedKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child:
   }
 }
 
+/** OpenAPI's integer formats: the signed ranges, as exact decimals. */
+const OPENAPI_INTEGERS: Record<string, [SchemaNumber, SchemaNumber]> = {
+  int32: [schemaNumber(-2147483648), schemaNumber(2147483647)],
+  int64: [schemaNumber(-9223372036854775808, "-9223372036854775808"), schemaNumber(9223372036854775807, "9223372036854775807")],
+};
+
 function numberKeywords(s: Obj, path: string, apply: Apply): void {
   // draft-04: exclusiveMinimum / exclusiveMaximum are booleans modifying minimum / maximum.
   const exMinFlag = s.exclusiveMinimum === true;
@@ -317,7 +372,7 @@ function numberKeywords(s: Obj, path: string, apply: Apply): void {
   if (exMax !== undefined) apply("exclusiveMaximum", () => anyExcept({ num: boundAtom(exMax, "exclusiveMaximum") }));
   const mult = num(s, "multipleOf", path);
   if (mult !== undefined) {
-    if (!(mult > 0)) fail(path, "multipleOf", "expected a number greater than 0");
+    if (!(mult.value.n > 0n)) fail(path, "multipleOf", "expected a number greater than 0");
     apply("multipleOf", () => anyExcept({ num: multipleOfSet(mult) }));
   }
 }
@@ -361,14 +416,18 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
   const keys = ["prefixItems", "items", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"];
   if (!keys.some((k) => s[k] !== undefined)) return;
   const alt: ArrAlt = { ...ANY_ARR, prefix: [], contains: [] };
+  const reg = ctx.registry;
   if (Array.isArray(s.items)) {
+    if (!reg.defines("additionalItems")) {
+      fail(path, "items", "in draft 2020-12 `items` takes one schema; an array of schemas is the tuple form of draft 2019-09 and earlier: write it as `prefixItems`, or declare the older draft in `$schema`");
+    }
     // draft-07 tuple form: items is the prefix, additionalItems the rest.
     alt.prefix = s.items.map((x, i) => conjOf(child(x, "items", String(i))));
     if (s.additionalItems !== undefined) {
       alt.rest = conjOf(child(s.additionalItems, "additionalItems"));
     }
   } else {
-    if (s.prefixItems !== undefined) {
+    if (s.prefixItems !== undefined && reg.defines("prefixItems")) {
       if (!Array.isArray(s.prefixItems)) fail(path, "prefixItems", "expected an array of schemas");
       alt.prefix = s.prefixItems.map((x, i) => conjOf(child(x, "prefixItems", String(i))));
     }
@@ -378,16 +437,17 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
   }
   alt.min = nonNegInt(s, "minItems", path) ?? 0;
   alt.max = nonNegInt(s, "maxItems", path) ?? null;
-  if (s.contains !== undefined) {
+  if (s.contains !== undefined && reg.defines("contains")) {
     const c = conjOf(child(s.contains, "contains"));
-    const minC = nonNegInt(s, "minContains", path) ?? 1;
-    const maxC = nonNegInt(s, "maxContains", path) ?? null;
+    const counted = reg.defines("minContains");
+    const minC = (counted ? nonNegInt(s, "minContains", path) : undefined) ?? 1;
+    const maxC = (counted ? nonNegInt(s, "maxContains", path) : undefined) ?? null;
     alt.contains.push({ conj: c, min: minC, max: maxC, from: 0 });
   }
+  // Enforced at emission where the items come from a finite set of values (unique-items.ts).
   if (s.uniqueItems === true && !(alt.max !== null && alt.max <= 1)) {
-    apply("uniqueItems", () => {
-      throw new Unsupported("uniqueItems", "uniqueItems cannot be enforced by a grammar (items would have to be compared with each other)");
-    });
+    alt.unique = true;
+    alt.uniquePath = `${path}/uniqueItems`;
   }
   apply(keys.find((k) => s[k] !== undefined)!, () => anyExcept({ arr: [alt] }));
 }
@@ -434,7 +494,7 @@ function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: 
     }
     alt.min = nonNegInt(s, "minProperties", path) ?? 0;
     alt.max = nonNegInt(s, "maxProperties", path) ?? null;
-    if (s.propertyNames !== undefined) {
+    if (s.propertyNames !== undefined && ctx.registry.defines("propertyNames")) {
       const pn = child(s.propertyNames, "propertyNames");
       apply("propertyNames", () => {
         const names: StrSet = ctx.shapeOf(pn).str;
@@ -447,7 +507,7 @@ function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: 
   const deps: Array<[string, unknown, string]> = [];
   for (const kw of ["dependentRequired", "dependentSchemas", "dependencies"]) {
     const v = s[kw];
-    if (v === undefined) continue;
+    if (v === undefined || !ctx.registry.defines(kw)) continue;
     if (!isSchema(v) || typeof v === "boolean") fail(path, kw, "expected an object");
     for (const [k, x] of Object.entries(v as Obj)) deps.push([k, x, kw]);
   }

@@ -7,7 +7,7 @@
  * Edges are labelled with inclusive code-point ranges; a missing edge rejects. Surrogates
  * (U+D800–U+DFFF) are never part of the alphabet, as in the grammar IR.
  */
-import { minimize } from "./minimize.js";
+import { markMinimal, minimize } from "./minimize.js";
 
 export { minimize };
 
@@ -76,8 +76,11 @@ export class DfaBuilder {
   readonly accept: boolean[] = [];
   readonly edges: Edge[][] = [];
 
+  /** `limit`: the most states (default MAX_STATES); builders whose output cannot outgrow their input pass their own. */
+  constructor(private readonly limit = MAX_STATES) {}
+
   addState(accepting = false): number {
-    if (this.accept.length >= MAX_STATES) throw new AutomatonTooLarge(MAX_STATES);
+    if (this.accept.length >= this.limit) throw new AutomatonTooLarge(this.limit);
     this.accept.push(accepting);
     this.edges.push([]);
     return this.accept.length - 1;
@@ -95,30 +98,93 @@ export class DfaBuilder {
   }
 }
 
-/** The language of exactly the given strings (a trie). */
+/**
+ * The language of exactly the given strings: the minimal acyclic DFA, built directly from the
+ * sorted strings (Daciuk et al.'s incremental construction: each new string's path is added,
+ * and the previous string's path past the common prefix is merged into the register of frozen
+ * states), so the cost is linear in the total length and no minimization pass is needed. Its
+ * size is bounded by the input's, so the state budget does not apply.
+ */
 export function dfaOfStrings(strings: Iterable<string>): Dfa {
-  const b = new DfaBuilder();
-  const start = b.addState();
-  const children: Array<Map<number, number>> = [new Map()];
-  for (const s of strings) {
-    let state = start;
-    for (const ch of s) {
+  const sorted = [...new Set(strings)].sort();
+  const accept: boolean[] = [false];
+  /** Per state: [code point, target] pairs, in the order added. */
+  const out: Array<Array<[number, number]>> = [[]];
+  const register = new Map<string, number>();
+  const keyOf = (s: number): string => {
+    let k = accept[s] ? "!" : "";
+    for (const [cp, to] of out[s]!) k += `${cp}>${to},`;
+    return k;
+  };
+  // The states along the previous string (path[0] is the start) and its code points.
+  const path = [0];
+  let prev: number[] = [];
+  /** Freezes path[from..] bottom-up, replacing each state by an equal registered one. */
+  const freeze = (from: number): void => {
+    for (let i = path.length - 1; i >= from; i--) {
+      const s = path[i]!;
+      const key = keyOf(s);
+      const twin = register.get(key);
+      if (twin === undefined) register.set(key, s);
+      else {
+        const edges = out[path[i - 1]!]!;
+        edges[edges.length - 1]![1] = twin;
+        out[s] = [];
+      }
+    }
+    path.length = from;
+  };
+  for (const word of sorted) {
+    const cps: number[] = [];
+    for (const ch of word) {
       const cp = ch.codePointAt(0)!;
       if (cp >= 0xd800 && cp <= 0xdfff) throw new RangeError("lone surrogate");
-      let next = children[state]!.get(cp);
-      if (next === undefined) {
-        next = b.addState();
-        children.push(new Map());
-        children[state]!.set(cp, next);
-      }
-      state = next;
+      cps.push(cp);
     }
-    b.accept[state] = true;
+    let common = 0;
+    while (common < cps.length && common < prev.length && cps[common] === prev[common]) common++;
+    freeze(common + 1);
+    for (let i = common; i < cps.length; i++) {
+      const t = accept.length;
+      accept.push(false);
+      out.push([]);
+      out[path[i]!]!.push([cps[i]!, t]);
+      path.push(t);
+    }
+    accept[path[cps.length]!] = true;
+    prev = cps;
   }
-  children.forEach((map, s) => {
-    for (const [cp, to] of map) b.edges[s]!.push([cp, cp, to]);
-  });
-  return b.build(start);
+  freeze(1);
+  if (sorted.length === 0) return dfaNone();
+  return canonical({ start: 0, accept, edges: out.map((list) => list.map(([cp, to]) => [cp, cp, to] as const)) });
+}
+
+/**
+ * A DFA that is minimal and trim by construction, renumbered breadth-first with edges sorted and
+ * adjacent ranges into one state merged — the canonical form minimize() gives, so dfaKey
+ * compares it with other automata — and recorded as minimal.
+ */
+export function canonical(dfa: Dfa): Dfa {
+  const id = new Map<number, number>([[dfa.start, 0]]);
+  const order = [dfa.start];
+  const edges: Edge[][] = [];
+  for (let i = 0; i < order.length; i++) {
+    const list = dfa.edges[order[i]!]!.slice().sort((x, y) => x[0] - y[0]);
+    const row: Edge[] = [];
+    for (const [lo, hi, to] of list) {
+      let t = id.get(to);
+      if (t === undefined) {
+        t = order.length;
+        id.set(to, t);
+        order.push(to);
+      }
+      const last = row[row.length - 1];
+      if (last && last[2] === t && last[1] + 1 === lo) row[row.length - 1] = [last[0], hi, t];
+      else row.push([lo, hi, t]);
+    }
+    edges.push(row);
+  }
+  return markMinimal({ start: 0, accept: order.map((s) => dfa.accept[s]!), edges });
 }
 
 /** Every string over the given ranges (default: the whole alphabet). */
@@ -181,9 +247,18 @@ export function product(a: Dfa, b: Dfa, op: Op): Dfa {
   const ia = languageId(a);
   const ib = languageId(b);
   const memoKey = ia === undefined || ib === undefined ? undefined : `${ia} ${ib} ${op}`;
-  const known = memoKey === undefined ? undefined : products.get(memoKey);
+  const known = memoKey === undefined ? bigProducts.get(a)?.get(b)?.get(op) : products.get(memoKey);
   if (known) return known;
   const result = productUncached(a, b, op);
+  if (memoKey === undefined) {
+    // Large automata (a date-time format, a big enum) are memoized by identity: the same objects
+    // meet again and again (each oneOf branch complements its siblings).
+    let byB = bigProducts.get(a);
+    if (!byB) bigProducts.set(a, (byB = new WeakMap()));
+    let byOp = byB.get(b);
+    if (!byOp) byB.set(b, (byOp = new Map()));
+    byOp.set(op, result);
+  }
   if (memoKey !== undefined) {
     if (products.size >= MEMO_MAX_ENTRIES) {
       products.clear();
@@ -205,6 +280,7 @@ const MEMO_MAX_ENTRIES = 8192;
 const idOfDfa = new WeakMap<Dfa, number>();
 const idOfKey = new Map<string, number>();
 const products = new Map<string, Dfa>();
+const bigProducts = new WeakMap<Dfa, WeakMap<Dfa, Map<Op, Dfa>>>();
 let nextLanguageId = 0;
 
 function languageId(dfa: Dfa): number | undefined {
@@ -224,7 +300,9 @@ function languageId(dfa: Dfa): number | undefined {
 }
 
 function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
-  const out = new DfaBuilder();
+  // An operand larger than the budget (a date-time format, a literal set) gets a budget of a few
+  // times its size: products with a small automaton stay near it.
+  const out = new DfaBuilder(Math.max(MAX_STATES, 8 * Math.max(a.accept.length, b.accept.length)));
   const ids = new Map<number, number>();
   const queue: Array<[number, number]> = [];
   const keyOf = (p: number, q: number): number => (p + 1) * (b.accept.length + 1) + (q + 1);
@@ -277,9 +355,48 @@ function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
 export const intersect = (a: Dfa, b: Dfa): Dfa => product(a, b, "and");
 export const union = (a: Dfa, b: Dfa): Dfa => product(a, b, "or");
 export const difference = (a: Dfa, b: Dfa): Dfa => product(a, b, "diff");
-const ALL = dfaAll();
-/** All strings over the alphabet that `a` rejects. */
-export const complement = (a: Dfa): Dfa => product(ALL, a, "diff");
+const complements = new WeakMap<Dfa, Dfa>();
+
+/**
+ * All strings over the alphabet that `a` rejects. The complement of a minimal complete DFA is
+ * minimal, so it is built directly in linear time: `a` minimized and completed with a sink, its
+ * acceptance flipped, and the one state that can no longer accept (if any) dropped.
+ */
+export function complement(a: Dfa): Dfa {
+  const known = complements.get(a);
+  if (known) return known;
+  const m = minimize(a);
+  const n = m.accept.length;
+  const sink = n;
+  const edges: Edge[][] = [];
+  const accept: boolean[] = [];
+  for (let s = 0; s < n; s++) {
+    const row: Edge[] = [];
+    let next = 0;
+    for (const [lo, hi, to] of m.edges[s]!) {
+      if (lo > next) row.push(...gapEdges(next, lo - 1, sink));
+      row.push([lo, hi, to]);
+      next = hi + 1;
+    }
+    if (next <= 0x10ffff) row.push(...gapEdges(next, 0x10ffff, sink));
+    edges.push(row);
+    accept.push(!m.accept[s]);
+  }
+  edges.push(ALPHABET.map(([lo, hi]) => [lo, hi, sink] as const));
+  accept.push(true);
+  // Only a state that accepted every string in `a` cannot accept now (minimal: at most one).
+  const ok = live({ start: 0, accept, edges });
+  const dead = ok.findIndex((x) => !x);
+  const out = dead < 0 ? { start: 0, accept, edges } : { start: 0, accept, edges: edges.map((row) => row.filter((e) => e[2] !== dead)) };
+  const result = dead === 0 ? dfaNone() : canonical(out);
+  complements.set(a, result);
+  return result;
+}
+
+/** Edges over lo..hi to `to`, surrogates left out. */
+function gapEdges(lo: number, hi: number, to: number): Edge[] {
+  return cleanRanges([[lo, hi]]).map(([l, h]) => [l, h, to] as const);
+}
 
 /** States that can reach an accepting state. */
 export function live(dfa: Dfa): boolean[] {
@@ -302,8 +419,16 @@ export function live(dfa: Dfa): boolean[] {
   return ok;
 }
 
-/** Whether the language is empty. */
+const emptiness = new WeakMap<Dfa, boolean>();
+
+/** Whether the language is empty (memoized per automaton: emptiness checks ask again and again). */
 export function isEmpty(dfa: Dfa): boolean {
+  let known = emptiness.get(dfa);
+  if (known === undefined) emptiness.set(dfa, (known = isEmptyUncached(dfa)));
+  return known;
+}
+
+function isEmptyUncached(dfa: Dfa): boolean {
   const ok = live(dfa);
   const seen = new Set<number>([dfa.start]);
   const stack = [dfa.start];

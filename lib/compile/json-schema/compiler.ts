@@ -4,17 +4,20 @@
  * recursive schemas become recursive rules), and emission of each shape as JSON text.
  */
 import { SchemaError } from "../../errors.js";
-import { choice, lit, never, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { copyNumberText, numberText, stringifyExact } from "../../format/exact-numbers.js";
+import { choice, lit, never, optional, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
 import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, lengthRange, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
+import { emitUniqueArray } from "./unique-items.js";
 import { dfaToIr, plainRanges } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
-import { encodeRanges, JsonText, type TextOptions } from "./json-text.js";
+import { wordsToIr } from "./enums.js";
+import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
-import { formatDfa, formatIr } from "./formats.js";
+import { formatIr, formatLengthDfa } from "./formats.js";
 import { emitObject } from "./objects.js";
-import { SchemaRegistry, type Schema, type SchemaLoc } from "./resolve.js";
+import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
 import {
   ANY,
   conjAnd,
@@ -45,7 +48,8 @@ export interface UnenforcedKeyword {
 export interface CompilerOptions extends TextOptions {
   anyOrder: boolean;
   lenient: boolean;
-  formats: "assert" | "ignore";
+  formats: "assert" | "ignore" | "openapi";
+  draft: Dialect;
 }
 
 /** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
@@ -68,6 +72,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private readonly queue: Array<{ name: string; conj: Conj }> = [];
   private readonly consts = new Map<string, SchemaLoc>();
   private readonly dfaRules = new Map<string, IrExpr>();
+  private readonly wordsRules = new WeakMap<readonly string[], IrExpr>();
   private readonly emptyMemo = new Map<string, boolean>();
   private readonly conjInProgress = new Set<string>();
   private readonly conjFailures = new Map<string, unknown>();
@@ -80,7 +85,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     readonly options: CompilerOptions,
     private readonly prefix: string,
   ) {
-    this.registry = new SchemaRegistry(schema);
+    this.registry = new SchemaRegistry(schema, options.draft);
     this.text = new JsonText(b, prefix, options);
   }
 
@@ -89,7 +94,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   }
 
   get assertFormats(): boolean {
-    return this.options.formats === "assert";
+    return this.options.formats !== "ignore";
+  }
+
+  get openApiFormats(): boolean {
+    return this.options.formats === "openapi";
   }
 
   /** Compiles the root schema; returns the expression of a root value. */
@@ -130,12 +139,15 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     this.unenforced.push({ keyword, schemaPath: path, reason: message });
   }
 
-  constLoc(value: unknown, at: SchemaLoc): SchemaLoc {
-    const key = JSON.stringify(value);
-    let loc = this.consts.get(key);
+  constLoc(container: object, key: string | number, at: SchemaLoc): SchemaLoc {
+    const value: unknown = (container as Record<string | number, unknown>)[key];
+    const memo = typeof value === "number" ? (numberText(container, key) ?? JSON.stringify(value)) : stringifyExact(value);
+    let loc = this.consts.get(memo);
     if (!loc) {
-      loc = this.registry.loc({ const: value }, `${at.path}/const`, at.base);
-      this.consts.set(key, loc);
+      const schema = { const: value };
+      copyNumberText(container, key, schema, "const");
+      loc = this.registry.loc(schema, `${at.path}/const`, at.base);
+      this.consts.set(memo, loc);
     }
     return loc;
   }
@@ -249,6 +261,24 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     return r;
   }
 
+  /** IR of a finite string set inside JSON quotes, one rule per distinct set. */
+  private wordsIr(words: readonly string[]): IrExpr {
+    // Small sets are shared by content; large ones by identity (spelling out their key would
+    // cost as much as emitting them again).
+    let r = this.wordsRules.get(words);
+    if (r) return r;
+    const key = words.length <= 64 ? `words:${JSON.stringify(words)}` : null;
+    r = key === null ? undefined : this.dfaRules.get(key);
+    if (!r) {
+      const name = this.ruleName("enum");
+      r = this.b.ruleRef(name);
+      if (key !== null) this.dfaRules.set(key, r);
+      this.b.define(name, wordsToIr(words, this.b, name, canonicalText));
+    }
+    this.wordsRules.set(words, r);
+    return r;
+  }
+
   ruleName(hint: string): string {
     if (++this.ruleCount > MAX_RULES) {
       throw new SchemaError("#", `the grammar for this schema would need more than ${MAX_RULES} rules`, "$ref");
@@ -278,7 +308,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private emitShape(s: Shape, where: string): IrExpr {
     const alts: IrExpr[] = [];
     if (s.obj.length > 0) for (const o of s.obj) alts.push(emitObject(this, o, where));
-    if (s.arr.length > 0) for (const a of s.arr) alts.push(emitArray(this, a, where));
+    if (s.arr.length > 0) for (const a of s.arr) alts.push((a.unique ? emitUniqueArray(this, a, where) : null) ?? emitArray(this, { ...a, unique: false }, where));
     if (s.str.kind !== "none") alts.push(this.emitString(s.str, where));
     if (!numIsEmpty(s.num)) alts.push(this.emitNumber(s.num));
     if (s.bool & 2) alts.push(lit("true"));
@@ -295,7 +325,14 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       case "all":
         return this.text.anyNumber();
       case "int":
-        return this.text.rule("integer", () => choice(this.text.plainInteger(), this.dfaIr(largeFormsDfa(), "big_integer", "plain")));
+        // The same language as the integer automaton (NUM_INT): `1.0` is an integer (drafts 6
+        // and later say so, and `{"type": "integer", "minimum": 0}` must agree).
+        return this.text.rule("integer", () =>
+          choice(
+            seq(this.text.plainInteger(), optional(seq(lit("."), repeat(lit("0"), 1, null)))),
+            this.dfaIr(largeFormsDfa(), "big_integer", "plain"),
+          ),
+        );
       case "dfa":
         return this.dfaIr(numDfa(n), "number", "plain");
     }
@@ -304,10 +341,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private emitString(s: StrSet, where: string): IrExpr {
     if (s.kind === "none") return never();
     const quote = lit('"');
+    if (s.kind === "words") return seq(quote, this.wordsIr(s.words), quote);
     if (s.fmt !== null && s.dfa === null) {
       // Length bounds every string of the format already meets need no product.
       const range = s.min === 0 && s.max === null ? null : formatLengths(s.fmt);
-      if (range === null || (range.min >= s.min && range.max !== null && (s.max === null || range.max <= s.max))) {
+      if (range === null || meetsBounds(range, s)) {
         return seq(quote, formatIr(s.fmt, this.b, (n, body) => this.text.rule(n, body), encodeRanges, (h) => this.ruleName(h)), quote);
       }
     }
@@ -327,19 +365,30 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
         // are dropped; a product over the state budget is refused.
         const base = strDfa({ ...s, min: 0, max: null });
         const range = lengthRange(base);
-        if (range.min >= s.min && range.max !== null && (s.max === null || range.max <= s.max)) set = { ...s, min: 0, max: null };
+        if (meetsBounds(range, s)) set = { ...s, min: 0, max: null };
         else if (base.accept.length * ((s.max ?? s.min) + 1) > 8 * PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
       }
       const dfa = strDfa(set);
-      if (dfa.accept.length > PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
+      // The budget is for length counters; a pattern crossed with a format (a date-time search)
+      // is bounded by the product's own limit, like the format alone.
+      if (set.min === s.min && set.max === s.max && (s.min > 0 || s.max !== null) && dfa.accept.length > PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
       return seq(quote, this.dfaIr(dfa, "string", "string"), quote);
     } catch (err) {
       if (!(err instanceof AutomatonTooLarge)) throw err;
+      if (s.min === 0 && s.max === null) {
+        this.unsupported(where, s.fmt !== null ? "format" : "pattern", "the string's patterns and format combined need too large an automaton");
+        return this.text.anyString();
+      }
       this.unsupported(where, s.min > 0 ? "minLength" : "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");
       if (s.min !== 0 || s.max !== null) return this.emitString({ ...s, min: 0, max: null }, where);
       return this.text.anyString();
     }
   }
+}
+
+/** Whether every length in `range` is within the bounds (`date-time` always has `minLength: 1`). */
+function meetsBounds(range: { min: number; max: number | null }, s: { min: number; max: number | null }): boolean {
+  return range.min >= s.min && (s.max === null || (range.max !== null && range.max <= s.max));
 }
 
 /** The most states of a pattern or format crossed with a length counter. */
@@ -351,7 +400,7 @@ const formatLengthCache = new Map<string, { min: number; max: number | null }>()
 function formatLengths(fmt: string): { min: number; max: number | null } {
   let r = formatLengthCache.get(fmt);
   if (!r) {
-    r = lengthRange(formatDfa(fmt));
+    r = lengthRange(formatLengthDfa(fmt));
     formatLengthCache.set(fmt, r);
   }
   return r;

@@ -231,6 +231,17 @@ export function formatDfa(format: string): Dfa {
   return d;
 }
 
+/**
+ * An automaton whose strings have exactly the lengths of the format's: for `time` and
+ * `date-time` the one without leap seconds (a leap second `…:60` has the length of `…:59`),
+ * which is a thousandth of the size.
+ */
+export function formatLengthDfa(format: string): Dfa {
+  if (format === "time") return regexToDfa(`^${TIME_NO_LEAP}$`, true);
+  if (format === "date-time") return regexToDfa(`^${DATE}[Tt]${TIME_NO_LEAP}$`, true);
+  return formatDfa(format);
+}
+
 /** The concatenation of two DFAs (by NFA-free construction: a's accepting states also act as b's start). */
 function concatDfa(a: Dfa, bDfa: Dfa): Dfa {
   // `a` (date + "T") has no edges out of its accepting state, so merging is deterministic.

@@ -7,14 +7,17 @@
  * `lenient`, such keywords are left out (the grammar accepts more) and listed in `unenforced`.
  * docs/json-schema.md lists what is enforced and what is refused.
  */
-import { InvalidArgumentError, SchemaError } from "../../errors.js";
+import { FormatError, InvalidArgumentError, SchemaError } from "../../errors.js";
+import { parseJsonText } from "../../format/json-text.js";
 import type { JsonSchema } from "../../format/types.js";
 import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
 import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
 import { checkSchemaNesting, stackOverflowAsSchemaError } from "./nesting.js";
+import { DIALECTS, type Dialect } from "./resolve.js";
 
 export type { JsonSchema };
 export type { UnenforcedKeyword };
+export type { Dialect };
 
 /** Options of the JSON Schema compiler. */
 export interface JsonSchemaOptions {
@@ -27,8 +30,17 @@ export interface JsonSchemaOptions {
   /**
    * `format` as an assertion (default: the enforced formats are checked, the unknown ones
    * ignored) or, as JSON Schema 2020-12's default vocabulary says, an annotation ("ignore").
+   * "openapi" asserts them too, and also OpenAPI's numeric formats `int32` and `int64` (an
+   * integer within the signed 32- or 64-bit range), which JSON Schema does not define and the
+   * other modes leave as annotations, like `float` and `double` always.
    */
-  formats?: "assert" | "ignore";
+  formats?: "assert" | "ignore" | "openapi";
+  /**
+   * The draft of a schema whose root has no `$schema` (default "2020-12"). A `$schema` naming a
+   * draft overrides it. The draft decides which keywords exist — one it does not define is an
+   * annotation — and whether `$ref` replaces its siblings (draft-07 and earlier).
+   */
+  draft?: Dialect;
   /** Compile keywords that cannot be enforced anyway, listing them (default false: refuse). */
   lenient?: boolean;
   /** Receives the keywords left unenforced (lenient mode), for callers of lowerJsonSchema. */
@@ -39,13 +51,29 @@ function checkOptions(options: JsonSchemaOptions): void {
   if (options.whitespace !== undefined && options.whitespace !== "any" && options.whitespace !== "compact") {
     throw new InvalidArgumentError(`options.whitespace: expected "any" or "compact", got ${JSON.stringify(options.whitespace)}`);
   }
-  if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore") {
-    throw new InvalidArgumentError(`options.formats: expected "assert" or "ignore", got ${JSON.stringify(options.formats)}`);
+  if (options.draft !== undefined && !DIALECTS.includes(options.draft)) {
+    throw new InvalidArgumentError(`options.draft: expected one of ${DIALECTS.map((d) => JSON.stringify(d)).join(", ")}, got ${JSON.stringify(options.draft)}`);
+  }
+  if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore" && options.formats !== "openapi") {
+    throw new InvalidArgumentError(`options.formats: expected "assert", "ignore" or "openapi", got ${JSON.stringify(options.formats)}`);
   }
   const mw = options.maxWhitespace;
   if (mw !== undefined && (!Number.isInteger(mw) || mw < 0)) {
     throw new InvalidArgumentError(`options.maxWhitespace: expected a non-negative integer, got ${JSON.stringify(mw)}`);
   }
+}
+
+/** Reads a schema from JSON text, keeping the written text of numbers no double holds. */
+export function parseSchemaText(text: string): JsonSchema {
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (err) {
+    if (err instanceof FormatError) throw new SchemaError("#", `the schema is not valid JSON: ${err.message}`);
+    throw err;
+  }
+  checkSchema(value);
+  return value;
 }
 
 function checkSchema(schema: unknown): asserts schema is JsonSchema {
@@ -74,6 +102,7 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
       anyOrder: options.anyOrder ?? false,
       lenient: options.lenient ?? false,
       formats: options.formats ?? "assert",
+      draft: options.draft ?? "2020-12",
     },
     prefix,
   );
@@ -90,11 +119,16 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
 /**
  * Compiles a JSON Schema into a standalone grammar whose root matches one JSON value the schema
  * accepts. `unenforced` lists what lenient mode left out (always empty when strict).
+ *
+ * The schema may be given as JSON text: its numbers are then read exactly as written
+ * (`"maximum": 9223372036854775807` is 2^63 − 1, which no double holds). A schema object keeps
+ * the written text of its numbers when it came from this package's JSON reader
+ * (`parseJsonText`, structural tags); other numbers are read as their double's shortest decimal.
  */
-export function compileJsonSchema(schema: JsonSchema, options: JsonSchemaOptions = {}): { grammar: IrGrammar; unenforced: UnenforcedKeyword[] } {
+export function compileJsonSchema(schema: JsonSchema | string, options: JsonSchemaOptions = {}): { grammar: IrGrammar; unenforced: UnenforcedKeyword[] } {
   const b = new GrammarBuilder();
   const unenforced: UnenforcedKeyword[] = [];
-  const expr = lowerJsonSchema(schema, b, { ...options, unenforced });
+  const expr = lowerJsonSchema(typeof schema === "string" ? parseSchemaText(schema) : schema, b, { ...options, unenforced });
   b.define("root", expr);
   return { grammar: b.build("root"), unenforced };
 }

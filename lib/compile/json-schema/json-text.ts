@@ -110,6 +110,14 @@ export function encodeRanges(ranges: ReadonlyArray<readonly [number, number]>): 
   return out;
 }
 
+/** The canonical JSON text of a string's characters, without quotes. */
+export function canonicalText(s: string): string {
+  if (!/["\\\x00-\x1f]/.test(s)) return s;
+  let out = "";
+  for (const ch of s) out += canonicalChar(ch.codePointAt(0)!);
+  return out;
+}
+
 /** The canonical JSON text of a string, quotes included. */
 export function canonicalString(s: string): string {
   let out = '"';

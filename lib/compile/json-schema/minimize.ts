@@ -20,7 +20,20 @@ export function minimize(dfa: Dfa): Dfa {
 /** DFAs known to be minimal and trim (results of minimize). */
 const minimal = new WeakSet<Dfa>();
 
+/** Records that a DFA built minimal by construction (in the canonical numbering minimize gives) needs no pass. */
+export function markMinimal(dfa: Dfa): Dfa {
+  minimal.add(dfa);
+  return dfa;
+}
+
+export const STATS: Array<[number, number, number, string]> = [];
 function minimizeUncached(dfa: Dfa): Dfa {
+  const t0 = performance.now();
+  const r = minimizeUncached2(dfa);
+  STATS.push([dfa.accept.length, r.accept.length, performance.now() - t0, new Error().stack!.split("\n").slice(3, 6).map((l) => l.trim().split(" ")[1]).join("<")]);
+  return r;
+}
+function minimizeUncached2(dfa: Dfa): Dfa {
   const ok = live(dfa);
   // Reachable and live states, in BFS order (so the start is state 0 of the result).
   const order: number[] = [];
@@ -41,10 +54,17 @@ function minimizeUncached(dfa: Dfa): Dfa {
   const n = order.length;
   const edges: Edge[][] = order.map((s) => dfa.edges[s]!.filter((e) => ok[e[2]]).map((e) => [e[0], e[1], index.get(e[2])!] as const));
   const accept = order.map((s) => dfa.accept[s]!);
-  const block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : hopcroft(n, edges, accept);
+  let block = n <= MOORE_MAX_STATES ? moore(n, edges, accept) : acyclicClasses(n, edges, accept);
+  if (block === null) {
+    // Moore's rounds are cheap passes over the edges; an automaton needing many (a long counter
+    // chain) goes to Hopcroft, whose cost does not grow with the depth.
+    let edgeCount = 0;
+    for (const list of edges) edgeCount += list.length;
+    block = moore(n, edges, accept, Math.max(16, Math.floor(MOORE_EDGE_BUDGET / Math.max(edgeCount, 1)))) ?? hopcroft(n, edges, accept);
+  }
   // Renumber blocks so the start's block is 0, BFS order.
   const rep = new Map<number, number>();
-  const b = new DfaBuilder();
+  const b = new DfaBuilder(Infinity);
   const queue: number[] = [];
   const idOf = (s: number): number => {
     const bk = block[s]!;
@@ -78,16 +98,20 @@ function minimizeUncached(dfa: Dfa): Dfa {
  */
 const MOORE_MAX_STATES = 64;
 
+/** Edge visits Moore's refinement may spend on a larger automaton before Hopcroft takes over. */
+const MOORE_EDGE_BUDGET = 20_000_000;
+
 /**
  * The equivalence classes of a trim DFA's states (Moore): states start split by acceptance, and
  * each round splits them by their edges, read as ranges into the current classes (adjacent ranges
  * into one class merged, so that how a range happens to be cut does not matter). Stable when a
  * round makes no new class.
  */
-function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[]): Int32Array {
+function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[], maxRounds = Infinity): Int32Array | null {
   let block = Int32Array.from(accept, (a) => (a ? 1 : 0));
   let classes = new Set(block).size;
-  for (;;) {
+  for (let round = 0; ; round++) {
+    if (round > maxRounds) return null;
     const ids = new Map<string, number>();
     const next = new Int32Array(n);
     for (let s = 0; s < n; s++) {
@@ -118,6 +142,66 @@ function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonl
     if (ids.size === classes) return block;
     classes = ids.size;
   }
+}
+
+/**
+ * The equivalence classes of a trim acyclic DFA's states, or null when it has a cycle. Every
+ * state's future is finite, so states can be merged bottom-up: in reverse topological order a
+ * state's targets already have their classes, and two states are equivalent exactly when they
+ * agree on acceptance and on their edges read as ranges into classes (Revuz's linear algorithm,
+ * with hashing). Finite languages — enums crossed with patterns, lengths or formats — are
+ * minimized this way in time linear in their size.
+ */
+function acyclicClasses(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[]): Int32Array | null {
+  // Post-order by an explicit stack; a grey state seen again is a cycle.
+  const color = new Uint8Array(n);
+  const post: number[] = [];
+  const stack: number[] = [0];
+  const next = new Int32Array(n);
+  color[0] = 1;
+  while (stack.length > 0) {
+    const s = stack[stack.length - 1]!;
+    const list = edges[s]!;
+    if (next[s]! < list.length) {
+      const t = list[next[s]!++]![2];
+      if (color[t] === 1) return null;
+      if (color[t] === 0) {
+        color[t] = 1;
+        stack.push(t);
+      }
+    } else {
+      color[s] = 2;
+      post.push(s);
+      stack.pop();
+    }
+  }
+  const block = new Int32Array(n);
+  const ids = new Map<string, number>();
+  for (const s of post) {
+    let key = accept[s] ? "!" : "";
+    let lo = -1;
+    let hi = -2;
+    let to = -1;
+    for (const [elo, ehi, et] of edges[s]!) {
+      const b = block[et]!;
+      if (b === to && elo === hi + 1) {
+        hi = ehi;
+        continue;
+      }
+      if (to >= 0) key += ` ${lo} ${hi} ${to}`;
+      lo = elo;
+      hi = ehi;
+      to = b;
+    }
+    if (to >= 0) key += ` ${lo} ${hi} ${to}`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(key, id);
+    }
+    block[s] = id;
+  }
+  return block;
 }
 
 /**

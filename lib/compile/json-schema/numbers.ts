@@ -17,9 +17,10 @@
  * decimal alike (JavaScript's float division is not exact, so float-based checks may disagree).
  */
 import { dfaNone, intersect, isEmpty, minimize, difference, union, type Dfa } from "./automaton.js";
+import { regexToDfa } from "./regex.js";
 import {
-  ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, REGION_RANGES, SMALL_NEG, SMALL_POS,
-  cmpRational, plainCompare, plainMultipleOf, regionsDfa, type Rational,
+  ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, PLAIN_WIDE, REGION_RANGES, SMALL_NEG, SMALL_POS,
+  DivisorTooLarge, MAX_MOD_STATES, SIGNIFICANT_DIGITS, cmpRational, exponentCompare, plainCompare, plainMultipleOf, regionsDfa, type Rational,
 } from "./numerals.js";
 
 /**
@@ -30,7 +31,7 @@ export type NumSet =
   | { kind: "none" }
   | { kind: "all" }
   | { kind: "int" }
-  | { kind: "dfa"; dfa: Dfa; domain: number };
+  | { kind: "dfa"; dfa: Dfa; domain: number; integral?: boolean };
 
 export const NUM_NONE: NumSet = { kind: "none" };
 export const NUM_ALL: NumSet = { kind: "all" };
@@ -51,9 +52,13 @@ function asDfa(s: NumSet): { dfa: Dfa; domain: number } {
   }
 }
 
-/** An empty set stays a (domain-limited) automaton unless its domain is everything: its complement must stay within the domain. */
-function normalize(dfa: Dfa, domain: number): NumSet {
-  return domain === ALL_REGIONS && isEmpty(dfa) ? NUM_NONE : { kind: "dfa", dfa, domain };
+/**
+ * An empty set stays a (domain-limited) automaton unless its domain is everything: its
+ * complement must stay within the domain. `integral`: every numeral of the set is one of the
+ * integer automaton's (so intersecting with the integers changes nothing).
+ */
+function normalize(dfa: Dfa, domain: number, integral = false): NumSet {
+  return domain === ALL_REGIONS && isEmpty(dfa) ? NUM_NONE : { kind: "dfa", dfa, domain, ...(integral ? { integral } : {}) };
 }
 
 /** Intersection. */
@@ -64,9 +69,13 @@ export function numAnd(a: NumSet, b: NumSet): NumSet {
   if (a.kind === "all") return b;
   if (b.kind === "all") return a;
   if (a.kind === "int" && b.kind === "int") return a;
+  // Multiples of an integer are integers already: no product with the integer automaton.
+  if (a.kind === "int" && b.kind === "dfa" && b.integral) return normalize(b.dfa, b.domain & asDfa(a).domain, true);
+  if (b.kind === "int" && a.kind === "dfa" && a.integral) return normalize(a.dfa, a.domain & asDfa(b).domain, true);
   const x = asDfa(a);
   const y = asDfa(b);
-  return normalize(intersect(x.dfa, y.dfa), x.domain & y.domain);
+  const integral = a.kind === "int" || b.kind === "int" || (a.kind === "dfa" && a.integral === true) || (b.kind === "dfa" && b.integral === true);
+  return normalize(intersect(x.dfa, y.dfa), x.domain & y.domain, integral);
 }
 
 /** Union. */
@@ -128,13 +137,54 @@ function midpoint(a: number, b: number): Rational {
   return { n: x.n * y.d + y.n * x.d, d: 2n * x.d * y.d };
 }
 
-/** The shortest decimal of a double (its JavaScript string), as a rational. */
-export function shortestDecimal(x: number): Rational {
-  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x === 0 ? 0 : x));
-  if (!m) throw new RangeError(`not a finite number: ${x}`);
+/** The exact value of a JSON number's text, as a rational (RangeError when it is not one). */
+export function decimalValue(text: string): Rational {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (!m) throw new RangeError(`not a decimal number: ${text}`);
   const digits = BigInt(`${m[2]}${m[3] ?? ""}`) * (m[1] ? -1n : 1n);
   const scale = (m[3] ?? "").length - Number(m[4] ?? "0");
   return scale >= 0 ? { n: digits, d: 10n ** BigInt(scale) } : { n: digits * 10n ** BigInt(-scale), d: 1n };
+}
+
+/** The shortest decimal of a double (its JavaScript string), as a rational. */
+export function shortestDecimal(x: number): Rational {
+  if (!Number.isFinite(x)) throw new RangeError(`not a finite number: ${x}`);
+  return decimalValue(String(x === 0 ? 0 : x));
+}
+
+/**
+ * A number of the schema: the decimal its author wrote (the text, when the schema was read
+ * from JSON text and the double does not hold it; otherwise the double's shortest decimal) and
+ * the double JavaScript validators compare with.
+ */
+export interface SchemaNumber {
+  value: Rational;
+  double: number;
+}
+
+/** A schema number from its double and, where recorded, its text. */
+export function schemaNumber(double: number, text?: string): SchemaNumber {
+  return { value: text === undefined ? shortestDecimal(double) : decimalValue(text), double: double === 0 ? 0 : double };
+}
+
+const asSchemaNumber = (n: number | SchemaNumber): SchemaNumber => (typeof n === "number" ? schemaNumber(n) : n);
+
+function significantDigits(r: Rational): number {
+  let n = r.n < 0n ? -r.n : r.n;
+  if (n === 0n) return 1;
+  while (n % 10n === 0n) n /= 10n;
+  return n.toString().length;
+}
+
+/**
+ * Whether comparing a PLAIN numeral with the written value and comparing its double with the
+ * schema's double always agree. They can only disagree on a numeral that rounds to the schema's
+ * double without being the written value, and the one PLAIN numeral (at most 15 significant
+ * digits) that can round to a double is that double's shortest decimal when it is that short.
+ */
+function plainAgrees(n: SchemaNumber): boolean {
+  const shortest = shortestDecimal(n.double);
+  return cmpRational(shortest, n.value) === 0 || significantDigits(shortest) > SIGNIFICANT_DIGITS;
 }
 
 const pow10 = (k: number): Rational => (k >= 0 ? { n: 10n ** BigInt(k), d: 1n } : { n: 1n, d: 10n ** BigInt(-k) });
@@ -151,9 +201,9 @@ const RANGES: Array<[number, Rational, Rational]> = REGION_RANGES.map(([bit, sig
  * Numerals at least (`ge`) or at most (`le`) the threshold `t`, inclusive or not, decided on the
  * exponent regions the threshold lies outside of.
  */
-function compareSet(t: Rational, ge: boolean, inclusive: boolean): NumSet {
+function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = true): NumSet {
   let dfa = plainCompare(t, ge, inclusive);
-  let domain = PLAIN;
+  let domain = plainExact ? PLAIN : 0;
   for (const [bit, lo, hi] of RANGES) {
     const above = cmpRational(t, lo) < 0; // every value of the region is above t
     const below = cmpRational(t, hi) > 0; // every value is below t
@@ -161,39 +211,122 @@ function compareSet(t: Rational, ge: boolean, inclusive: boolean): NumSet {
       dfa = union(dfa, regionsDfa(bit));
       domain |= bit;
     } else if (ge ? below : above) domain |= bit;
+    // t inside the region's range: compared numeral by numeral, exact by value (and so by double
+    // for inclusive bounds); not a domain (doubles round within the region).
+    else dfa = union(dfa, exponentCompare(bit, t, ge, inclusive));
   }
   return normalize(minimize(dfa), domain);
 }
 
-/** `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum` as a NumSet. */
-export function boundAtom(value: number, keyword: "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum"): NumSet {
-  const c = value === 0 ? 0 : value;
+/**
+ * `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum` as a NumSet: satisfied by the
+ * numeral's exact value against the written value, and by its double against the schema's
+ * double. For inclusive bounds the first implies the second (rounding is monotonic); for
+ * exclusive ones the stricter of the two thresholds decides.
+ */
+export function boundAtom(number: number | SchemaNumber, keyword: "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum"): NumSet {
+  const n = asSchemaNumber(number);
+  const c = n.double;
+  const agrees = plainAgrees(n);
   switch (keyword) {
     case "minimum":
-      return compareSet(shortestDecimal(c), true, true);
+      return compareSet(n.value, true, true, agrees);
     case "maximum":
-      return compareSet(shortestDecimal(c), false, true);
+      return compareSet(n.value, false, true, agrees);
     case "exclusiveMinimum": {
       // Parses above c ⟺ at least the midpoint to the next double (which wins a tie when even).
       const up = nextUp(c);
-      return compareSet(midpoint(c, up), true, isEven(up));
+      const mid = midpoint(c, up);
+      const rel = cmpRational(mid, n.value);
+      return rel > 0 ? compareSet(mid, true, isEven(up), agrees) : compareSet(n.value, true, false, agrees);
     }
     case "exclusiveMaximum": {
       const down = nextDown(c);
-      return compareSet(midpoint(down, c), false, isEven(down));
+      const mid = midpoint(down, c);
+      const rel = cmpRational(mid, n.value);
+      return rel < 0 ? compareSet(mid, false, isEven(down), agrees) : compareSet(n.value, false, false, agrees);
     }
   }
 }
 
-/** Numerals equal to `value` (by its shortest decimal, hence also by double). */
-export function equalAtom(value: number): NumSet {
-  return numAnd(boundAtom(value, "minimum"), boundAtom(value, "maximum"));
+/** Numerals equal to the written value (hence also by double). */
+export function equalAtom(number: number | SchemaNumber): NumSet {
+  return equalAny([asSchemaNumber(number)]);
 }
 
-/** A positive number as p / 10^s with integer p, from its shortest decimal text. */
-export function decimalParts(value: number): { p: bigint; s: number } {
-  const r = shortestDecimal(value);
-  if (r.n <= 0n) throw new RangeError(`not a positive number: ${value}`);
+/** The plain spelling of a decimal without superfluous zeros, and whether it is an integer. */
+function plainSpelling(r: Rational): { text: string; integer: boolean } {
+  let n = r.n < 0n ? -r.n : r.n;
+  let d = r.d;
+  // Decimal values only (written numbers and shortest decimals are): d = 2^a 5^b.
+  let scale = 0;
+  while (d % 10n !== 0n && d !== 1n) {
+    const f = d % 2n === 0n ? 5n : 2n;
+    n *= f;
+    d *= f;
+  }
+  while (d > 1n) {
+    d /= 10n;
+    scale++;
+  }
+  while (scale > 0 && n % 10n === 0n) {
+    n /= 10n;
+    scale--;
+  }
+  const digits = n.toString().padStart(scale + 1, "0");
+  const sign = r.n < 0n ? "-" : "";
+  if (scale === 0) return { text: `${sign}${digits}`, integer: true };
+  return { text: `${sign}${digits.slice(0, -scale)}.${digits.slice(-scale)}`, integer: false };
+}
+
+const escapeRegex = (t: string): string => t.replace(/[.\-]/g, (c) => `\\${c}`);
+
+/** Number spellings per regex in equalAny (its NFA stays well under the regex compiler's budget). */
+const SPELLINGS_PER_CHUNK = 1000;
+
+/**
+ * Numerals equal to any of the written values: one automaton for the plain spellings (each
+ * value's digits, then trailing zeros; `-0` for zero), built in one pass however many values
+ * there are, plus the exponent forms of values inside an exponent region's range. Exact on PLAIN
+ * where every value's double agrees there, and on each exponent region no value lies in.
+ */
+export function equalAny(numbers: readonly SchemaNumber[]): NumSet {
+  if (numbers.length === 0) return NUM_NONE;
+  const alternatives = new Set<string>();
+  let domain = ALL_REGIONS & ~PLAIN_WIDE;
+  let exponents: NumSet = NUM_NONE;
+  for (const n of numbers) {
+    const { text, integer } = plainSpelling(n.value);
+    if (n.value.n === 0n) alternatives.add("-?0(\\.0+)?");
+    else alternatives.add(integer ? `${escapeRegex(text)}(\\.0+)?` : `${escapeRegex(text)}0*`);
+    if (!plainAgrees(n)) domain &= ~PLAIN;
+    for (const [bit, lo, hi] of RANGES) {
+      if (cmpRational(n.value, lo) >= 0 && cmpRational(n.value, hi) <= 0) {
+        // Inside the region's range: its exponent forms equal to the value, and no complement there.
+        domain &= ~bit;
+        const one = intersect(exponentCompare(bit, n.value, true, true), exponentCompare(bit, n.value, false, true));
+        exponents = numOr(exponents, { kind: "dfa", dfa: one, domain: ALL_REGIONS });
+      }
+    }
+  }
+  // One automaton per chunk of spellings (a subset construction each), united in a balanced tree.
+  const list = [...alternatives];
+  let parts: Dfa[] = [];
+  for (let i = 0; i < list.length; i += SPELLINGS_PER_CHUNK) parts.push(regexToDfa(`^(${list.slice(i, i + SPELLINGS_PER_CHUNK).join("|")})$`, true));
+  while (parts.length > 1) {
+    const next: Dfa[] = [];
+    for (let i = 0; i < parts.length; i += 2) next.push(i + 1 < parts.length ? union(parts[i]!, parts[i + 1]!) : parts[i]!);
+    parts = next;
+  }
+  let dfa = parts[0]!;
+  if (exponents.kind === "dfa") dfa = union(dfa, exponents.dfa);
+  return normalize(dfa, domain);
+}
+
+/** A positive decimal as p / 10^s with integer p. */
+export function decimalParts(number: number | SchemaNumber): { p: bigint; s: number } {
+  const r = asSchemaNumber(number).value;
+  if (r.n <= 0n) throw new RangeError(`not a positive number: ${r.n}/${r.d}`);
   let p = r.n;
   let s = r.d.toString().length - 1;
   while (s > 0 && p % 10n === 0n) {
@@ -204,20 +337,27 @@ export function decimalParts(value: number): { p: bigint; s: number } {
 }
 
 /** Thrown when `multipleOf` would need too large an automaton. */
-export class MultipleOfTooLarge extends Error {}
+export class MultipleOfTooLarge extends Error {
+  constructor(readonly states: number) {
+    super(`multipleOf needs an automaton of more than ${MAX_MOD_STATES} states (at least ${states})`);
+  }
+}
 
-/** Numerals whose decimal value is a multiple of p / 10^s (p = 1, s = 0: the integers). */
+/**
+ * Numerals whose decimal value is a multiple of p / 10^s (p = 1, s = 0: the integers), by the
+ * numeral's exact value: plain numerals of any length (wide ones too: a JavaScript reader,
+ * which rounds them to doubles, may see another value), and the exponent forms where every one
+ * is a multiple. Exact on PLAIN (where the double's shortest decimal is the numeral's value), so
+ * complements stay there.
+ */
 export function multipleOfAtom(p: bigint, s: number): { dfa: Dfa; domain: number } {
   let dfa: Dfa;
   try {
     dfa = plainMultipleOf(p, s);
   } catch (err) {
-    if (err instanceof RangeError) throw new MultipleOfTooLarge();
+    if (err instanceof DivisorTooLarge) throw new MultipleOfTooLarge(err.states);
     throw err;
   }
-  // A wide numeral's double prints as another decimal, which need not be a multiple (integers
-  // excepted: the double of an integer is an integer).
-  if (!(p === 1n && s === 0)) dfa = intersect(dfa, regionsDfa(PLAIN));
   let domain = PLAIN;
   // Large forms are M·10^(E−f) with E − f ≥ 5: all multiples when p divides 10^(5+s).
   if ((10n ** BigInt(5 + s)) % p === 0n) {
@@ -229,11 +369,11 @@ export function multipleOfAtom(p: bigint, s: number): { dfa: Dfa; domain: number
   return { dfa: minimize(dfa), domain };
 }
 
-/** `multipleOf: value` as a NumSet. */
-export function multipleOfSet(value: number): NumSet {
+/** `multipleOf: value` as a NumSet (by the written value). */
+export function multipleOfSet(value: number | SchemaNumber): NumSet {
   const { p, s } = decimalParts(value);
   const { dfa, domain } = multipleOfAtom(p, s);
-  return normalize(dfa, domain);
+  return normalize(dfa, domain, s === 0);
 }
 
 /** Whether the set contains no numeral. */

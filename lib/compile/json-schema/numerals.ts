@@ -3,14 +3,16 @@
  * decimal threshold, and divisibility. numbers.ts builds the keyword semantics on top.
  *
  * Regions (bits): PLAIN — plain numerals `-?(0|[1-9]\d{0,20})(\.\d{1,30})?` with at most 15
- * significant digits; PLAIN_WIDE — the same syntax with more; LARGE_POS / LARGE_NEG — exponent
- * forms `[1-9](\.\d{1,16})?e+E` with E in 21..307 (and 1.0–1.6…e308; what JSON.stringify writes
- * from 1e21 up, `E`/`e`, `+` optional); SMALL_POS / SMALL_NEG — `…e-E` with E in 7..307. Within PLAIN, comparing a
+ * significant digits; PLAIN_WIDE — every other plain numeral (more significant digits, longer
+ * integer parts or fractions); LARGE_POS / LARGE_NEG — exponent forms `[1-9](\.\d+)?e+E` with E
+ * in 21..307 (and 1.0–1.6…e308: the forms JSON.stringify writes from 1e21 up, `E`/`e`, `+`
+ * optional); SMALL_POS / SMALL_NEG — `…e-E` with E in 7..307. Within PLAIN, comparing a
  * numeral's decimal value and comparing the double JSON.parse makes of it always agree (distinct
  * decimals of 15 significant digits are distinct doubles, in the same order, and none is an
- * integer double unless it is an integer); in PLAIN_WIDE they can disagree.
+ * integer double unless it is an integer); in PLAIN_WIDE they can disagree. Only PLAIN counts
+ * digits; the other regions, and so the automata of most keywords, have no counters.
  */
-import { DfaBuilder, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
+import { canonical, DfaBuilder, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
 import { regexToDfa } from "./regex.js";
 
 export const PLAIN = 1;
@@ -27,11 +29,12 @@ export const FRACTION_DIGITS = 30;
 /** The most significant digits of a PLAIN numeral. */
 export const SIGNIFICANT_DIGITS = 15;
 
-const MANTISSA = "[1-9](\\.[0-9]{1,16})?";
+const MANTISSA = "[1-9](\\.[0-9]+)?";
 // Up to 1.6…e308 (below the largest double), and down to 1e-307 (normal doubles).
-const LARGE = `(${MANTISSA}[eE]\\+?(2[1-9]|[3-9][0-9]|[12][0-9][0-9]|30[0-7])|1(\\.[0-6][0-9]{0,15})?[eE]\\+?308)`;
+const LARGE = `(${MANTISSA}[eE]\\+?(2[1-9]|[3-9][0-9]|[12][0-9][0-9]|30[0-7])|1(\\.[0-6][0-9]*)?[eE]\\+?308)`;
 const SMALL = `${MANTISSA}[eE]-([7-9]|[1-9][0-9]|[12][0-9][0-9]|30[0-7])`;
 const PLAIN_SYNTAX = `-?(0|[1-9][0-9]{0,20})(\\.[0-9]{1,${FRACTION_DIGITS}})?`;
+const WIDE_SYNTAX = `-?(0|[1-9][0-9]*)(\\.[0-9]+)?`;
 
 /** The value range of each exponent region as [bit, sign, exponent of lo, exponent of hi]: ±[10^lo, 10^hi]. */
 export const REGION_RANGES: Array<[bit: number, sign: 1 | -1, lo: number, hi: number]> = [
@@ -83,7 +86,7 @@ function regionDfa(bit: number): Dfa {
       d = intersect(regexToDfa(`^${PLAIN_SYNTAX}$`, true), significantAtMost(SIGNIFICANT_DIGITS));
       break;
     case PLAIN_WIDE:
-      d = difference(regexToDfa(`^${PLAIN_SYNTAX}$`, true), significantAtMost(SIGNIFICANT_DIGITS));
+      d = difference(regexToDfa(`^${WIDE_SYNTAX}$`, true), regionDfa(PLAIN));
       break;
     case LARGE_POS:
       d = regexToDfa(`^${LARGE}$`, true);
@@ -247,45 +250,226 @@ export function plainCompare(t: Rational, ge: boolean, inclusive: boolean): Dfa 
   return intersect(dfa, regionsDfa(PLAIN | PLAIN_WIDE));
 }
 
+// ---- exponent forms ------------------------------------------------------------------------
+
+/** Exponent range and syntax of each exponent region: [sign of the exponent, least, greatest]. */
+const EXPONENTS: Record<number, [sign: 1 | -1, min: number, max: number]> = {
+  [LARGE_POS]: [1, 21, 308],
+  [LARGE_NEG]: [1, 21, 308],
+  [SMALL_POS]: [-1, 7, 307],
+  [SMALL_NEG]: [-1, 7, 307],
+};
+
+/** u = m · 10^e with 1 ≤ m < 10, for u > 0. */
+function scientific(u: Rational): { m: Rational; e: number } {
+  let e = u.n.toString().length - u.d.toString().length;
+  const at = (k: number): Rational => (k >= 0 ? { n: u.n, d: u.d * 10n ** BigInt(k) } : { n: u.n * 10n ** BigInt(-k), d: u.d });
+  const one: Rational = { n: 1n, d: 1n };
+  while (cmpRational(at(e), one) < 0) e--;
+  while (cmpRational(at(e + 1), one) >= 0) e++;
+  return { m: at(e), e };
+}
+
+/** The DFA of `a` then one of `sep`, then `b` (`a`'s accepting states have no edge on `sep`). */
+function concatOn(a: Dfa, sep: Array<[number, number]>, b: Dfa): Dfa {
+  const out = new DfaBuilder(Infinity);
+  const off = a.accept.length;
+  a.accept.forEach(() => out.addState(false));
+  b.accept.forEach((acc) => out.addState(acc));
+  a.edges.forEach((list, st) => {
+    for (const [lo, hi, to] of list) out.edges[st]!.push([lo, hi, to]);
+    if (a.accept[st]) out.addEdge(st, sep, b.start + off);
+  });
+  b.edges.forEach((list, st) => {
+    for (const [lo, hi, to] of list) out.edges[st + off]!.push([lo, hi, to + off]);
+  });
+  return minimize(out.build(a.start));
+}
+
+const MANTISSA_DFA = regexToDfa(`^${MANTISSA}$`, true);
+
+/**
+ * The numerals of one exponent region whose value is ≥ t (`ge`) or ≤ t, inclusive or not, when
+ * t lies inside the region's range: by exponent first, then by mantissa (a plain comparison) at
+ * t's own exponent.
+ */
+export function exponentCompare(bit: number, t: Rational, ge: boolean, inclusive: boolean): Dfa {
+  const [expSign, min, max] = EXPONENTS[bit]!;
+  const negative = bit === LARGE_NEG || bit === SMALL_NEG;
+  // Compare magnitudes: in a negative region x ≥ t ⟺ |x| ≤ |t|.
+  const up = negative ? !ge : ge;
+  const u: Rational = t.n < 0n ? { n: -t.n, d: t.d } : t;
+  if (u.n === 0n) return negative === ge ? dfaNone() : regionDfa(bit);
+  const { m, e } = scientific(u);
+  const beyond: string[] = [];
+  let at: string | null = null;
+  for (let E = min; E <= max; E++) {
+    const v = expSign * E;
+    if (v === e) at = String(E);
+    else if (up ? v > e : v < e) beyond.push(String(E));
+  }
+  const expPrefix = expSign > 0 ? "\\+?" : "-";
+  const E_CHARS: Array<[number, number]> = [[0x45, 0x45], [0x65, 0x65]];
+  let out = dfaNone();
+  if (beyond.length > 0) out = union(out, concatOn(MANTISSA_DFA, E_CHARS, regexToDfa(`^${expPrefix}(${beyond.join("|")})$`, true)));
+  if (at !== null) {
+    const mant = intersect(MANTISSA_DFA, plainCompare(m, up, inclusive));
+    out = union(out, concatOn(mant, E_CHARS, regexToDfa(`^${expPrefix}${at}$`, true)));
+  }
+  if (negative) out = negated(out);
+  return intersect(out, regionDfa(bit));
+}
+
 // ---- divisibility ----------------------------------------------------------------------------
 
 /** The most states of a divisibility automaton. */
-export const MAX_MOD_STATES = 20000;
+export const MAX_MOD_STATES = 32768;
+
+/** Thrown when a divisibility automaton would exceed MAX_MOD_STATES; `states` is how many it needs (at least). */
+export class DivisorTooLarge extends RangeError {
+  constructor(readonly states: number) {
+    super(`the divisibility automaton needs at least ${states} states`);
+  }
+}
 
 /**
- * Plain numerals (any number of significant digits) whose decimal value is a multiple of
- * p / 10^s. Syntax is left to the region automaton. Throws RangeError past MAX_MOD_STATES.
+ * The states of "the digits read so far, as an integer, modulo p" up to equivalence: p is
+ * split as m·q with q = 2^a·5^b and m coprime to 10. The residue modulo m is needed whole (any
+ * two differ on some continuation), but modulo q only what decides the continuations shorter
+ * than c = max(a, b) digits (10^c is a multiple of q, so longer ones depend on their last c
+ * digits alone): for each length k < c, the continuation value w < 10^k with
+ * w ≡ −r·10^k (mod q), if there is one. 10^6 needs 7 states (how many trailing zeros, up to 6),
+ * 1024 about 513, a prime near 10^4 all of its residues.
+ */
+class ResidueClasses {
+  private readonly m: bigint;
+  private readonly q: bigint;
+  private readonly c: number;
+  private readonly ids = new Map<string, number>();
+  /** Per class: a residue modulo m and a representative residue modulo q. */
+  readonly reps: Array<[bigint, bigint]> = [];
+
+  constructor(p: bigint) {
+    let q = 1n;
+    let m = p;
+    let a = 0;
+    let b = 0;
+    while (m % 2n === 0n) {
+      m /= 2n;
+      q *= 2n;
+      a++;
+    }
+    while (m % 5n === 0n) {
+      m /= 5n;
+      q *= 5n;
+      b++;
+    }
+    this.m = m;
+    this.q = q;
+    this.c = Math.max(a, b);
+  }
+
+  /** Whether p is coprime to 10 (no q part). */
+  get coprime(): boolean {
+    return this.q === 1n;
+  }
+
+  /** The class of residues (rm mod m, rq mod q), numbered on first sight. */
+  classOf(rm: bigint, rq: bigint): number {
+    let key = `${rm}`;
+    const q = this.q;
+    key += rq === 0n ? "|0" : "|x";
+    let pow = 10n;
+    for (let k = 1; k < this.c; k++, pow *= 10n) {
+      const v = (((-rq * pow) % q) + q) % q;
+      key += v < pow ? `,${v}` : ",-";
+    }
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.reps.length;
+      if (id >= MAX_MOD_STATES) throw new DivisorTooLarge(id);
+      this.ids.set(key, id);
+      this.reps.push([rm, rq]);
+    }
+    return id;
+  }
+
+  /** The class after one more digit. */
+  next(cls: number, digit: number): number {
+    const [rm, rq] = this.reps[cls]!;
+    const d = BigInt(digit);
+    return this.classOf((rm * 10n + d) % this.m, (rq * 10n + d) % this.q);
+  }
+
+  /** Whether the digits of the class, followed by `zeros` zeros, are a multiple of p. */
+  zeroAfter(cls: number, zeros: number): boolean {
+    const [rm, rq] = this.reps[cls]!;
+    const f = 10n ** BigInt(zeros);
+    return (rm * f) % this.m === 0n && (rq * f) % this.q === 0n;
+  }
+}
+
+/**
+ * Plain numerals (`-?(0|[1-9][0-9]*)(\.[0-9]{1,30})?`, integer parts of any length) whose
+ * decimal value is a multiple of p / 10^s — the digits of the numeral, its fraction padded with
+ * zeros to s places, read as an integer, are a multiple of p. Built directly from the residue
+ * classes (see ResidueClasses), so its size follows the divisor, not the length of numerals:
+ * states are (class, fraction digits read) plus one state of trailing zeros. Throws DivisorTooLarge
+ * past MAX_MOD_STATES.
  */
 export function plainMultipleOf(p: bigint, s: number): Dfa {
-  if (p > BigInt(MAX_MOD_STATES) || (Number(p) + 1) * (s + 3) > MAX_MOD_STATES) throw new RangeError("divisor too large");
-  const P = Number(p);
-  const pow10 = (k: number): number => {
-    let r = 1 % P;
-    for (let i = 0; i < k; i++) r = (r * 10) % P;
-    return r;
+  const classes = new ResidueClasses(p);
+  const tracked = s;
+  const b = new DfaBuilder(Infinity);
+  const budget = (): void => {
+    if (b.accept.length > MAX_MOD_STATES) throw new DivisorTooLarge(b.accept.length);
   };
-  const b = new DfaBuilder();
   const start = b.addState(false);
   const signed = b.addState(false);
-  // Integer digits: r = value mod P. The value times 10^s must be ≡ 0.
-  const ints = Array.from({ length: P }, (_, r) => b.addState((r * pow10(s)) % P === 0));
-  const dots = Array.from({ length: P }, () => b.addState(false));
-  // After k fraction digits (1 ≤ k ≤ s): value·10^k mod P; then only zeros.
-  const fracs = Array.from({ length: P }, (_, r) => Array.from({ length: s }, (_, i) => b.addState((r * pow10(s - i - 1)) % P === 0)));
-  const zeros = Array.from({ length: P }, (_, r) => b.addState(r === 0));
-  b.addEdge(start, [[MINUS, MINUS]], signed);
-  for (const from of [start, signed]) for (let d = 0; d <= 9; d++) b.addEdge(from, D(d), ints[d % P]!);
-  for (let r = 0; r < P; r++) {
-    for (let d = 0; d <= 9; d++) b.addEdge(ints[r]!, D(d), ints[(r * 10 + d) % P]!);
-    b.addEdge(ints[r]!, [[DOT, DOT]], dots[r]!);
-    if (s === 0) b.addEdge(dots[r]!, D(0), zeros[r]!);
-    else for (let d = 0; d <= 9; d++) b.addEdge(dots[r]!, D(d), fracs[(r * 10 + d) % P]![0]!);
-    for (let k = 1; k <= s; k++) {
-      const st = fracs[r]![k - 1]!;
-      if (k < s) for (let d = 0; d <= 9; d++) b.addEdge(st, D(d), fracs[(r * 10 + d) % P]![k]!);
-      else b.addEdge(st, D(0), zeros[r]!);
+  // The integer part 0: only a fraction may follow.
+  const zero = b.addState(s === 0 || classes.zeroAfter(classes.classOf(0n, 0n), s));
+  // After the fraction's `tracked` digits, only zeros.
+  const zeros = b.addState(true);
+  b.addEdge(zeros, D(0), zeros);
+  // States per (class, fraction digits read): k = 0 is the integer part, -1 just after the dot.
+  const ids = new Map<string, number>();
+  const pending: Array<[number, number, number]> = [];
+  const state = (cls: number, k: number): number => {
+    const key = `${cls},${k}`;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = b.addState(k >= 0 && classes.zeroAfter(cls, s - k));
+      budget();
+      ids.set(key, id);
+      pending.push([id, cls, k]);
     }
-    b.addEdge(zeros[r]!, D(0), zeros[r]!);
+    return id;
+  };
+  const c0 = classes.classOf(0n, 0n);
+  b.addEdge(start, [[MINUS, MINUS]], signed);
+  for (const from of [start, signed]) {
+    b.addEdge(from, D(0), zero);
+    for (let d = 1; d <= 9; d++) b.addEdge(from, D(d), state(classes.next(c0, d), 0));
   }
-  return intersect(b.build(start), regionsDfa(PLAIN | PLAIN_WIDE));
+  b.addEdge(zero, [[DOT, DOT]], state(c0, -1));
+  for (let i = 0; i < pending.length; i++) {
+    const [id, cls, k] = pending[i]!;
+    if (k === 0) {
+      for (let d = 0; d <= 9; d++) b.addEdge(id, D(d), state(classes.next(cls, d), 0));
+      if (s > 0 || classes.zeroAfter(cls, 0)) b.addEdge(id, [[DOT, DOT]], state(cls, -1));
+      continue;
+    }
+    const read = Math.max(k, 0);
+    if (read < tracked) {
+      for (let d = 0; d <= 9; d++) b.addEdge(id, D(d), state(classes.next(cls, d), read + 1));
+    } else if (classes.zeroAfter(cls, s - read)) {
+      // Every digit that matters is read: only zeros may follow.
+      b.addEdge(id, D(0), zeros);
+    }
+  }
+  // A divisor coprime to 10 has minimal states already (any two residues differ on some
+  // continuation; the dot only follows a multiple; every state can still reach one). Otherwise
+  // short continuations may not tell some (residue mod m, class mod q) pairs apart, and a
+  // decimal divisor's fraction states may merge: minimize.
+  return s === 0 && classes.coprime ? canonical(b.build(start)) : minimize(b.build(start));
 }

@@ -303,6 +303,74 @@ function parsePattern(pattern: string): Node {
   return new Parser(pattern).parse();
 }
 
+// ---- search ----------------------------------------------------------------------------------
+
+// A search matches Σ* R Σ*, and most of R can often go: Σ* R = Σ* R' when R' is R without a
+// leading part that can be empty (`(https?|ftp)://(-\.)?x` keeps `(https?|ftp)://`), and a
+// leading X{m,n} may be X{m}, since a longer run contains it. The same holds at the end. Real
+// patterns written for search (a URI pattern whose every part after the scheme is optional)
+// otherwise build tens of thousands of subset states only to minimize to three.
+
+function hasAnchor(n: Node): boolean {
+  switch (n.t) {
+    case "bol":
+    case "eol":
+      return true;
+    case "chars":
+      return false;
+    case "rep":
+      return hasAnchor(n.item);
+    default:
+      return n.items.some(hasAnchor);
+  }
+}
+
+function nullable(n: Node): boolean {
+  switch (n.t) {
+    case "chars":
+      return false;
+    case "bol":
+    case "eol":
+      return true;
+    case "seq":
+      return n.items.every(nullable);
+    case "alt":
+      return n.items.some(nullable);
+    case "rep":
+      return n.min === 0 || nullable(n.item);
+  }
+}
+
+/** R' with Σ* R = Σ* R' (`fromEnd`: with R Σ* = R' Σ*). */
+function trimEdge(n: Node, fromEnd: boolean): Node {
+  if (hasAnchor(n)) {
+    // Only a sequence's anchor-free edge items can go.
+    if (n.t !== "seq") return n;
+  }
+  switch (n.t) {
+    case "alt":
+      return { t: "alt", items: n.items.map((x) => trimEdge(x, fromEnd)) };
+    case "rep":
+      return n.min >= 1 && n.max !== n.min ? { t: "rep", item: n.item, min: n.min, max: n.min } : n;
+    case "seq": {
+      const items = [...n.items];
+      const edge = (): Node | undefined => (fromEnd ? items[items.length - 1] : items[0]);
+      for (let e = edge(); e !== undefined && !hasAnchor(e) && nullable(e); e = edge()) {
+        if (fromEnd) items.pop();
+        else items.shift();
+      }
+      const e = edge();
+      if (e !== undefined && !hasAnchor(e)) items[fromEnd ? items.length - 1 : 0] = trimEdge(e, fromEnd);
+      return { t: "seq", items };
+    }
+    default:
+      return n;
+  }
+}
+
+const trimLeading = (n: Node): Node => trimEdge(n, false);
+const trimTrailing = (n: Node): Node => trimEdge(n, true);
+
 // ---- NFA -------------------------------------------------------------------------------------
 
 interface Nfa {
@@ -397,7 +465,7 @@ class NfaBuilder {
  * (JSON Schema's unanchored search, the default). `^` and `$` may appear anywhere.
  */
 export function regexToDfa(pattern: string, anchored = false): Dfa {
-  const ast = parsePattern(pattern);
+  const ast = anchored ? parsePattern(pattern) : trimTrailing(trimLeading(parsePattern(pattern)));
   const nb = new NfaBuilder();
   const [pin, pout] = nb.build(ast);
   let start = pin;

@@ -52,31 +52,65 @@ function isObject(x: unknown): x is { [key: string]: unknown } {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
-/** Which draft the root schema declares; it decides `$ref` siblings and `id`. */
+/**
+ * A JSON Schema draft. It decides which keywords exist (one the draft does not define is an
+ * annotation), whether `$ref` replaces its siblings, and how `id` / `$id` set base URIs.
+ */
 export type Dialect = "2020-12" | "2019-09" | "draft-07" | "draft-06" | "draft-04";
 
-function dialectOf(root: Schema): Dialect {
-  const s = isObject(root) && typeof root.$schema === "string" ? root.$schema : "";
-  if (s.includes("draft-04") || s.includes("draft-03")) return "draft-04";
-  if (s.includes("draft-06")) return "draft-06";
-  if (s.includes("draft-07")) return "draft-07";
-  if (s.includes("2019-09")) return "2019-09";
+/** The drafts, oldest first (for "defined since" checks). */
+export const DIALECTS: readonly Dialect[] = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"];
+const DIALECT_ORDER = DIALECTS;
+
+/** The draft a `$schema` URI names, or null for other metaschemas. */
+export function dialectOfUri(uri: string): Dialect | null {
+  const m = /^https?:\/\/json-schema\.org\/(?:(draft-0[3-7])\/schema|draft\/(2019-09|2020-12)\/schema|(schema))#?$/.exec(uri);
+  if (m === null) return /^https?:\/\/iglucentral\.com\/schemas\/com\.snowplowanalytics\.self-desc\/schema\/jsonschema\/1-0-0#?$/.test(uri) ? "draft-04" : null;
+  if (m[1] !== undefined) return m[1] === "draft-03" || m[1] === "draft-05" ? "draft-04" : (m[1] as Dialect);
+  if (m[2] !== undefined) return m[2] as Dialect;
+  // The unversioned URI means "the latest draft".
   return "2020-12";
 }
 
 /**
- * Metaschemas whose vocabularies are the standard ones: the JSON Schema drafts, and Snowplow's
- * self-describing schema (draft-04 plus a `self` annotation). Any other `$schema` may switch
- * vocabularies off or on, which the compiler cannot know.
+ * Keywords that some drafts do not define, and the first draft (and, if removed, the last) that
+ * does. Under another draft they are annotations: never enforced.
  */
-const KNOWN_METASCHEMA = [
-  /^https?:\/\/json-schema\.org\/(draft-0[34567]\/schema|draft\/20(19-09|20-12)\/schema|schema)#?$/,
-  /^https?:\/\/iglucentral\.com\/schemas\/com\.snowplowanalytics\.self-desc\/schema\/jsonschema\/1-0-0#?$/,
-];
+const KEYWORD_DRAFTS: Readonly<Record<string, readonly [since: Dialect, until?: Dialect]>> = {
+  const: ["draft-06"],
+  contains: ["draft-06"],
+  propertyNames: ["draft-06"],
+  if: ["draft-07"],
+  then: ["draft-07"],
+  else: ["draft-07"],
+  minContains: ["2019-09"],
+  maxContains: ["2019-09"],
+  dependentRequired: ["2019-09"],
+  dependentSchemas: ["2019-09"],
+  unevaluatedProperties: ["2019-09"],
+  unevaluatedItems: ["2019-09"],
+  $anchor: ["2019-09"],
+  $recursiveRef: ["2019-09", "2019-09"],
+  $recursiveAnchor: ["2019-09", "2019-09"],
+  prefixItems: ["2020-12"],
+  $dynamicRef: ["2020-12"],
+  $dynamicAnchor: ["2020-12"],
+  additionalItems: ["draft-04", "2019-09"],
+};
 
-/** Whether a `$schema` value names a metaschema with the standard vocabularies. */
+function dialectOf(root: Schema, fallback: Dialect): { dialect: Dialect; declared: boolean } {
+  const uri = isObject(root) && typeof root.$schema === "string" ? root.$schema : undefined;
+  const named = uri === undefined ? null : dialectOfUri(uri);
+  return named === null ? { dialect: fallback, declared: false } : { dialect: named, declared: true };
+}
+
+/**
+ * Whether a `$schema` value names a metaschema with the standard vocabularies: the JSON Schema
+ * drafts, and Snowplow's self-describing schema (draft-04 plus a `self` annotation). Any other
+ * `$schema` may switch vocabularies off or on, which the compiler cannot know.
+ */
 export function isKnownMetaschema(uri: string): boolean {
-  return KNOWN_METASCHEMA.some((re) => re.test(uri));
+  return dialectOfUri(uri) !== null;
 }
 
 function stripFragment(uri: string): string {
@@ -95,6 +129,8 @@ function resolveUri(ref: string, base: string): string {
 /** The schema registry of one compilation. */
 export class SchemaRegistry {
   readonly dialect: Dialect;
+  /** Whether the root's `$schema` named the draft (otherwise it is the caller's default). */
+  readonly declared: boolean;
   readonly root: SchemaLoc;
   /** Resource URI (no fragment) → its location. */
   private readonly resources = new Map<string, SchemaLoc>();
@@ -103,10 +139,12 @@ export class SchemaRegistry {
   private readonly ids = new Map<object | boolean, Map<string, number>>();
   /** `$dynamicAnchor` name → how many subschemas declare it. */
   private readonly dynamicAnchorCounts = new Map<string, number>();
+  /** How many resources declare `$recursiveAnchor: true`. */
+  private recursiveAnchors = 0;
   private nextId = 0;
 
-  constructor(root: Schema) {
-    this.dialect = dialectOf(root);
+  constructor(root: Schema, fallback: Dialect = "2020-12") {
+    ({ dialect: this.dialect, declared: this.declared } = dialectOf(root, fallback));
     this.root = this.loc(root, "#", this.baseOf(root, DEFAULT_BASE));
     this.index(root, "#", DEFAULT_BASE, true);
   }
@@ -114,6 +152,27 @@ export class SchemaRegistry {
   /** `$ref` siblings are ignored before draft 2019-09. */
   get refOverridesSiblings(): boolean {
     return this.dialect === "draft-07" || this.dialect === "draft-06" || this.dialect === "draft-04";
+  }
+
+  /**
+   * Whether the draft defines `keyword` (one it does not define is an annotation). Without a
+   * declared `$schema`, keywords of older drafts that no later draft redefines (`additionalItems`,
+   * `$recursiveRef`) still apply, so schemas written for those drafts keep their meaning.
+   */
+  defines(keyword: string): boolean {
+    const range = KEYWORD_DRAFTS[keyword];
+    if (range === undefined) return true;
+    const at = DIALECT_ORDER.indexOf(this.dialect);
+    if (at < DIALECT_ORDER.indexOf(range[0])) return false;
+    return range[1] === undefined || !this.declared || at <= DIALECT_ORDER.indexOf(range[1]);
+  }
+
+  /** The `$id` of a schema object as this draft reads it (draft-04: `id`), or undefined. */
+  private idOf(schema: { [key: string]: unknown }): string | undefined {
+    // Before 2019-09 a `$ref` replaces its siblings, `$id` included.
+    if (this.refOverridesSiblings && typeof schema.$ref === "string") return undefined;
+    if (typeof schema.$id === "string") return schema.$id;
+    return this.dialect === "draft-04" && typeof schema.id === "string" ? schema.id : undefined;
   }
 
   /** The location record of a schema at `path` with base `base`. */
@@ -132,7 +191,7 @@ export class SchemaRegistry {
   /** The base URI of a subschema, given its parent's. */
   baseOf(schema: Schema, parentBase: string): string {
     if (!isObject(schema)) return parentBase;
-    const id = typeof schema.$id === "string" ? schema.$id : this.dialect === "draft-04" && typeof schema.id === "string" ? schema.id : undefined;
+    const id = this.idOf(schema);
     if (id === undefined || id.startsWith("#")) return parentBase;
     return stripFragment(resolveUri(id, parentBase));
   }
@@ -155,15 +214,16 @@ export class SchemaRegistry {
       if (base !== parentBase || path === "#") {
         if (!this.resources.has(base)) this.resources.set(base, loc);
       }
-      const anchor = typeof schema.$anchor === "string" ? schema.$anchor : undefined;
+      const anchor = typeof schema.$anchor === "string" && this.defines("$anchor") ? schema.$anchor : undefined;
       if (anchor !== undefined) this.anchors.set(`${base}#${anchor}`, loc);
       // draft-07 style "$id": "#foo" is a plain-name anchor.
-      const legacy = typeof schema.$id === "string" ? schema.$id : this.dialect === "draft-04" && typeof schema.id === "string" ? schema.id : undefined;
+      const legacy = this.idOf(schema);
       if (legacy !== undefined && legacy.startsWith("#") && legacy.length > 1) this.anchors.set(`${base}${legacy}`, loc);
-      if (typeof schema.$dynamicAnchor === "string") {
+      if (typeof schema.$dynamicAnchor === "string" && this.defines("$dynamicAnchor")) {
         this.anchors.set(`${base}#${schema.$dynamicAnchor}`, loc);
         this.dynamicAnchorCounts.set(schema.$dynamicAnchor, (this.dynamicAnchorCounts.get(schema.$dynamicAnchor) ?? 0) + 1);
       }
+      if (schema.$recursiveAnchor === true && this.defines("$recursiveAnchor")) this.recursiveAnchors++;
     }
     for (const [key, value] of Object.entries(schema)) {
       const p = `${path}/${pointerToken(key)}`;
@@ -190,6 +250,18 @@ export class SchemaRegistry {
     const anchor = isObject(target.schema) ? target.schema.$dynamicAnchor : undefined;
     if (name === "" || name.startsWith("/") || anchor !== name) return target;
     return this.dynamicAnchorCounts.get(name) === 1 ? target : null;
+  }
+
+  /**
+   * Resolves draft 2019-09's `$recursiveRef` when dynamic scope cannot change the target: it is
+   * resolved like `$ref`, and only a target with `$recursiveAnchor: true` defers to the outermost
+   * such resource in scope — the target itself when no other resource declares one. Returns null
+   * otherwise.
+   */
+  resolveRecursiveRef(ref: string, from: SchemaLoc): SchemaLoc | null {
+    const target = this.resolveRef(ref, from, "$recursiveRef");
+    const anchored = isObject(target.schema) && target.schema.$recursiveAnchor === true;
+    return !anchored || this.recursiveAnchors === 1 ? target : null;
   }
 
   /** Resolves `$ref` (or `$dynamicRef` treated statically) found at `from`. */

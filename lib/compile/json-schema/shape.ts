@@ -100,6 +100,8 @@ export interface ArrAlt {
   max: number | null;
   contains: Contains[];
   unique: boolean;
+  /** Where the `uniqueItems` keyword is (for refusals). */
+  uniquePath?: string;
 }
 
 export const ANY_ARR: ArrAlt = { prefix: [], rest: TRUE, min: 0, max: null, contains: [], unique: false };
@@ -214,6 +216,7 @@ export function arrAnd(a: ArrAlt, b: ArrAlt): ArrAlt {
     max: minMax(a.max, b.max),
     contains: [...a.contains, ...b.contains],
     unique: a.unique || b.unique,
+    ...(a.uniquePath !== undefined || b.uniquePath !== undefined ? { uniquePath: a.uniquePath ?? b.uniquePath } : {}),
   };
 }
 

@@ -1,18 +1,26 @@
 /**
  * Sets of strings (by code points, after JSON unescaping): an automaton plus length bounds kept
  * apart until an operation needs them together, so `maxLength: 10000` alone stays a counted
- * repeat instead of ten thousand states.
+ * repeat instead of ten thousand states; and finite sets (`enum`, `const`) kept as their sorted
+ * strings, which intersect by filtering and unite by merging, so an enum of 100,000 values costs
+ * time linear in its text and never goes through automaton products or minimization.
  */
-import { ALPHABET, complement, dfaAll, dfaLength, dfaNone, intersect, isEmpty, lengthRange, union, type Dfa } from "./automaton.js";
+import { ALPHABET, complement, dfaAll, dfaLength, dfaMatches, dfaNone, dfaOfStrings, intersect, isEmpty, lengthRange, union, type Dfa } from "./automaton.js";
 import { formatDfa } from "./formats.js";
 
 /**
- * `dfa` null means every string; `fmt` names an enforced format whose language is intersected
- * too (kept by name so it can be emitted compactly; see formats.ts). Lengths are in code points.
+ * `lang`: `dfa` null means every string; `fmt` names an enforced format whose language is
+ * intersected too (kept by name so it can be emitted compactly; see formats.ts). Lengths are in
+ * code points. `words`: exactly these strings (sorted by UTF-16 code units, distinct, non-empty
+ * list, no lone surrogates).
  */
-export type StrSet = { kind: "none" } | { kind: "lang"; dfa: Dfa | null; min: number; max: number | null; fmt: string | null };
+export type StrSet =
+  | { kind: "none" }
+  | { kind: "lang"; dfa: Dfa | null; min: number; max: number | null; fmt: string | null }
+  | { kind: "words"; words: readonly string[] };
 
 type Lang = Extract<StrSet, { kind: "lang" }>;
+type Words = Extract<StrSet, { kind: "words" }>;
 
 export const STR_NONE: StrSet = { kind: "none" };
 export const STR_ALL: StrSet = { kind: "lang", dfa: null, min: 0, max: null, fmt: null };
@@ -20,6 +28,17 @@ export const STR_ALL: StrSet = { kind: "lang", dfa: null, min: 0, max: null, fmt
 /** Strings of the automaton. */
 export function strOfDfa(dfa: Dfa): StrSet {
   return isEmpty(dfa) ? STR_NONE : { kind: "lang", dfa, min: 0, max: null, fmt: null };
+}
+
+/** Exactly the given strings (any order, repeats allowed; lone surrogates throw RangeError). */
+export function strOfWords(words: Iterable<string>): StrSet {
+  const list = [...new Set(words)].sort();
+  for (const w of list) if (!(w as unknown as { isWellFormed(): boolean }).isWellFormed()) throw new RangeError("lone surrogate");
+  return wordsOf(list);
+}
+
+function wordsOf(sorted: readonly string[]): StrSet {
+  return sorted.length === 0 ? STR_NONE : { kind: "words", words: sorted };
 }
 
 /** Strings with length in [min, max]. */
@@ -39,17 +58,75 @@ function materialize(s: Lang): Lang {
   return { ...s, dfa: s.dfa === null ? f : intersect(s.dfa, f), fmt: null };
 }
 
+/** A finite set as an automaton-based set. */
+function asLang(s: Words): Lang {
+  return { kind: "lang", dfa: dfaOfStrings(s.words), min: 0, max: null, fmt: null };
+}
+
 /** The set as one automaton (format and lengths folded in); may throw AutomatonTooLarge. */
 export function strDfa(set: StrSet): Dfa {
   if (set.kind === "none") return dfaNone();
+  if (set.kind === "words") return dfaOfStrings(set.words);
   const s = materialize(set);
   const len = s.min === 0 && s.max === null ? null : dfaLength(s.min, s.max, ALPHABET);
   if (s.dfa === null) return len ?? dfaAll();
   return len === null ? s.dfa : intersect(s.dfa, len);
 }
 
+function codePoints(w: string): number {
+  let n = 0;
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+/** The words of a finite set that also belong to `s`: one pass over each word. */
+function filterWords(w: Words, s: Lang): StrSet {
+  const fmt = s.fmt === null ? null : formatDfa(s.fmt);
+  return wordsOf(
+    w.words.filter((x) => {
+      if (s.min > 0 || s.max !== null) {
+        const n = codePoints(x);
+        if (n < s.min || (s.max !== null && n > s.max)) return false;
+      }
+      return (s.dfa === null || dfaMatches(s.dfa, x)) && (fmt === null || dfaMatches(fmt, x));
+    }),
+  );
+}
+
+/** Merges two sorted distinct lists: their union (`or`) or intersection. */
+function mergeWords(a: readonly string[], b: readonly string[], or: boolean): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (x < y) {
+      if (or) out.push(x);
+      i++;
+    } else {
+      if (or) out.push(y);
+      j++;
+    }
+  }
+  if (or) {
+    while (i < a.length) out.push(a[i++]!);
+    while (j < b.length) out.push(b[j++]!);
+  }
+  return out;
+}
+
 export function strAnd(x: StrSet, y: StrSet): StrSet {
   if (x.kind === "none" || y.kind === "none") return STR_NONE;
+  if (x.kind === "words") return y.kind === "words" ? wordsOf(mergeWords(x.words, y.words, false)) : filterWords(x, y);
+  if (y.kind === "words") return filterWords(y, x);
   let a = x;
   let b = y;
   if (a.fmt !== null && b.fmt !== null && a.fmt !== b.fmt) {
@@ -67,16 +144,25 @@ export function strAnd(x: StrSet, y: StrSet): StrSet {
 export function strOr(x: StrSet, y: StrSet): StrSet {
   if (x.kind === "none") return y;
   if (y.kind === "none") return x;
-  if (x.min === y.min && x.max === y.max && x.fmt === y.fmt) {
-    const dfa = x.dfa === null || y.dfa === null ? null : union(x.dfa, y.dfa);
-    return { kind: "lang", dfa, min: x.min, max: x.max, fmt: x.fmt };
+  if (x.kind === "words" && y.kind === "words") return wordsOf(mergeWords(x.words, y.words, true));
+  if (strIsAll(x) || strIsAll(y)) return STR_ALL;
+  const a = x.kind === "words" ? asLang(x) : x;
+  const b = y.kind === "words" ? asLang(y) : y;
+  if (a.min === b.min && a.max === b.max && a.fmt === b.fmt) {
+    const dfa = a.dfa === null || b.dfa === null ? null : union(a.dfa, b.dfa);
+    return { kind: "lang", dfa, min: a.min, max: a.max, fmt: a.fmt };
   }
-  return strOfDfa(union(strDfa(x), strDfa(y)));
+  return strOfDfa(union(strDfa(a), strDfa(b)));
 }
 
 export function strNot(a: StrSet): StrSet {
   if (a.kind === "none") return STR_ALL;
   if (strIsAll(a)) return STR_NONE;
+  // A length bound on one side only has a length bound as its complement (no counting automaton).
+  if (a.kind === "lang" && a.dfa === null && a.fmt === null) {
+    if (a.min === 0 && a.max !== null) return strOfLength(a.max + 1, null);
+    if (a.max === null) return strOfLength(0, a.min - 1);
+  }
   return strOfDfa(complement(strDfa(a)));
 }
 
@@ -86,6 +172,7 @@ export function strNot(a: StrSet): StrSet {
  */
 export function strIsEmpty(s: StrSet): boolean {
   if (s.kind === "none") return true;
+  if (s.kind === "words") return s.words.length === 0;
   if (s.max !== null && s.max < s.min) return true;
   if (s.dfa === null && s.fmt === null) return false;
   if (s.dfa === null && s.min === 0 && s.max === null) return false;

@@ -69,10 +69,11 @@ export const itemOps: Ops<ItemEval> = {
   own(ctx, loc, top) {
     const s = loc.schema as Obj;
     const out = itemOps.empty();
-    if (Array.isArray(s.prefixItems)) out.prefix = s.prefixItems.length;
+    const reg = ctx.registry;
+    if (Array.isArray(s.prefixItems) && reg.defines("prefixItems")) out.prefix = s.prefixItems.length;
     if (Array.isArray(s.items)) {
       out.prefix = Math.max(out.prefix, s.items.length);
-      if (s.additionalItems !== undefined) out.all = true;
+      if (s.additionalItems !== undefined && reg.defines("additionalItems")) out.all = true;
     } else if (s.items !== undefined) out.all = true;
     if (!top && s.unevaluatedItems !== undefined) out.all = true;
     if (s.contains !== undefined && (isObj(s.contains) || typeof s.contains === "boolean")) {
@@ -116,7 +117,12 @@ export function evaluationCases<T>(ctx: AnalyzeContext, loc: SchemaLoc, ops: Ops
     let out: Array<EvalCase<T>> = [{ when: ANY, ev: refOnly ? ops.empty() : ops.own(ctx, l, top) }];
     if (typeof s.$ref === "string") out = product(out, cases(reg.resolveRef(s.$ref, l), false, seen));
     if (refOnly) return out;
-    if (typeof s.$dynamicRef === "string") {
+    if (typeof s.$recursiveRef === "string" && reg.defines("$recursiveRef")) {
+      const target = reg.resolveRecursiveRef(s.$recursiveRef, l);
+      if (target === null) throw new Unsupported("$recursiveRef", "$recursiveRef whose target depends on the dynamic scope is not supported");
+      out = product(out, cases(target, false, seen));
+    }
+    if (typeof s.$dynamicRef === "string" && reg.defines("$dynamicRef")) {
       const target = reg.resolveDynamicRef(s.$dynamicRef, l);
       if (target === null) throw new Unsupported("$dynamicRef", "$dynamicRef whose target depends on the dynamic scope is not supported");
       out = product(out, cases(target, false, seen));
@@ -126,7 +132,7 @@ export function evaluationCases<T>(ctx: AnalyzeContext, loc: SchemaLoc, ops: Ops
     for (const kw of ["anyOf", "oneOf"]) {
       for (const sub of subschemas(ctx, l, kw)) out = product(out, [...passing(sub, seen), failing(sub)]);
     }
-    const cond = subschemas(ctx, l, "if")[0];
+    const cond = reg.defines("if") ? subschemas(ctx, l, "if")[0] : undefined;
     if (cond !== undefined) {
       const then = subschemas(ctx, l, "then")[0];
       const els = subschemas(ctx, l, "else")[0];
@@ -136,7 +142,7 @@ export function evaluationCases<T>(ctx: AnalyzeContext, loc: SchemaLoc, ops: Ops
     }
     for (const kw of ["dependentSchemas", "dependencies"]) {
       const deps = s[kw];
-      if (!isObj(deps)) continue;
+      if (!isObj(deps) || !reg.defines(kw)) continue;
       for (const [name, x] of Object.entries(deps)) {
         if (!isObj(x) && typeof x !== "boolean") continue;
         const dep = reg.child(l, x as Obj, kw, name);

@@ -1,9 +1,11 @@
 /**
  * A recursive-descent parser for ECMAScript regular expressions that lowers straight to grammar
  * IR. Semantics are those of `new RegExp("^(?:" + pattern + ")$", "u")`: the whole text must
- * match, and the pattern is read as code points. Features that a context-free grammar over the
- * output cannot express (back-references, look-around, word boundaries, anchors inside the
- * pattern) are refused with a GrammarError at their 0-based UTF-16 offset in the pattern.
+ * match, and the pattern is read as code points. Anchors at the edge of a whole alternative
+ * (`^$|^https://x\.com/`, `(a$|b)`) restate the full match and change nothing. Features that a
+ * context-free grammar over the output cannot express (back-references, look-around, word
+ * boundaries, anchors inside the pattern) are refused with a GrammarError at their 0-based UTF-16
+ * offset in the pattern.
  */
 import { GrammarError } from "../../errors.js";
 import type { IrExpr } from "../ir.js";
@@ -30,6 +32,12 @@ const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9a-fA-
 class RegexParser {
   private pos = 0;
   private nesting = 0;
+  /** Anchors read so far (a quantified group must not hold one). */
+  private anchors = 0;
+  /** Whether the group just parsed ends with an end anchor (`$` at the end of an alternative). */
+  private groupEndAnchored = false;
+  /** Where the last `$` was read (for the error when something follows it). */
+  private endAnchorAt = 0;
 
   constructor(private readonly src: string) {}
 
@@ -46,47 +54,75 @@ class RegexParser {
   }
 
   parse(): IrExpr {
-    // A leading ^ and trailing $ restate the full-match semantics; anywhere else they are refused.
-    if (this.peek() === "^") this.pos++;
-    const expr = this.disjunction(0);
+    const { expr } = this.disjunction(0, true);
     if (!this.atEnd()) this.fail(`unmatched ')': there is no '(' for it to close`);
     return expr;
   }
 
-  private disjunction(depth: number): IrExpr {
-    const alternatives = [this.alternative(depth)];
+  /**
+   * Alternatives separated by `|`. `atStart`: they begin where the whole text begins, so a `^`
+   * opening one restates the full match. `endAnchored`: some alternative ends with `$`, which
+   * the caller accepts only where nothing can follow (the end of the pattern, or of a group
+   * that ends its own alternative).
+   */
+  private disjunction(depth: number, atStart: boolean): { expr: IrExpr; endAnchored: boolean } {
+    let endAnchored = false;
+    const one = (): IrExpr => {
+      const a = this.alternative(depth, atStart);
+      endAnchored ||= a.endAnchored;
+      return a.expr;
+    };
+    const alternatives = [one()];
     while (this.peek() === "|") {
       this.pos++;
-      alternatives.push(this.alternative(depth));
+      alternatives.push(one());
     }
-    return choiceOf(alternatives);
+    return { expr: choiceOf(alternatives), endAnchored };
   }
 
-  private alternative(depth: number): IrExpr {
+  private alternative(depth: number, atStart: boolean): { expr: IrExpr; endAnchored: boolean } {
     const items: IrExpr[] = [];
+    let endAnchored = false;
     for (;;) {
       const c = this.peek();
       if (c === undefined || c === "|" || c === ")") break;
+      if (endAnchored) {
+        this.fail("'$' is only accepted at the end of a whole alternative: the pattern always matches the whole text, so an end anchor with more to match after it cannot be expressed (write \\$ for a literal dollar sign)", this.endAnchorAt);
+      }
       if (c === "$") {
-        if (depth === 0 && this.pos === this.src.length - 1) {
-          this.pos++;
-          break;
-        }
-        this.fail("'$' is only accepted at the very end of the pattern: the pattern always matches the whole text, so an end anchor elsewhere cannot be expressed (write \\$ for a literal dollar sign)");
+        this.endAnchorAt = this.pos;
+        this.pos++;
+        this.anchors++;
+        endAnchored = true;
+        continue;
       }
       if (c === "^") {
-        this.fail("'^' is only accepted at the very start of the pattern: the pattern always matches the whole text, so a start anchor elsewhere cannot be expressed (write \\^ for a literal caret)");
+        if (!atStart || items.length > 0) {
+          this.fail("'^' is only accepted at the start of a whole alternative: the pattern always matches the whole text, so a start anchor elsewhere cannot be expressed (write \\^ for a literal caret)");
+        }
+        this.pos++;
+        this.anchors++;
+        continue;
       }
-      items.push(this.term());
+      items.push(this.term(atStart && items.length === 0));
+      if (this.groupEndAnchored) {
+        this.groupEndAnchored = false;
+        endAnchored = true;
+      }
     }
-    return seqOf(items);
+    return { expr: seqOf(items), endAnchored };
   }
 
-  private term(): IrExpr {
-    const atom = this.atom();
+  /** An atom and its quantifier; `atStart`: the atom begins where the whole text begins. */
+  private term(atStart: boolean): IrExpr {
+    const anchorsBefore = this.anchors;
+    const atom = this.atom(atStart);
     const quantifierAt = this.pos;
     const bounds = this.quantifier();
     if (bounds === undefined) return atom;
+    if (this.anchors !== anchorsBefore) {
+      this.fail("a group holding '^' or '$' cannot be repeated: the anchor holds only at the edge of the text, so the repeats cannot be expressed", quantifierAt);
+    }
     if (this.peek() === "?") this.pos++; // lazy: the same language
     const next = this.peek();
     if (next === "*" || next === "+" || next === "?" || (next === "{" && this.quantifierAhead())) {
@@ -137,7 +173,7 @@ class RegexParser {
     return value;
   }
 
-  private atom(): IrExpr {
+  private atom(atStart: boolean): IrExpr {
     const start = this.pos;
     const c = this.peek()!;
     switch (c) {
@@ -145,7 +181,7 @@ class RegexParser {
         this.pos++;
         return classExpr(LINE_TERMINATORS, true);
       case "(":
-        return this.group();
+        return this.group(atStart);
       case "[":
         return this.characterClass();
       case "\\":
@@ -166,7 +202,7 @@ class RegexParser {
     }
   }
 
-  private group(): IrExpr {
+  private group(atStart: boolean): IrExpr {
     const open = this.pos;
     if (++this.nesting > MAX_NESTING) this.fail(`groups are nested more than ${MAX_NESTING} deep`, open);
     this.pos++;
@@ -186,11 +222,12 @@ class RegexParser {
         this.fail("invalid group: '(?' must be followed by ':', '<name>', '=', '!', '<=' or '<!'", open);
       }
     }
-    const inner = this.disjunction(1);
+    const inner = this.disjunction(1, atStart);
     if (this.peek() !== ")") this.fail(`unterminated group: the '(' at position ${open} has no matching ')'`, open);
     this.pos++;
     this.nesting--;
-    return inner;
+    this.groupEndAnchored = inner.endAnchored;
+    return inner.expr;
   }
 
   /** Skips `?<name>` of a named group (the name is ignored: captures do not change the language). */
@@ -256,6 +293,11 @@ class RegexParser {
         return char(0x0c);
       case "r":
         return char(0x0d);
+      // Not ECMAScript: the bell and escape characters, which xgrammar's regexes (and PCRE) read.
+      case "a":
+        return char(0x07);
+      case "e":
+        return char(0x1b);
       case "0":
         if (isDigit(this.peek())) this.fail("octal escapes such as \\01 are not allowed in Unicode patterns (write \\x01 or \\u0001)", at);
         return char(0);

@@ -11,6 +11,7 @@ import type { CompiledGrammar } from "../../engine/compiled-grammar.js";
 import { BatchMatcher } from "../../engine/batch.js";
 import { GrammarMatcher } from "../../engine/matcher.js";
 import { InvalidArgumentError, TagmaskError, type OutputParseError } from "../../errors.js";
+import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../../format/parse.js";
 import type { Format, StructuralTag } from "../../format/types.js";
 import { irToGbnf } from "../../compile/gbnf.js";
 import type { IrExpr, IrGrammar } from "../../compile/ir.js";
@@ -157,7 +158,7 @@ export class ConstrainedLlama {
       origin = source;
       const { maxFreeTextTokens, maxWhitespace } = options;
       if (maxFreeTextTokens !== undefined || maxWhitespace !== undefined) {
-        let tag: StructuralTag = (source as StructuralTag).type === "structural_tag" ? (source as StructuralTag) : { type: "structural_tag", format: source as Format };
+        let tag: StructuralTag = isStructuralTagObject(source) ? parseStructuralTag(source) : { type: "structural_tag", format: parseFormat(source) };
         if (maxFreeTextTokens !== undefined) tag = limitFreeText(tag, maxFreeTextTokens);
         if (maxWhitespace !== undefined) tag = limitWhitespace(tag, maxWhitespace);
         origin = tag;

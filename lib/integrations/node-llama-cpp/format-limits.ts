@@ -23,7 +23,12 @@ function mapLeaves(format: Format, leaf: (f: Format) => Format): Format {
       return { ...format, content: mapLeaves(format.content, leaf) };
     case "triggered_tags":
     case "tags_with_separator":
+    case "token_triggered_tags":
       return { ...format, tags: format.tags.map((t) => ({ ...t, content: mapLeaves(t.content, leaf) })) };
+    case "dispatch":
+      return { ...format, rules: format.rules.map(([p, f]) => [p, mapLeaves(f, leaf)] as [string, Format]) };
+    case "token_dispatch":
+      return { ...format, rules: format.rules.map(([t, f]) => [t, mapLeaves(f, leaf)] as [typeof t, Format]) };
     default:
       return leaf(format);
   }
@@ -33,12 +38,15 @@ function checkLimit(name: string, n: number): void {
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name}: expected a non-negative integer, found ${String(n)}`);
 }
 
-/** The structural tag with every `any_text` limited to `maxTokens` tokens (a tighter limit already there is kept). */
+/**
+ * The structural tag with every `any_text` and `any_tokens` limited to `maxTokens` tokens (a
+ * tighter limit already there is kept).
+ */
 export function limitFreeText(tag: StructuralTag, maxTokens: number): StructuralTag {
   checkLimit("maxTokens", maxTokens);
   return {
     ...tag,
-    format: mapLeaves(tag.format, (f) => (f.type === "any_text" ? { ...f, max_tokens: Math.min(f.max_tokens ?? maxTokens, maxTokens) } : f)),
+    format: mapLeaves(tag.format, (f) => (f.type === "any_text" || f.type === "any_tokens" ? { ...f, max_tokens: Math.min(f.max_tokens ?? maxTokens, maxTokens) } : f)),
   };
 }
 

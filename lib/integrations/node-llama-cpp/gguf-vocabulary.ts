@@ -66,12 +66,26 @@ function findSplitPattern(value: unknown): string | undefined {
 }
 
 /**
- * The GGUF vocabulary of a byte-level BPE tokenizer.json (Llama 3, Qwen2/3, …) with `addedTokens`
- * appended as control tokens, spelled as llama.cpp's converter spells it: vocabulary tokens in
- * their byte-level form (normal), special added tokens as control tokens, other added tokens
- * user-defined, unused ids as `[PADn]` (unused).
+ * A byte-level BPE vocabulary as read from a tokenizer.json, before extra tokens are appended:
+ * what the packaged vocabulary file (vocabulary-file.ts) stores.
  */
-export function vocabularyFromTokenizerJson(path: string, addedTokens: readonly string[]): GgufVocabulary {
+export interface BpeVocabulary {
+  /** Pre-tokenizer name ("llama-bpe", "qwen2", "default"). */
+  pre: string;
+  /** Token strings by id; ids the tokenizer leaves unused are absent (holes). */
+  tokens: readonly (string | undefined)[];
+  /** One {@link GgufTokenType} per present token. */
+  types: readonly (number | undefined)[];
+  /** BPE merges, "a b". */
+  merges: readonly string[];
+}
+
+/**
+ * The vocabulary of a byte-level BPE tokenizer.json, spelled as llama.cpp's converter spells
+ * it: vocabulary tokens in their byte-level form (normal), special added tokens as control
+ * tokens, other added tokens user-defined.
+ */
+export function readBpeTokenizerJson(path: string): BpeVocabulary {
   let json: TokenizerJsonForGguf;
   try {
     json = JSON.parse(readFileSync(path, "utf8")) as TokenizerJsonForGguf;
@@ -85,21 +99,40 @@ export function vocabularyFromTokenizerJson(path: string, addedTokens: readonly 
   if (!JSON.stringify(json.decoder ?? json.pre_tokenizer ?? null).includes('"ByteLevel"')) {
     throw new TokenizerError(`${path}: decoder: the tiny model needs a byte-level tokenizer (a ByteLevel decoder)`);
   }
-  const tokens: string[] = [];
-  const types: number[] = [];
+  const tokens: (string | undefined)[] = [];
+  const types: (number | undefined)[] = [];
   for (const [token, id] of Object.entries(vocab as Record<string, unknown>)) {
     if (typeof id !== "number" || !Number.isInteger(id) || id < 0) throw new TokenizerError(`${path}: model.vocab[${JSON.stringify(token)}]: expected a token id`);
     tokens[id] = token;
     types[id] = 1;
   }
-  const specials = new Set<string>();
   const added = Array.isArray(json.added_tokens) ? (json.added_tokens as { id?: unknown; content?: unknown; special?: unknown }[]) : [];
   added.forEach((t, i) => {
     if (typeof t.id !== "number" || typeof t.content !== "string") throw new TokenizerError(`${path}: added_tokens[${i}]: expected id and content`);
     tokens[t.id] = t.content;
     // As llama.cpp's converter does: special added tokens are control tokens, others user-defined.
     types[t.id] = t.special === true ? 3 : 4;
-    if (t.special === true) specials.add(t.content);
+  });
+  const merges = (Array.isArray(json.model.merges) ? json.model.merges : []).map((m: unknown, i) => {
+    if (typeof m === "string") return m;
+    if (Array.isArray(m) && m.length === 2 && typeof m[0] === "string" && typeof m[1] === "string") return `${m[0]} ${m[1]}`;
+    throw new TokenizerError(`${path}: model.merges[${i}]: expected "a b" or ["a", "b"]`);
+  });
+  const split = findSplitPattern(json.pre_tokenizer);
+  const pre = KNOWN_PRE_TOKENIZERS.find(([, pattern]) => pattern === split)?.[0] ?? "default";
+  return { pre, tokens, types, merges };
+}
+
+/**
+ * The GGUF vocabulary of a BPE vocabulary with `addedTokens` appended as control tokens (those
+ * it already has as control tokens are not added again) and unused ids as `[PADn]` (unused).
+ */
+export function completeBpeVocabulary(base: BpeVocabulary, addedTokens: readonly string[]): GgufVocabulary {
+  const tokens = [...base.tokens];
+  const types = [...base.types];
+  const specials = new Set<string>();
+  tokens.forEach((t, id) => {
+    if (t !== undefined && types[id] === 3) specials.add(t);
   });
   for (const content of addedTokens) {
     if (specials.has(content)) continue;
@@ -112,18 +145,23 @@ export function vocabularyFromTokenizerJson(path: string, addedTokens: readonly 
       types[id] = 5;
     }
   }
-  const merges = (Array.isArray(json.model.merges) ? json.model.merges : []).map((m: unknown, i) => {
-    if (typeof m === "string") return m;
-    if (Array.isArray(m) && m.length === 2 && typeof m[0] === "string" && typeof m[1] === "string") return `${m[0]} ${m[1]}`;
-    throw new TokenizerError(`${path}: model.merges[${i}]: expected "a b" or ["a", "b"]`);
-  });
-  const split = findSplitPattern(json.pre_tokenizer);
-  const pre = KNOWN_PRE_TOKENIZERS.find(([, pattern]) => pattern === split)?.[0] ?? "default";
-  const idOf = (text: string): number => tokens.indexOf(text);
+  const full = tokens as string[];
+  const idOf = (text: string): number => full.indexOf(text);
   const bos = idOf("<|begin_of_text|>");
   // The K3 end-of-message marker ends a message; without it, the tokenizer's own end of text.
   const eos = [KIMI_K3_STOP_TOKEN, "<|eot_id|>", "<|end_of_text|>", "<|im_end|>", "<|endoftext|>"].map(idOf).find((id) => id >= 0);
-  return { model: "gpt2", pre, tokens, types, merges, ...(bos >= 0 ? { bosId: bos } : {}), ...(eos === undefined ? {} : { eosId: eos }) };
+  return {
+    model: "gpt2", pre: base.pre, tokens: full, types: types as number[], merges: base.merges,
+    ...(bos >= 0 ? { bosId: bos } : {}), ...(eos === undefined ? {} : { eosId: eos }),
+  };
+}
+
+/**
+ * The GGUF vocabulary of a byte-level BPE tokenizer.json (Llama 3, Qwen2/3, …) with `addedTokens`
+ * appended as control tokens; see {@link readBpeTokenizerJson} and {@link completeBpeVocabulary}.
+ */
+export function vocabularyFromTokenizerJson(path: string, addedTokens: readonly string[]): GgufVocabulary {
+  return completeBpeVocabulary(readBpeTokenizerJson(path), addedTokens);
 }
 
 /** The `tokenizer.ggml.*` metadata entries of a vocabulary. */

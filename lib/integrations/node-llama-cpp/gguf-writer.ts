@@ -169,8 +169,16 @@ function tensorBytes(t: GgufTensor): Uint8Array {
   return new Uint8Array(half.buffer);
 }
 
-/** Writes a GGUF v3 file; returns its size in bytes. */
-export function writeGguf(file: string, metadata: ReadonlyMap<string, GgufValue>, tensors: readonly GgufTensor[]): number {
+/**
+ * Writes a GGUF v3 file; returns its size in bytes. `onWrite(written, total)` is called after each
+ * chunk reaches the file (progress for large files).
+ */
+export function writeGguf(
+  file: string,
+  metadata: ReadonlyMap<string, GgufValue>,
+  tensors: readonly GgufTensor[],
+  onWrite?: (written: number, total: number) => void,
+): number {
   const sink = new ByteSink();
   sink.bytes(Buffer.from("GGUF", "latin1"));
   sink.u32(3);
@@ -198,7 +206,12 @@ export function writeGguf(file: string, metadata: ReadonlyMap<string, GgufValue>
   }
   const fd = openSync(file, "w");
   try {
-    for (const chunk of sink.finish()) writeSync(fd, chunk);
+    let written = 0;
+    for (const chunk of sink.finish()) {
+      writeSync(fd, chunk);
+      written += chunk.length;
+      onWrite?.(written, sink.length);
+    }
   } finally {
     closeSync(fd);
   }

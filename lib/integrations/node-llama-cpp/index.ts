@@ -7,7 +7,7 @@ export { ConstrainedGrammar, ConstrainedLlama } from "./constrained-llama.js";
 export type { BatchJob, BatchResult, ConstrainedLlamaOptions, GrammarOptions, ToolCallsResult } from "./constrained-llama.js";
 export type { GenerateOptions, GenerationResult, GenerationStats, SamplingOptions, StopReason } from "./generate.js";
 export type { BatchMaskStats } from "./batch-masks.js";
-export { MASK_ROUTES, SAMPLER_ARRAYS_VERSION, nodeLlamaCppVersion } from "./routes.js";
+export { MASK_ROUTES, SAMPLER_ARRAYS_VERSION, SAMPLER_ARRAYS_VERSIONS, nodeLlamaCppVersion } from "./routes.js";
 export type { MaskRouteName } from "./routes.js";
 export { checkMaskRoute } from "./route-check.js";
 export type { RouteCheck } from "./route-check.js";
@@ -15,4 +15,4 @@ export { limitFreeText, limitWhitespace } from "./format-limits.js";
 export {
   DEFAULT_FAVORED_TOKENS, DEFAULT_TINY_MODEL_SHAPE, ensureTinyModel, probeModelFile, tinyModelCacheDir, tinyModelCachePath, writeTinyModel,
 } from "./tiny-model.js";
-export type { TinyModelInfo, TinyModelOptions, TinyModelShape } from "./tiny-model.js";
+export type { TinyModelInfo, TinyModelOptions, TinyModelProgress, TinyModelShape } from "./tiny-model.js";

@@ -12,7 +12,7 @@ import {
   biasObjectOption,
   installSamplerArrays,
   nodeLlamaCppVersion,
-  SAMPLER_ARRAYS_VERSION,
+  SAMPLER_ARRAYS_VERSIONS,
   type MaskRouteName,
   type StepBiases,
 } from "./routes.js";
@@ -54,8 +54,8 @@ async function sampleOnce(
 async function runCheck(model: LlamaModel, tokenizer: TokenizerInfo, route: CheckedRoute): Promise<RouteCheck> {
   if (route === "sampler-arrays") {
     const version = nodeLlamaCppVersion();
-    if (version !== SAMPLER_ARRAYS_VERSION) {
-      return { route, ok: false, reason: `written against node-llama-cpp ${SAMPLER_ARRAYS_VERSION}, found ${version ?? "an unknown version"}` };
+    if (version === null || !SAMPLER_ARRAYS_VERSIONS.includes(version)) {
+      return { route, ok: false, reason: `written against node-llama-cpp ${SAMPLER_ARRAYS_VERSIONS.join(" and ")}, found ${version ?? "an unknown version"}` };
     }
   }
   const vocab = tokenizer.vocabSize;

@@ -27,8 +27,14 @@ import { popcount32 } from "../../mask/types.js";
 export type MaskRouteName = "sampler-arrays" | "bias-object" | "gbnf";
 export const MASK_ROUTES: readonly MaskRouteName[] = ["sampler-arrays", "bias-object", "gbnf"];
 
-/** The node-llama-cpp version whose internals `sampler-arrays` relies on. */
-export const SAMPLER_ARRAYS_VERSION = "3.21.1";
+/**
+ * The node-llama-cpp versions whose internals `sampler-arrays` was checked against (the sampler
+ * config hook is the same code in each); other versions use the next route.
+ */
+export const SAMPLER_ARRAYS_VERSIONS: readonly string[] = ["3.21.1", "3.22.1"];
+
+/** The newest version in {@link SAMPLER_ARRAYS_VERSIONS}. */
+export const SAMPLER_ARRAYS_VERSION = "3.22.1";
 
 let cachedVersion: string | null | undefined;
 

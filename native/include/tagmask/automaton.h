@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tagmask/token_edges.h"
+
 namespace tagmask {
 
 /// The dead state: every transition out of it leads back to it.
@@ -60,6 +62,8 @@ struct Automaton {
   std::vector<int16_t> singleByte;
   std::vector<AutomatonRule> rules;
   uint32_t rootRule = 0;
+  /// Edges that take a whole token by id (the IR's token nodes); inactive for most grammars.
+  TokenEdgeTable tokenEdges;
 
   uint32_t StateCount() const { return static_cast<uint32_t>(flags.size()); }
   uint32_t Next(uint32_t state, uint8_t byte) const { return trans[state * classCount + byteClass[byte]]; }

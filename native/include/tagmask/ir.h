@@ -17,7 +17,21 @@ constexpr uint32_t kVersion = 1;
 /// The largest Unicode code point.
 constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 
-enum class Kind : uint32_t { Empty = 0, Never = 1, Bytes = 2, Class = 3, Seq = 4, Choice = 5, Repeat = 6, Ref = 7, Text = 8 };
+enum class Kind : uint32_t {
+  Empty = 0,
+  Never = 1,
+  Bytes = 2,
+  Class = 3,
+  Seq = 4,
+  Choice = 5,
+  Repeat = 6,
+  Ref = 7,
+  Text = 8,
+  // Token nodes (docs/ir.md, "Token nodes"): codes 16-23 are theirs; token_nodes.h reads them.
+  Token = 16,
+  ExcludeToken = 17,
+  AnyTokens = 18,
+};
 
 /// One node, fields as in the binary table (meaning depends on `kind`, see docs/ir.md).
 struct Node {
@@ -56,6 +70,12 @@ struct Grammar {
     *length = extra[n.a + 3 + 2 * i];
     return bytes.data() + extra[n.a + 2 + 2 * i];
   }
+  /// Token nodes: entry i is three words (tag, x, y), tag 0 = the id x, tag 1 = the text
+  /// bytes [x, x + y). After ResolveTokenNodes (token_nodes.h) every entry is an id.
+  uint32_t TokenEntryTag(const Node& n, uint32_t i) const { return extra[n.a + 3 * i]; }
+  uint32_t TokenId(const Node& n, uint32_t i) const { return extra[n.a + 3 * i + 1]; }
+  /// maxTokens of an AnyTokens node (kNone: unbounded).
+  uint32_t AnyTokensMax(const Node& n) const { return n.c; }
 };
 
 /// Parses and validates a serialized grammar. Throws Error(InvalidGrammar) naming the header

@@ -96,6 +96,10 @@ class Matcher {
   bool CanEnd(uint32_t state, uint32_t frame) const;
   void FillStack(const Config& stack, uint32_t* row, bool* first) const;
   bool CheckToken(const Config& stack, uint32_t id) const;
+  // Token edges (matcher_token_edges.cpp): accepting a token through them and its bytes, and
+  // adding what they take to a filled mask. Used only when the automaton has token edges.
+  bool AdvanceToken(uint32_t id);
+  void FillTokenEdges(uint32_t* row) const;
 
   std::shared_ptr<const CompiledGrammar> grammar_;
   const Automaton* a_;
@@ -108,7 +112,7 @@ class Matcher {
   std::string error_;
   bool depthExceeded_ = false;
   // Scratch, reused so that accept and fill do not allocate once warm.
-  std::vector<Config> cur_, next_;
+  std::vector<Config> cur_, next_, tokenNext_;
   mutable std::vector<Config> simA_, simB_;
   mutable std::vector<Frame> overlay_;
   mutable std::vector<uint32_t> scratchRow_;

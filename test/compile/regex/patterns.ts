@@ -12,6 +12,8 @@ export const PATTERNS: Array<[string, ("none" | "all")?]> = [
   // literals, alternation, anchors at the ends
   ["abc"], ["a|b|c"], ["ab|cd|"], ["^abc$"], ["^a|b$"], ["yes|no|maybe"], ["(true|false|null)"], ["a|"], ["|"], [""],
   ["^$"], ["^"], ["$"], ["é+"], ["😀+"], ["中文|Жж"],
+  // anchors at the edge of a whole alternative restate the full match
+  ["^$|^https://x\\.com/"], ["(a$|b)"], ["(^a|b)c"], ["^^a"], ["a$|b$"], ["((^a))b"], ["^(a|^b)$"], ["x|(y$)"],
   // dot and classes
   ["a.c"], [".*"], [".+"], ["[.]"], ["a.b.c"], ["[abc]+"], ["[^abc]*"], ["[a-z0-9_]+"], ["[^a-z]"], ["[-a]"], ["[a-]"],
   ["[\\]\\\\]+"], ["[\\-]"], ["[\\b]"], ["[^]"], ["[^]*", "all"], ["[]", "none"], ["[]a|b"], ["[é-ü]+"], ["[😀-🙏]"],

@@ -1,0 +1,140 @@
+/**
+ * `tagmask serve`: the OpenAI-compatible chat completions server on a GGUF model (see
+ * lib/server and docs/server.md). Runs until SIGINT or SIGTERM, then shuts down gracefully:
+ * new requests are refused, generating ones finish (or are cancelled after the grace period,
+ * their clients told so), and the model is freed. A second signal cancels at once.
+ */
+import { parseArgs } from "node:util";
+import { TagmaskError } from "../errors.js";
+import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
+import type { ServerOptions } from "../server/server.js";
+import { chatTemplateFamilies } from "../tools/chat-templates.js";
+import { toolCallingFamilies } from "../tools/families.js";
+import { UsageError } from "./args.js";
+import type { CliCommand } from "./command.js";
+
+const USAGE = [
+  "tagmask serve --model FILE.gguf [--family NAME] [--host 127.0.0.1] [--port 8080] [--parallel N] [--context N]",
+  "              [--max-queue N] [--model-id ID] [--threads N] [--gpu] [--route R] [--max-text-tokens N]",
+  "              [--max-whitespace N] [--shutdown-grace SECONDS] [--no-probe] [--log]",
+  "tagmask serve --tiny [options]      the tiny random test model (no download; its output is noise)",
+  "",
+  "  --model FILE        the GGUF model",
+  "  --family NAME       its model family (default: detected from the model's chat template): " + toolCallingFamilies().filter((f) => chatTemplateFamilies().includes(f)).join(", "),
+  "  --host ADDRESS      address to listen on (default 127.0.0.1)",
+  "  --port N            port (default 8080; 0 picks a free one)",
+  "  --parallel N        requests generating at once, the context's sequences (default 4)",
+  "  --context N         tokens per sequence, prompt and completion (default: the model's, at most 4096)",
+  "  --max-queue N       requests waiting beyond those; more get 429 with Retry-After (default 64)",
+  "  --model-id ID       the model's name in /v1/models and responses (default: the file name)",
+  "  --threads N         CPU threads of llama.cpp (default: node-llama-cpp's choice; 1 with --tiny)",
+  "  --gpu               let node-llama-cpp use a GPU (default: CPU only)",
+  "  --route R           masking route: auto (default), " + MASK_ROUTES.join(", "),
+  "  --max-text-tokens N bound every free-text part of every grammar to N tokens (default none; 8 with --tiny)",
+  "  --max-whitespace N  at most N whitespace characters between JSON tokens (default none; 4 with --tiny)",
+  "  --shutdown-grace S  seconds generations may finish after a signal before they are cancelled (default 30)",
+  "  --no-probe          load the model without first loading it in a child process (a malformed file",
+  "                      then aborts the server instead of failing with a message)",
+  "  --log               log every request (JSON lines on stdout)",
+].join("\n");
+
+function integer(values: Record<string, unknown>, name: string, min: number): number | undefined {
+  const text = values[name];
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || String(text).trim() === "") throw new UsageError(`--${name} must be an integer ≥ ${min}, got '${String(text)}'`);
+  return n;
+}
+
+export const command: CliCommand = {
+  summary: "serve a GGUF model over an OpenAI-compatible API whose tool calls always parse and match their schemas",
+  usage: USAGE,
+  async run(argv, io) {
+    let values: Record<string, string | boolean | undefined>;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          model: { type: "string" },
+          tiny: { type: "boolean" },
+          family: { type: "string" },
+          host: { type: "string" },
+          port: { type: "string" },
+          parallel: { type: "string" },
+          context: { type: "string" },
+          "max-queue": { type: "string" },
+          "model-id": { type: "string" },
+          threads: { type: "string" },
+          gpu: { type: "boolean" },
+          route: { type: "string" },
+          "max-text-tokens": { type: "string" },
+          "max-whitespace": { type: "string" },
+          "shutdown-grace": { type: "string" },
+          "no-probe": { type: "boolean" },
+          log: { type: "boolean" },
+        },
+      }));
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const tiny = values.tiny === true;
+    if (tiny === (values.model !== undefined)) throw new UsageError(tiny ? "--tiny and --model exclude each other" : "--model FILE.gguf is required (or --tiny for the tiny test model)");
+    const route = (values.route ?? "auto") as MaskRouteName | "auto";
+    if (route !== "auto" && !MASK_ROUTES.includes(route)) throw new UsageError(`--route must be auto or one of ${MASK_ROUTES.join(", ")}, got '${route}'`);
+    const family = values.family as string | undefined;
+    if (family !== undefined && !(toolCallingFamilies().includes(family) && chatTemplateFamilies().includes(family))) {
+      throw new UsageError(`unknown --family '${family}' (served families: ${toolCallingFamilies().filter((f) => chatTemplateFamilies().includes(f)).join(", ")})`);
+    }
+    const grace = integer(values, "shutdown-grace", 0);
+    const threads = integer(values, "threads", 1) ?? (tiny ? 1 : undefined);
+    const maxText = integer(values, "max-text-tokens", 1) ?? (tiny ? 8 : undefined);
+    const maxWhitespace = integer(values, "max-whitespace", 0) ?? (tiny ? 4 : undefined);
+    const numbers: Partial<ServerOptions> = {};
+    for (const [flag, key, min] of [["port", "port", 0], ["parallel", "parallel", 1], ["context", "contextSize", 16], ["max-queue", "maxQueue", 0]] as const) {
+      const n = integer(values, flag, min);
+      if (n !== undefined) numbers[key] = n;
+    }
+
+    let model = values.model as string | undefined;
+    if (tiny) {
+      const { ensureTinyModel } = await import("../integrations/node-llama-cpp/tiny-model.js");
+      model = ensureTinyModel().path;
+    }
+    const { createServer } = await import("../server/server.js");
+    let server;
+    try {
+      server = await createServer({
+        model: model!,
+        ...numbers,
+        ...(tiny ? { family: family ?? "kimi-k3", modelId: values["model-id"] as string | undefined ?? "tagmask-tiny", probeModel: false } : {}),
+        ...(!tiny && family !== undefined ? { family } : {}),
+        ...(!tiny && values["model-id"] !== undefined ? { modelId: values["model-id"] as string } : {}),
+        ...(values.host === undefined ? {} : { host: values.host as string }),
+        ...(threads === undefined ? {} : { threads }),
+        ...(maxText === undefined ? {} : { maxFreeTextTokens: maxText }),
+        ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
+        ...(grace === undefined ? {} : { shutdownGraceMs: grace * 1000 }),
+        ...(values["no-probe"] === true && !tiny ? { probeModel: false } : {}),
+        gpu: values.gpu === true,
+        route,
+        logger: values.log === true,
+        handleSignals: true,
+      });
+    } catch (err) {
+      if (err instanceof TagmaskError && err.code === "TAGMASK_MISSING_DEPENDENCY") {
+        io.stderr.write(`tagmask serve: ${err.message}\n`);
+        return 3;
+      }
+      throw err;
+    }
+    const url = await server.listen();
+    io.stdout.write(`tagmask serve: listening on ${url} — model ${server.modelId}, family ${server.family}, ` +
+      `${server.parallel} sequences × ${server.contextSize} tokens, masking route ${server.session.route}\n`);
+    io.stdout.write(`  POST ${url}/v1/chat/completions · GET ${url}/v1/models · GET ${url}/health · GET ${url}/metrics (Ctrl-C stops)\n`);
+    await server.closed;
+    io.stdout.write("tagmask serve: shut down\n");
+    return 0;
+  },
+};
