@@ -267,7 +267,7 @@ const deepJson = `${'{"type":"array","items":'.repeat(3000)}{"type":"integer"}${
 const badUtf8 = Uint8Array.from([...Buffer.from('{"type":"string","enum":["a'), 0xff, ...Buffer.from('"]}')]);
 
 const CLI: CliCase[] = [
-  { name: "an unknown command", argv: () => ["nope"], message: /unknown command 'nope'/ },
+  { name: "an unknown command", argv: () => ["nope"], message: /unknown command .nope./ },
   { name: "compile without --schema", argv: () => ["compile"], message: /--schema/ },
   { name: "compile: a missing file", argv: () => ["compile", "--schema", `${scratch.dir}/missing.json`], message: /cannot read the file \(no such file\)/ },
   { name: "compile: a directory", argv: () => ["compile", "--schema", scratch.dir], message: /cannot read the file \(it is a directory\)/ },

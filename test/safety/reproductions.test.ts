@@ -288,9 +288,12 @@ describe("issue 11 reproductions, each 5 times in a child process", () => {
   scratch = scratchDir("safety-repro");
 
   it.each(REPROS.map((r) => [r.name, r] as const))("%s", async (_name, repro) => {
+    // The command line (and the files it names) is made once: runs go two at a time, and a file
+    // rewritten while another run reads it would be read half written.
+    const argv = repro.cli?.();
     const runs = await inBatches(
       Array.from({ length: RUNS }, () => () =>
-        repro.cli ? runNode([CLI, ...repro.cli()], { timeoutMs: KILL_MS }) : runScript(PRELUDE + repro.script!, { timeoutMs: KILL_MS, execArgv: ["--expose-gc"] })),
+        argv ? runNode([CLI, ...argv], { timeoutMs: KILL_MS }) : runScript(PRELUDE + repro.script!, { timeoutMs: KILL_MS, execArgv: ["--expose-gc"] })),
     );
     times[repro.name] = runs.map((r) => Math.round(r.ms));
     for (const child of runs) {
