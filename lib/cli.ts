@@ -24,6 +24,8 @@ const commands: Record<string, () => Promise<{ command: CliCommand }>> = {
   masks: () => import("./cli/masks.js"),
   serve: () => import("./cli/serve.js"),
   request: () => import("./cli/request.js"),
+  families: () => import("./cli/families.js"),
+  parse: () => import("./cli/parse.js"),
 };
 
 /** The exit codes, as `tagmask --help` lists them. */

@@ -49,10 +49,12 @@ export { BatchMatcher } from "./engine/batch.js";
 export type { BatchAcceptResult, BatchMatcherOptions, BatchRowError } from "./engine/batch.js";
 export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
-  KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES,
+  KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES, MISTRAL_VARIANTS, mistralVariantOf,
 } from "./tools/index.js";
 export { parseToolOutputStream } from "./tools/index.js";
 export type { ToolOutputChunks } from "./tools/index.js";
+export { ARGUMENT_STYLES } from "./format/styles.js";
+export type { ArgumentStyle } from "./format/styles.js";
 export type {
   AllowedToolsChoice, FunctionDefinition, FunctionTool, NamedToolChoice, NormalizedTool, NormalizedToolRequest, ParsedToolCall,
   ParsedToolOutput, ReasoningMode, ResponseFormat, ToolCallingFamily, ToolCallingRequest, ToolChoice, ToolOutputEvent,

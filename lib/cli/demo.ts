@@ -8,12 +8,13 @@ import { TagmaskError } from "../errors.js";
 import { printOutline } from "../format/outline.js";
 import type { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-llama.js";
 import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
-import { buildToolCallingFormat } from "../tools/families.js";
+import { buildToolCallingFormat, toolCallingFamilies } from "../tools/families.js";
 import type { FunctionTool, ToolCallingRequest, ToolChoice } from "../tools/types.js";
 import { choiceOption, integerOption, optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { readOptionJson } from "./files.js";
 import { modelProgress } from "./model-progress.js";
+import { reasoningArg } from "./outline.js";
 
 /** The seed tools of the spec: what the demo calls when no tools file is given. */
 export const DEMO_TOOLS: FunctionTool[] = [
@@ -40,10 +41,14 @@ export const DEMO_TOOLS: FunctionTool[] = [
 const DEFAULT_PROMPT = "<|open|>user<|sep|>What is the weather in Paris, and what is 2 + 3?<|close|>user<|sep|>";
 
 const usage = [
-  "tagmask demo [--model FILE.gguf | --tokenizer tokenizer.json] [--tools FILE] [--tool-choice required|auto|none|NAME] [--no-parallel]",
+  "tagmask demo [--family NAME] [--model FILE.gguf | --tokenizer tokenizer.json] [--tools FILE] [--tool-choice required|auto|none|NAME] [--no-parallel]",
   "             [--prompt TEXT] [--max-tokens N] [--max-text-tokens N] [--max-whitespace N] [--temperature T] [--seed N]",
   "             [--route auto|sampler-arrays|bias-object|gbnf] [--threads N] [--gpu] [--json]",
   "",
+  "  --family NAME       the model family whose format the grammar and parser follow (default kimi-k3); the tiny",
+  "                      model then gets the family's vocabulary and markers",
+  "  --variant V         the family's format variant (mistral: v3, v11, v13)",
+  "  --reasoning M       final_output_only (default), think or auto",
   "  --model FILE        a GGUF model (default: the tiny random model, generated into the cache if absent)",
   "  --tokenizer FILE    the tiny model's vocabulary from a byte-level BPE tokenizer.json (default: Llama 3's,",
   "                      shipped with tagmask)",
@@ -90,10 +95,13 @@ async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
 }
 
 export const command: CliCommand = {
-  summary: "generate Kimi K3 tool calls under the grammar with node-llama-cpp (tiny random model by default)",
+  summary: "generate a family's tool calls under the grammar with node-llama-cpp (tiny random model by default)",
   usage,
   async run(argv, io: CliIO) {
     const args = parseArgs(argv, {
+      family: { type: "string" },
+      variant: { type: "string" },
+      reasoning: { type: "string" },
       model: { type: "string" },
       tokenizer: { type: "string" },
       tools: { type: "string" },
@@ -126,8 +134,14 @@ export const command: CliCommand = {
     if (!(temperature >= 0 && Number.isFinite(temperature))) throw new UsageError(`--temperature must be a number ≥ 0, got ${temperatureText}`);
     const route = choiceOption<MaskRouteName | "auto">(args, "route", ["auto", ...MASK_ROUTES], "auto");
     const toolsFile = optional(args, "tools");
+    const family = optional(args, "family") ?? "kimi-k3";
+    if (!toolCallingFamilies().includes(family)) throw new UsageError(`unknown --family '${family}' (known: ${toolCallingFamilies().join(", ")})`);
+    const variant = optional(args, "variant");
+    const reasoningText = optional(args, "reasoning");
     const request: ToolCallingRequest = {
-      family: "kimi-k3",
+      family,
+      ...(variant === undefined ? {} : { variant }),
+      ...(reasoningText === undefined ? {} : { reasoning: reasoningArg(reasoningText) }),
       tools: toolsFile === undefined ? DEMO_TOOLS : readTools(toolsFile),
       tool_choice: toolChoice(optional(args, "tool-choice") ?? "required"),
       parallel_tool_calls: !args.flags.has("no-parallel"),
@@ -147,9 +161,11 @@ export const command: CliCommand = {
     let modelNote = "";
     if (tiny) {
       const { ensureTinyModel, tinyModelCachePath } = await import("../integrations/node-llama-cpp/tiny-model.js");
+      const { tinyModelOptionsForFamily } = await import("../integrations/node-llama-cpp/family-model.js");
       // node-llama-cpp first: without it the model would be generated for nothing.
       await loadNodeLlamaCpp();
-      const options = tokenizerFile === undefined ? {} : { tokenizer: tokenizerFile };
+      const own = tokenizerFile === undefined ? {} : { tokenizer: tokenizerFile };
+      const options = family === "kimi-k3" ? own : tinyModelOptionsForFamily(family, own);
       const info = ensureTinyModel({ ...options, onProgress: modelProgress(io, "demo", tinyModelCachePath(options)) });
       modelPath = info.path;
       modelNote = ` (tiny random model, ${(info.bytes / 1e6).toFixed(1)} MB${info.created ? `, generated in ${((performance.now() - started) / 1000).toFixed(1)} s` : ""})`;
@@ -165,7 +181,14 @@ export const command: CliCommand = {
     let session: ConstrainedLlama | undefined;
     try {
       const model = await llama.loadModel({ modelPath: modelPath! });
-      session = await ConstrainedLlama.create(model, { route });
+      let vocabulary;
+      if (family !== "kimi-k3") {
+        const { TokenizerInfo } = await import("../tokenizer/tokenizer-info.js");
+        const { familyVocabularyOptions } = await import("../integrations/node-llama-cpp/family-model.js");
+        const plain = TokenizerInfo.fromLlamaModel(model);
+        vocabulary = familyVocabularyOptions(family, (t) => plain.tokenId(t) !== undefined);
+      }
+      session = await ConstrainedLlama.create(model, { route, ...(vocabulary === undefined ? {} : { vocabulary }) });
       const tokenizer = session.tokenizer;
       say("");
       say(`model: ${modelPath}${modelNote}`);
@@ -184,12 +207,14 @@ export const command: CliCommand = {
       const context = await model.createContext({ contextSize: Math.min(model.trainContextSize, 4096), sequences: 1 });
       try {
         const sequence = context.getSequence();
-        const result = await session.generate(sequence, optional(args, "prompt") ?? DEFAULT_PROMPT, grammar, { maxTokens, temperature, ...(seed === undefined ? {} : { seed }) });
+        const prompt = optional(args, "prompt") ?? (family === "kimi-k3" ? DEFAULT_PROMPT : "What is the weather in Paris, and what is 2 + 3?");
+        const result = await session.generate(sequence, prompt, grammar, { maxTokens, temperature, ...(seed === undefined ? {} : { seed }) });
         const { parseToolOutput } = await import("../tools/families.js");
         let parsed;
         let parseError: string | undefined;
         try {
-          parsed = parseToolOutput(request.family, result.text);
+          const { parserOptionsOf } = await import("../integrations/node-llama-cpp/constrained-llama.js");
+          parsed = parseToolOutput(request.family, result.text, parserOptionsOf(request));
         } catch (err) {
           parseError = (err as Error).message;
         }

@@ -14,8 +14,8 @@ import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { popcount32 } from "../mask/types.js";
 import { KIMI_K3_SPECIAL_TOKENS } from "../tokenizer/special-tokens.js";
 import { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
-import { buildToolCallingFormat, toolCallingFamilies } from "../tools/families.js";
-import type { FunctionTool } from "../tools/types.js";
+import { buildToolCallingFormat, toolCallingFamilies, toolCallingFamily } from "../tools/families.js";
+import type { FunctionTool, ReasoningMode } from "../tools/types.js";
 import { integerOption, optional, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
@@ -23,7 +23,7 @@ import { compileSchemaOption } from "./schema-file.js";
 import { readToolsFile, toolChoiceArg } from "./tool-args.js";
 
 const USAGE = [
-  "tagmask masks (--format FILE | --schema FILE | --family F --tools FILE [--tool-choice C])",
+  "tagmask masks (--format FILE | --schema FILE | --family F --tools FILE [--tool-choice C] [--reasoning M] [--variant V])",
   "              --tokenizer tokenizer.json [--special TOKEN ...] [--vocab-size N] --input FILE [--quiet | --json]",
   "",
   "  --format       a structural tag JSON file",
@@ -31,7 +31,8 @@ const USAGE = [
   "  --family       a model family (" + toolCallingFamilies().join(", ") + ") with --tools (a JSON list of",
   "                 OpenAI-style tools, or an object with a \"tools\" list) and --tool-choice (auto (default),",
   "                 required, none, a tool name or a tool_choice object as JSON text); the family's markers",
-  "                 are added to the vocabulary as special tokens",
+  "                 are added to the vocabulary as special tokens (where the tokenizer lacks them) standing for their text;",
+  "                 --reasoning and --variant as for tagmask outline",
   "  --tokenizer    a Hugging Face tokenizer.json",
   "  --special      a special token to add (repeatable), e.g. --special '<|open|>'",
   "  --vocab-size   the model's vocabulary size when larger than the tokenizer's",
@@ -47,7 +48,7 @@ const USAGE = [
 ].join("\n");
 
 /** The grammar of the one source given, and the special tokens it implies. */
-function grammarFrom(args: ReturnType<typeof parseArgs>): { grammar: IrGrammar; specials: string[] } {
+function grammarFrom(args: ReturnType<typeof parseArgs>): { grammar: IrGrammar; specials: string[]; textSpecials?: string[] } {
   const sources = ["format", "schema", "family"].filter((k) => args.values.has(k));
   if (sources.length !== 1) {
     throw new UsageError(sources.length === 0 ? "give one of --format, --schema or --family" : `give only one of --format, --schema or --family (got ${sources.map((s) => `--${s}`).join(", ")})`);
@@ -63,9 +64,16 @@ function grammarFrom(args: ReturnType<typeof parseArgs>): { grammar: IrGrammar; 
     default: {
       const family = optional(args, "family")!;
       const tools = readToolsFile(required(args, "tools", "FILE (a JSON list of tools)")) as FunctionTool[];
-      const tag = buildToolCallingFormat({ family, tools, tool_choice: toolChoiceArg(optional(args, "tool-choice")) });
+      const reasoning = optional(args, "reasoning");
+      const variant = optional(args, "variant");
+      const tag = buildToolCallingFormat({
+        family, tools, tool_choice: toolChoiceArg(optional(args, "tool-choice")),
+        ...(reasoning === undefined ? {} : { reasoning: reasoning as ReasoningMode }),
+        ...(variant === undefined ? {} : { variant }),
+      });
       if (tag === null) throw new InvalidArgumentError(`--family ${family}: this request constrains nothing (no grammar to walk)`);
-      return { grammar: lowerFormat(tag), specials: family === "kimi-k3" ? [...KIMI_K3_SPECIAL_TOKENS] : [] };
+      const f = toolCallingFamily(family);
+      return { grammar: lowerFormat(tag), specials: family === "kimi-k3" ? [...KIMI_K3_SPECIAL_TOKENS] : [...f.markers, ...f.stops], textSpecials: [...f.markers] };
     }
   }
 }
@@ -151,6 +159,8 @@ async function run(argv: string[], io: CliIO): Promise<number> {
     family: { type: "string" },
     tools: { type: "string" },
     "tool-choice": { type: "string" },
+    reasoning: { type: "string" },
+    variant: { type: "string" },
     tokenizer: { type: "string" },
     special: { type: "string", multiple: true },
     "vocab-size": { type: "string" },
@@ -162,11 +172,15 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const tokenizerPath = required(args, "tokenizer", "FILE (a tokenizer.json)");
   const inputPath = required(args, "input", "FILE (the text to walk)");
   const vocabSize = integerOption(args, "vocab-size", undefined, 1);
-  const { grammar, specials: familySpecials } = grammarFrom(args);
+  const { grammar, specials: familySpecials, textSpecials } = grammarFrom(args);
   const specials = [...new Set([...familySpecials, ...(args.values.get("special") ?? [])])];
   // Read here, with the checks every option file gets (a regular file, size-capped).
   const tokenizerBytes = readOptionBytes(tokenizerPath, "--tokenizer");
-  const info = TokenizerInfo.fromTokenizerJson(tokenizerBytes, { addedTokens: specials, ...(vocabSize === undefined ? {} : { vocabSize }) });
+  const info = TokenizerInfo.fromTokenizerJson(tokenizerBytes, {
+    addedTokens: specials,
+    ...(textSpecials === undefined ? {} : { textSpecialTokens: textSpecials }),
+    ...(vocabSize === undefined ? {} : { vocabSize }),
+  });
   const text = readOptionText(inputPath, "--input");
   const tokens = await tokenize(info, tokenizerPath, text, specials, io);
 

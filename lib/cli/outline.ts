@@ -13,7 +13,7 @@ import { readToolsFile, toolChoiceArg } from "./tool-args.js";
 
 const USAGE = [
   "tagmask outline --family FAMILY [--tools FILE] [--tool-choice auto|required|none|NAME|JSON]",
-  "                [--reasoning final_output_only|think|auto] [--no-parallel] [--response-format FILE] [--json]",
+  "                [--reasoning final_output_only|think|auto] [--no-parallel] [--response-format FILE] [--variant V] [--json]",
   "",
   "  --family           the model family: " + toolCallingFamilies().join(", "),
   "  --tools            a JSON file: a list of OpenAI-style tools, or an object with a \"tools\" list",
@@ -22,10 +22,12 @@ const USAGE = [
   "  --reasoning        final_output_only (default), think or auto",
   "  --no-parallel      at most one tool call (parallel_tool_calls: false)",
   "  --response-format  a JSON file holding the response_format (the answer constraint)",
+  "  --variant          the family's format variant (mistral: v3 (default), v11, v13)",
   "  --json             print the structural tag as xgrammar JSON instead of the outline",
 ].join("\n");
 
-function reasoningArg(value: string | undefined): ReasoningMode {
+/** --reasoning: final_output_only (when absent), think or auto. */
+export function reasoningArg(value: string | undefined): ReasoningMode {
   if (value === undefined) return "final_output_only";
   if (!(REASONING_MODES as readonly string[]).includes(value)) {
     throw new UsageError(`--reasoning must be one of ${REASONING_MODES.join(", ")}, not '${value}'`);
@@ -44,6 +46,7 @@ export const command: CliCommand = {
       reasoning: { type: "string" },
       "no-parallel": { type: "boolean" },
       "response-format": { type: "string" },
+      variant: { type: "string" },
       json: { type: "boolean" },
     });
     const family = required(args, "family", "FAMILY");
@@ -53,7 +56,9 @@ export const command: CliCommand = {
     const toolsFile = optional(args, "tools");
     const tools = toolsFile === undefined ? [] : readToolsFile(toolsFile);
     const formatFile = optional(args, "response-format");
+    const variant = optional(args, "variant");
     const tag = buildToolCallingFormat({
+      ...(variant === undefined ? {} : { variant }),
       family,
       tools: tools as never,
       tool_choice: toolChoiceArg(optional(args, "tool-choice")),

@@ -30,6 +30,7 @@ import {
 } from "./lower-tokens.js";
 import { regexToIr } from "./regex/index.js";
 import { simplifyGrammar, type SimplifyOptions } from "./simplify.js";
+import { lowerStyledSchema } from "./styles/index.js";
 
 /** Options of {@link lowerFormat}. */
 export interface LowerOptions {
@@ -66,8 +67,9 @@ function isStructuralTag(input: StructuralTag | Format): input is StructuralTag 
  */
 export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string): IrExpr {
   const style = format.style ?? "json";
-  if (style !== "json") {
-    throw new GrammarError(`${path}.style: argument style "${style}" has no compiler; only "json" can be lowered`);
+  if (style !== "json") return lowerStyledSchema(format, b, path);
+  if (format.excludes !== undefined && format.excludes.length > 0) {
+    throw new GrammarError(`${path}.excludes: excludes are enforced on the raw values and names of the argument styles; with style "json" they are not supported yet (give the strings a "not": {"pattern": …} in the schema instead)`);
   }
   try {
     return lowerJsonSchema(format.json_schema, b, {

@@ -18,7 +18,7 @@ import type {
 } from "./types.js";
 
 /** Options of {@link jsonSchema}. */
-export type JsonSchemaOptions = Pick<JsonSchemaFormat, "style" | "any_order" | "max_whitespace_cnt">;
+export type JsonSchemaOptions = Pick<JsonSchemaFormat, "style" | "any_order" | "max_whitespace_cnt" | "excludes">;
 /** Options of {@link anyText}. */
 export type AnyTextOptions = Pick<AnyTextFormat, "excludes" | "max_tokens" | "max_chars">;
 /** Options of {@link triggeredTags}. */

@@ -98,6 +98,7 @@ class OutlinePrinter {
         let text = `${f.style ?? "json"}(${schemaType(f.json_schema, keyPath(path, "json_schema"))})`;
         if (f.any_order === true) text += " any_order";
         if (f.max_whitespace_cnt !== undefined) text += ` max_whitespace=${f.max_whitespace_cnt}`;
+        if (f.excludes !== undefined && f.excludes.length > 0) text += ` excluding ${quotedList(f.excludes)}`;
         return text;
       }
       case "tag": {

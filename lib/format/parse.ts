@@ -22,6 +22,7 @@ import { copyNumberText } from "./exact-numbers.js";
 import { parseJsonText } from "./json-text.js";
 import { inferFormatType, legacyTagsField, legacyToFormat } from "./parse-compat.js";
 import { checkTokenLevel, checkUnlimitedTagEnd } from "./parse-checks.js";
+import { ARGUMENT_STYLES } from "./styles.js";
 import type {
   AnyTextFormat, AnyTokensFormat, DispatchFormat, ExcludeTokenFormat, Format, FormatType, JsonSchema, JsonSchemaFormat,
   StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenDispatchFormat, TokenFormat, TokenRef, TokenTriggeredTagsFormat,
@@ -31,7 +32,7 @@ import type {
 /** The fields each format type may have besides `type`, in wire order. */
 const FIELDS: { readonly [T in FormatType]: readonly string[] } = {
   const_string: ["value"],
-  json_schema: ["json_schema", "style", "any_order", "max_whitespace_cnt"],
+  json_schema: ["json_schema", "style", "any_order", "max_whitespace_cnt", "excludes"],
   grammar: ["grammar"],
   regex: ["pattern"],
   any_text: ["excludes", "max_tokens", "max_chars"],
@@ -333,6 +334,7 @@ function readFormat(value: unknown, path: string, depth: number): Format {
   if (type === "structural_tag") {
     fail(typePath, `expected a format type (one of ${TYPE_LIST}), found "structural_tag": structural tags do not nest; put the inner tag's "format" here`);
   }
+  if (type === LEGACY_QWEN_XML_PARAMETER) return readLegacyQwenXmlParameter(obj, path, depth);
   if (!isFormatType(type)) fail(typePath, `unknown format type ${showString(type)}; expected one of ${TYPE_LIST}`);
   if (type === "tag") return readTag(obj, path, depth, false);
   const what = `a ${type} format`;
@@ -344,11 +346,18 @@ function readFormat(value: unknown, path: string, depth: number): Format {
     case "json_schema": {
       const out: JsonSchemaFormat = { type, json_schema: r.schema("json_schema") };
       const style = r.optString("style", true);
-      if (style !== undefined) out.style = style;
+      if (style !== undefined) {
+        if (!(ARGUMENT_STYLES as readonly string[]).includes(style)) {
+          fail(r.pathOf("style"), `unknown argument style ${showString(style)}; expected one of ${ARGUMENT_STYLES.join(", ")}`);
+        }
+        out.style = style;
+      }
       const anyOrder = r.optBool("any_order");
       if (anyOrder !== undefined) out.any_order = anyOrder;
       const maxWs = r.optCount("max_whitespace_cnt");
       if (maxWs !== undefined) out.max_whitespace_cnt = maxWs;
+      const excludes = r.optStringList("excludes");
+      if (excludes !== undefined) out.excludes = excludes;
       return out;
     }
     case "grammar":
@@ -439,6 +448,15 @@ function readFormat(value: unknown, path: string, depth: number): Format {
       return out;
     }
   }
+}
+
+/** xgrammar's deprecated `qwen_xml_parameter{json_schema}`: a `json_schema` with style `qwen_xml`. */
+const LEGACY_QWEN_XML_PARAMETER = "qwen_xml_parameter";
+
+function readLegacyQwenXmlParameter(obj: Record<string, unknown>, path: string, depth: number): JsonSchemaFormat {
+  rejectUnknownFields(obj, path, "a qwen_xml_parameter format", ["json_schema"]);
+  const r = new NodeReader(obj, path, "a qwen_xml_parameter format", depth);
+  return { type: "json_schema", json_schema: r.schema("json_schema"), style: "qwen_xml" };
 }
 
 function copyFlags(r: NodeReader, out: { at_least_one?: boolean; stop_after_first?: boolean }): void {

@@ -14,7 +14,11 @@ export interface ConstStringFormat {
   value: string;
 }
 
-/** A JSON value following a JSON Schema (`style` "json"; other argument styles such as "qwen_xml" are names only until a compiler supports them). */
+/**
+ * A JSON value following a JSON Schema, or with `style` a model family's argument encoding of an
+ * arguments object (`qwen_xml`, `minimax_xml`, `deepseek_xml`, `glm_xml`, `kimi_k3_xml`,
+ * `cohere_xml`, `minimax_m3_xml`; docs/compatibility.md).
+ */
 export interface JsonSchemaFormat {
   type: "json_schema";
   json_schema: JsonSchema;
@@ -24,6 +28,8 @@ export interface JsonSchemaFormat {
   any_order?: boolean;
   /** At most this many whitespace characters between JSON tokens; default unbounded. */
   max_whitespace_cnt?: number;
+  /** Strings no raw argument value or argument name may contain (argument styles); default []. */
+  excludes?: string[];
 }
 
 /** Text of an EBNF grammar (the syntax xgrammar and llama.cpp's GBNF share), rule `root` first. */

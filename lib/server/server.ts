@@ -11,6 +11,7 @@ import type { Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { GrammarCompiler } from "../engine/grammar-compiler.js";
 import { InvalidArgumentError, RequestError, TagmaskError } from "../errors.js";
 import { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-llama.js";
+import { familyVocabularyOptions } from "../integrations/node-llama-cpp/family-model.js";
 import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
 import { chatTemplate, chatTemplateFamilies, detectChatTemplateFamily } from "../tools/chat-templates.js";
 import { toolCallingFamilies, toolCallingFamily } from "../tools/families.js";
@@ -211,22 +212,19 @@ export function resolveFamily(requested: string | undefined, modelChatTemplate: 
 /**
  * How the model's vocabulary is read for `family`: the family's markers stand for their text and
  * its stop texts end generation — those the vocabulary has as tokens. (Kimi K3's are the
- * vocabulary's defaults.) A family may list several stop texts (`stops`) or one (`stop`).
+ * vocabulary's defaults.)
  */
 async function familyVocabulary(name: string, model: LlamaModel): Promise<VocabularyOptions> {
   const { TokenizerInfo } = await import("../tokenizer/tokenizer-info.js");
   const plain = TokenizerInfo.fromLlamaModel(model);
-  const has = (text: string): boolean => plain.tokenId(text) !== undefined;
-  const family = toolCallingFamily(name);
-  const stops = (family as { stops?: readonly string[] }).stops ?? [family.stop];
-  return { textSpecialTokens: family.markers.filter(has), stopTokens: stops.filter(has) };
+  return familyVocabularyOptions(name, (text) => plain.tokenId(text) !== undefined);
 }
 
 async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
   try {
     return await import("node-llama-cpp");
   } catch {
-    throw new TagmaskError("the server runs models with node-llama-cpp: npm install node-llama-cpp@3.21.1", "TAGMASK_MISSING_DEPENDENCY");
+    throw new TagmaskError("the server runs models with node-llama-cpp: npm install node-llama-cpp", "TAGMASK_MISSING_DEPENDENCY");
   }
 }
 

@@ -13,3 +13,4 @@ export type { ToolOutputChunks } from "./output-stream.js";
 export { normalizeToolRequest } from "./normalize.js";
 export type { NormalizedTool, NormalizedToolRequest } from "./normalize.js";
 export { KIMI_K3_MARKERS, KIMI_K3_STOP } from "./kimi-k3/markers.js";
+export { mistralVariantOf, MISTRAL_VARIANTS } from "./mistral/index.js";

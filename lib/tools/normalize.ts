@@ -230,6 +230,7 @@ export function normalizeToolRequest(request: {
   parallel_tool_calls?: unknown;
   reasoning?: unknown;
   response_format?: unknown;
+  variant?: unknown;
 }): NormalizedToolRequest {
   if (request === null || typeof request !== "object" || Array.isArray(request)) {
     throw new ToolError("", `expected a request object {tools, tool_choice, …}, found ${request === null ? "null" : Array.isArray(request) ? "an array" : typeof request}`);

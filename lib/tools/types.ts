@@ -102,6 +102,8 @@ export interface ToolCallingRequest {
   reasoning?: ReasoningMode;
   /** The answer constraint; absent or `{type: "text"}`: free text. */
   response_format?: ResponseFormat;
+  /** The family's format variant where it has several (mistral: "v3", "v11", "v13"); default the family's default. */
+  variant?: string;
 }
 
 /** One tool call recovered from model output. */
@@ -153,4 +155,17 @@ export interface ToolOutputParser {
 export interface ToolOutputParserOptions {
   /** The reasoning mode the output was generated in (where the text starts). Default `"final_output_only"`. */
   reasoning?: ReasoningMode;
+  /**
+   * The request's tools. Families whose argument markup does not say a value's type (qwen_xml,
+   * minimax_xml, glm_xml, minimax_m3_xml) decode raw values by the argument's schema: `"5"` is
+   * the number 5 only where the schema allows numbers. Without tools every kind is allowed.
+   */
+  tools?: FunctionTool[];
+  /** The family's format variant where it has several (mistral: "v3", "v11", "v13"); default the family's default. */
+  variant?: string;
+  /**
+   * The request's answer constraint. A JSON answer is read as JSON, so marker text inside its
+   * strings is not taken for a tool call.
+   */
+  response_format?: ResponseFormat | null;
 }

@@ -54,7 +54,9 @@ describe("lowerFormat: errors", () => {
     ["ebnf error", { type: "grammar", grammar: 'root ::= "a"\nx ::= [' }, GrammarError, /^format\.grammar: /, { line: 2 }],
     ["ebnf undefined rule", { type: "or", elements: [{ type: "grammar", grammar: "root ::= missing" }] }, GrammarError, /^format\.elements\[0\]\.grammar: .*missing/],
     ["schema refused by the JSON Schema compiler", { type: "tag", begin: "<a>", content: { type: "json_schema", json_schema: { type: "string", format: "iri" } }, end: "</a>" }, SchemaError, /format\.content\.json_schema/],
-    ["unsupported style", { type: "json_schema", json_schema: true, style: "qwen_xml" }, GrammarError, /^format\.style: .*"qwen_xml"/],
+    ["unknown style", { type: "json_schema", json_schema: true, style: "yaml" }, FormatError, /^format\.style: unknown argument style "yaml"/],
+    ["any_order with a style", { type: "json_schema", json_schema: true, style: "qwen_xml", any_order: true }, GrammarError, /^format\.any_order: argument style "qwen_xml"/],
+    ["excludes with style json", { type: "json_schema", json_schema: true, excludes: ["x"] }, GrammarError, /^format\.excludes: /],
   ];
   for (const [name, format, type, message, location] of cases) {
     it(name, () => {

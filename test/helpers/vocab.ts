@@ -91,3 +91,29 @@ export function encodeForTest(name: TestVocabularyName, text: string): number[] 
   }
   return ids;
 }
+
+const familyVocabularies = new Map<string, TokenizerInfo>();
+
+/**
+ * The vocabulary a family is tested with: Qwen3's for the Qwen families (their markers are
+ * already tokens of it), Llama 3's for the others with the family's markers and stop texts
+ * appended as special tokens, the markers text-bearing (allowed where the grammar has their
+ * text) and the stop texts stop tokens.
+ */
+export function loadFamilyVocabulary(base: TestVocabularyName, markers: readonly string[], stops: readonly string[]): TokenizerInfo {
+  const key = JSON.stringify([base, markers, stops]);
+  let info = familyVocabularies.get(key);
+  if (!info) {
+    const plain = loadTestVocabulary(base);
+    const missing = [...new Set([...markers, ...stops])].filter((t) => plain.tokenId(t) === undefined);
+    const present = stops.filter((t) => plain.tokenId(t) !== undefined);
+    info = TokenizerInfo.fromTokenizerJson(tokenizerJsonPath(base), {
+      vocabSize: TEST_VOCAB_SIZE[base],
+      addedTokens: missing,
+      textSpecialTokens: markers.filter((m) => missing.includes(m)),
+      stopTokens: [...stops.filter((s) => missing.includes(s)), ...present],
+    });
+    familyVocabularies.set(key, info);
+  }
+  return info;
+}

@@ -59,7 +59,18 @@ describe("tagmask demo", () => {
     expect(out.outline).toContain('tag `<|open|>call tool="set_alarm" index="`');
   });
 
+  // One family here; family-tool-calls.test.ts runs qwen3, llama3 and harmony end to end.
+  it.each([["llama3"]])("--family %s: the family's tiny model, grammar and parser", async (family) => {
+    const res = await runCli(["demo", "--json", "--family", family, "--tools", toolsFile, "--seed", "3", "--max-tokens", "300"]);
+    expect(res.code).toBe(0);
+    const out = JSON.parse(res.stdout) as DemoJson;
+    expect(out.parseError).toBeNull();
+    expect(out.toolCalls!.length).toBeGreaterThan(0);
+    expect(["grammar-end", "stop-token"]).toContain(out.stopReason);
+  });
+
   it.each([
+    [["--family", "gpt-9"], "unknown --family 'gpt-9'"],
     [["--tool-choice", "nope"], "tool_choice"],
     [["--route", "fastest"], "--route must be one of auto, "],
     [["--max-tokens", "0"], "--max-tokens must be an integer ≥ 1"],

@@ -38,3 +38,27 @@ export function loadConstrainedLlama(route: MaskRouteName | "auto" = "auto"): Pr
 export function testTools(): FunctionTool[] {
   return JSON.parse(readFileSync(new URL("./fixtures/tools.json", import.meta.url), "utf8")) as FunctionTool[];
 }
+
+const familyModels = new Map<string, Promise<{ model: LlamaModel; session: ConstrainedLlama }>>();
+
+/**
+ * The tiny model built for a model family (its vocabulary and markers; family-model.ts) and
+ * tagmask on it, loaded once per test process on the shared llama.cpp runtime.
+ */
+export function loadFamilyModel(family: string): Promise<{ model: LlamaModel; session: ConstrainedLlama }> {
+  let loadedFamily = familyModels.get(family);
+  if (!loadedFamily) {
+    loadedFamily = (async () => {
+      const { tinyModelOptionsForFamily, familyVocabularyOptions } = await import("../../lib/integrations/node-llama-cpp/family-model.js");
+      const { TokenizerInfo } = await import("../../lib/tokenizer/tokenizer-info.js");
+      const { llama } = await loadTinyModel();
+      const { path } = ensureTinyModel(tinyModelOptionsForFamily(family));
+      const model = await llama.loadModel({ modelPath: path });
+      const plain = TokenizerInfo.fromLlamaModel(model);
+      const session = await ConstrainedLlama.create(model, { vocabulary: familyVocabularyOptions(family, (t) => plain.tokenId(t) !== undefined) });
+      return { model, session };
+    })();
+    familyModels.set(family, loadedFamily);
+  }
+  return loadedFamily;
+}

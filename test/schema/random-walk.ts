@@ -22,7 +22,7 @@ const FINISH_ORDER: number[] = (() => {
  * The bytes of a completion from `s` to an accepting state (depth-first, closing bytes first), or
  * null. Iterative: a completion can be thousands of bytes deep.
  */
-function completion(r: Recognizer, s: RecognizerState, limit: number): number[] | null {
+export function completion(r: Recognizer, s: RecognizerState, limit: number): number[] | null {
   if (r.accepts(s)) return [];
   const visited = new Set<RecognizerState>([s]);
   // One frame per byte on the path: the state and the index of the next byte to try from it.

@@ -17,7 +17,7 @@ import { irToGbnf } from "../../compile/gbnf.js";
 import type { IrExpr, IrGrammar } from "../../compile/ir.js";
 import { lowerFormat } from "../../compile/lower.js";
 import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js";
-import type { ParsedToolOutput, ToolCallingRequest } from "../../tools/types.js";
+import type { ParsedToolOutput, ToolCallingRequest, ToolOutputParserOptions } from "../../tools/types.js";
 import type { VocabularyOptions } from "../../tokenizer/build-vocabulary.js";
 import { TokenizerInfo } from "../../tokenizer/tokenizer-info.js";
 import { BatchMaskScheduler, type BatchMaskStats } from "./batch-masks.js";
@@ -164,6 +164,9 @@ export class ConstrainedLlama {
         origin = tag;
       }
       ir = lowerFormat(origin);
+      // Raw argument values of the markup styles are text too, but inside json_schema formats,
+      // out of limitFreeText's reach: bound them in the lowered grammar.
+      if (maxFreeTextTokens !== undefined) ir = withTextTokenLimit(ir, maxFreeTextTokens);
     }
     // The gbnf route cannot enforce free-text token limits: its matcher follows the grammar
     // node-llama-cpp's sampler enforces, without them.
@@ -309,13 +312,41 @@ function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
   return { ...grammar, rules: grammar.rules.map((r) => ({ ...r, body: strip(r.body) })) };
 }
 
+/** The grammar with every unbounded `text` node limited to `maxTokens` tokens. */
+function withTextTokenLimit(grammar: IrGrammar, maxTokens: number): IrGrammar {
+  const limit = (e: IrExpr): IrExpr => {
+    switch (e.kind) {
+      case "text":
+        return e.maxTokens === null ? { ...e, maxTokens } : e;
+      case "seq":
+      case "choice":
+        return { ...e, items: e.items.map(limit) };
+      case "repeat":
+        return { ...e, item: limit(e.item) };
+      default:
+        return e;
+    }
+  };
+  return { ...grammar, rules: grammar.rules.map((r) => ({ ...r, body: limit(r.body) })) };
+}
+
 function isIrGrammar(value: unknown): value is IrGrammar {
   return typeof value === "object" && value !== null && Array.isArray((value as IrGrammar).rules);
 }
 
+/** The parser options a request implies: where the text starts, the tools, the answer constraint, the variant. */
+export function parserOptionsOf(request: ToolCallingRequest): ToolOutputParserOptions {
+  return {
+    ...(request.reasoning === undefined ? {} : { reasoning: request.reasoning }),
+    ...(request.tools === undefined ? {} : { tools: request.tools }),
+    ...(request.response_format === undefined ? {} : { response_format: request.response_format }),
+    ...(request.variant === undefined ? {} : { variant: request.variant }),
+  };
+}
+
 function parseOutput(request: ToolCallingRequest, text: string): { parsed?: ParsedToolOutput; parseError?: OutputParseError } {
   try {
-    return { parsed: parseToolOutput(request.family, text, request.reasoning === undefined ? {} : { reasoning: request.reasoning }) };
+    return { parsed: parseToolOutput(request.family, text, parserOptionsOf(request)) };
   } catch (err) {
     if ((err as { code?: string }).code === "TAGMASK_OUTPUT_PARSE") return { parseError: err as OutputParseError };
     throw err;

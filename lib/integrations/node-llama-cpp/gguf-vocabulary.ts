@@ -134,8 +134,10 @@ export function completeBpeVocabulary(base: BpeVocabulary, addedTokens: readonly
   tokens.forEach((t, id) => {
     if (t !== undefined && types[id] === 3) specials.add(t);
   });
+  const present = new Set(tokens.filter((t) => t !== undefined));
   for (const content of addedTokens) {
-    if (specials.has(content)) continue;
+    // A text the tokenizer already has as a token (Qwen's <tool_call>) is not added twice.
+    if (specials.has(content) || present.has(content)) continue;
     tokens.push(content);
     types.push(3);
   }

@@ -16,3 +16,5 @@ export {
   DEFAULT_FAVORED_TOKENS, DEFAULT_TINY_MODEL_SHAPE, ensureTinyModel, probeModelFile, tinyModelCacheDir, tinyModelCachePath, writeTinyModel,
 } from "./tiny-model.js";
 export type { TinyModelInfo, TinyModelOptions, TinyModelProgress, TinyModelShape } from "./tiny-model.js";
+export { familyTokenizer, familyVocabularyOptions, tinyModelOptionsForFamily } from "./family-model.js";
+export { parserOptionsOf } from "./constrained-llama.js";

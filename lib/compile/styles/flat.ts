@@ -1,0 +1,208 @@
+/**
+ * The flat argument styles (qwen_xml, minimax_xml, deepseek_xml, glm_xml, kimi_k3_xml): the
+ * arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag] VALUE_OPEN value
+ * CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
+ * additional ones come last). A value is raw text when it is a string and JSON otherwise;
+ * nested objects and arrays are plain JSON. syntax.ts has each style's markers.
+ */
+import { SchemaError } from "../../errors.js";
+import { isPlainObject } from "../../format/json-path.js";
+import type { JsonSchema, JsonSchemaFormat } from "../../format/types.js";
+import { choice, lit, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { keyIr, rawStringIr, whitespaceIr } from "./raw-text.js";
+import { ArgumentSchemas, KINDS, type Kind, type ValueKinds } from "./schemas.js";
+import { encodeFlatKey, type FlatStyle } from "./syntax.js";
+
+/** Root keywords the tag-per-argument form honours exactly. */
+const ROOT_KEYWORDS = new Set([
+  "type", "properties", "required", "additionalProperties", "minProperties", "maxProperties", "$defs", "definitions",
+  "$comment", "$id", "$schema", "$anchor", "default", "deprecated", "description", "examples", "readOnly", "title", "writeOnly",
+]);
+
+function pointerOf(base: string, ...parts: string[]): string {
+  return [base, ...parts.map((p) => p.replace(/~/g, "~0").replace(/\//g, "~1"))].join("/");
+}
+
+/** What one styled json_schema lowering needs. */
+export interface StyleContext {
+  b: GrammarBuilder;
+  /** JSON path of the format, for messages. */
+  path: string;
+  maxWhitespace: number | undefined;
+  /** Strings no raw value or argument name may contain. */
+  excludes: readonly string[];
+}
+
+class FlatLowering {
+  private readonly schemas: ArgumentSchemas;
+  private readonly ws: IrExpr;
+
+  constructor(private readonly style: FlatStyle, private readonly root: JsonSchema, private readonly ctx: StyleContext) {
+    this.schemas = new ArgumentSchemas(root, `${ctx.path}.json_schema`);
+    this.ws = whitespaceIr(ctx.maxWhitespace);
+  }
+
+  private fail(pointer: string, message: string, keyword?: string): never {
+    throw new SchemaError(pointer, `argument style ${this.style.name}: ${message} (in ${this.ctx.path}.json_schema)`, keyword);
+  }
+
+  /** `text` where every `\n` stands for optional whitespace. */
+  private loose(text: string): IrExpr {
+    const parts = text.split("\n");
+    const items: IrExpr[] = [];
+    parts.forEach((p, i) => {
+      if (i > 0) items.push(this.ws);
+      if (p !== "") items.push(lit(p));
+    });
+    return items.length === 1 ? items[0]! : seq(...items);
+  }
+
+  /** The kinds other than string that are allowed. */
+  private others(kinds: ValueKinds): Omit<ValueKinds, "string"> {
+    return { number: kinds.number, boolean: kinds.boolean, null: kinds.null, object: kinds.object, array: kinds.array };
+  }
+
+  /** Every tag of one argument: `head` is the key part (KEY_OPEN key KEY_END). */
+  private argument(head: IrExpr, schema: JsonSchema, pointer: string, name: string): IrExpr {
+    const { style, ctx, schemas } = this;
+    const kinds = schemas.kinds(schema, pointer);
+    if (ctx.excludes.length > 0 && (kinds.object || kinds.array)) {
+      this.fail(pointer, "excludes cannot be enforced inside the JSON objects and arrays of argument values; restrict the argument to strings and scalars", "excludes");
+    }
+    const close = lit(style.close);
+    const open = this.loose(style.valueOpen);
+    const rawExcludes = [style.close, ...ctx.excludes];
+    const raw = (others: Omit<ValueKinds, "string">): IrExpr => rawStringIr(ctx.b, schemas.strings(schema, pointer), {
+      excludes: rawExcludes, others, stripNewlines: style.stripNewlines, name: `${name}_raw`,
+    });
+    const json = (only: readonly Kind[]): IrExpr => seq(this.ws, schemas.json(ctx.b, schema, pointer, only, this.jsonOptions()), this.ws);
+    const nonString = KINDS.filter((k) => k !== "string" && kinds[k]);
+    const alts: IrExpr[] = [];
+    switch (style.tagging) {
+      case "untagged":
+        if (kinds.string) alts.push(seq(head, open, raw(this.others(kinds)), close));
+        if (nonString.length > 0) alts.push(seq(head, open, json(nonString), close));
+        break;
+      case "string-flag": {
+        const none = { number: false, boolean: false, null: false, object: false, array: false };
+        if (kinds.string) alts.push(seq(head, lit("true"), open, raw(none), close));
+        if (nonString.length > 0) alts.push(seq(head, lit("false"), open, json(nonString), close));
+        break;
+      }
+      case "json-type": {
+        const none = { number: false, boolean: false, null: false, object: false, array: false };
+        for (const k of KINDS) {
+          if (!kinds[k]) continue;
+          alts.push(seq(head, lit(k), open, k === "string" ? raw(none) : json([k]), close));
+        }
+        break;
+      }
+    }
+    const body = alts.length === 1 ? alts[0]! : choice(...alts);
+    return ctx.b.define(ctx.b.freshName(name), body);
+  }
+
+  private jsonOptions(): { maxWhitespace?: number } {
+    return this.ctx.maxWhitespace === undefined ? {} : { maxWhitespace: this.ctx.maxWhitespace };
+  }
+
+  /** One argument with an undeclared name (other than `taken`), its value under `schema`. */
+  private additionalTag(schema: JsonSchema, taken: string[], pointer: string): IrExpr {
+    const { style, ctx } = this;
+    const key = keyIr(ctx.b, style.freeKey, taken, ctx.excludes, `${this.style.name}_key`);
+    const head = seq(lit(style.keyOpen), key, lit(style.keyEnd));
+    return seq(this.ws, this.argument(head, schema, pointer, `${style.name}_additional`));
+  }
+
+  lower(): IrExpr {
+    const { root, ctx } = this;
+    if (root === false) return choice();
+    if (root === true) return seq(repeat(this.additionalTag(true, [], "#"), 0, null), this.ws);
+    const type = root["type"];
+    if (type !== undefined && !(type === "object" || (Array.isArray(type) && type.includes("object")))) {
+      this.fail("#/type", `the arguments are written as named tags, so the schema must describe an object, found type ${JSON.stringify(type)}`, "type");
+    }
+    for (const k of Object.keys(root)) {
+      if (!ROOT_KEYWORDS.has(k)) {
+        this.fail(pointerOf("#", k), `the root keyword "${k}" constrains the arguments object as a whole, which one tag per argument cannot express exactly; move the constraint into the arguments or use style "json"`, k);
+      }
+    }
+    const properties = root["properties"] ?? {};
+    if (!isPlainObject(properties)) this.fail("#/properties", "expected an object mapping argument names to schemas", "properties");
+    const required = Array.isArray(root["required"]) ? (root["required"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
+    const names: { key: string; schema: JsonSchema; pointer: string }[] = Object.entries(properties).map(([key, s]) => ({
+      key, schema: s as JsonSchema, pointer: pointerOf("#/properties", key),
+    }));
+    for (const key of required) if (!names.some((n) => n.key === key)) names.push({ key, schema: true, pointer: "#/required" });
+    const tags: { tag: IrExpr; required: boolean }[] = [];
+    const taken: string[] = [];
+    for (const { key, schema, pointer } of names) {
+      const written = encodeFlatKey(this.style, key);
+      if (written === null) this.fail(pointer, `the argument name ${JSON.stringify(key)} cannot be written: it is empty, holds a control character or the name's end ${JSON.stringify(this.style.keyEnd)}`);
+      taken.push(written);
+      const isRequired = required.includes(key);
+      const blocked = ctx.excludes.some((e) => written.includes(e)) || schema === false;
+      if (blocked) {
+        if (isRequired) return choice();
+        continue;
+      }
+      const head = lit(this.style.keyOpen + written + this.style.keyEnd);
+      tags.push({ tag: seq(this.ws, this.argument(head, schema, pointer, `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`)), required: isRequired });
+    }
+    const additional = root["additionalProperties"];
+    const open = additional === undefined ? names.length === 0 : additional !== false;
+    const extra = open ? this.additionalTag(additional === undefined ? true : (additional as JsonSchema), taken, "#/additionalProperties") : null;
+    const min = this.count(root, "minProperties") ?? 0;
+    const max = this.count(root, "maxProperties");
+    if (min === 0 && max === null) {
+      const items = tags.map((t) => (t.required ? t.tag : repeat(t.tag, 0, 1)));
+      if (extra) items.push(repeat(extra, 0, null));
+      items.push(this.ws);
+      return seq(...items);
+    }
+    return seq(this.counted(tags, extra, min, max), this.ws);
+  }
+
+  private count(root: Record<string, unknown>, keyword: string): number | null {
+    const v = root[keyword];
+    if (v === undefined) return null;
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) this.fail(`#/${keyword}`, `expected a non-negative integer, found ${JSON.stringify(v)}`, keyword);
+    return v;
+  }
+
+  /**
+   * The arguments with their number between `min` and `max`: a rule per (argument, arguments
+   * written so far), the count kept in the rule (at most tags × (max + 1) rules), the additional
+   * arguments last with the rest of the count.
+   */
+  private counted(tags: { tag: IrExpr; required: boolean }[], extra: IrExpr | null, min: number, max: number | null): IrExpr {
+    const { b } = this.ctx;
+    const rules = new Map<string, IrExpr>();
+    const at = (i: number, n: number): IrExpr => {
+      if (max !== null && n > max) return choice();
+      if (i === tags.length) {
+        const low = Math.max(0, min - n);
+        if (extra === null) return low === 0 ? seq() : choice();
+        return repeat(extra, low, max === null ? null : max - n);
+      }
+      const key = `${i}:${n}`;
+      let r = rules.get(key);
+      if (!r) {
+        const name = b.freshName(`${this.style.name}_count`);
+        r = b.ruleRef(name);
+        rules.set(key, r);
+        const t = tags[i]!;
+        // Without a maximum, counts past the minimum need not be told apart.
+        const take = seq(t.tag, at(i + 1, max === null ? Math.min(n + 1, min) : n + 1));
+        b.define(name, t.required ? take : choice(take, at(i + 1, n)));
+      }
+      return r;
+    };
+    return at(0, 0);
+  }
+}
+
+/** The grammar of a flat style's arguments for `format` (its `json_schema`, whitespace limit and excludes). */
+export function lowerFlatStyle(style: FlatStyle, format: JsonSchemaFormat, ctx: StyleContext): IrExpr {
+  return new FlatLowering(style, format.json_schema, ctx).lower();
+}

@@ -1,0 +1,108 @@
+/**
+ * Raw string values of the argument styles: text written as it is (not JSON) and ended by the
+ * style's closing marker. The grammar of such a value is the string language of its schema,
+ * without any occurrence of the closing markers (the parser ends the value at the first one),
+ * and, where the schema also allows other kinds of value and nothing in the markup says which
+ * kind was written, without the texts the parser would read as one of those (`null`, `true`,
+ * numbers, text starting with `{` or `[`). Built as automata over code points (the JSON Schema
+ * compiler's own), so patterns, formats, enums and lengths stay exact.
+ */
+// The JSON Schema compiler's modules import each other in a cycle (shapes, strings, formats);
+// entering through its index first evaluates them in the order they expect.
+import "../json-schema/index.js";
+import { charClass, choice, lit, seq, text, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { complement, difference, intersect, isEmpty, union, type Dfa } from "../json-schema/automaton.js";
+import { dfaToIr, plainRanges } from "../json-schema/dfa-ir.js";
+import { regexToDfa } from "../json-schema/regex.js";
+import { strDfa, strIsAll, type StrSet } from "../json-schema/strings.js";
+import type { ValueKinds } from "./schemas.js";
+
+/** The non-string kinds a raw text could be read as. */
+export type OtherKinds = Omit<ValueKinds, "string">;
+
+const WS = "[ \\t\\n\\r]*";
+const NUMBER = "-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?";
+
+/** Anchored patterns of the raw texts that are read as JSON of each non-string kind. */
+const READ_AS: Readonly<Record<keyof OtherKinds, string>> = {
+  null: `${WS}null${WS}`,
+  boolean: `${WS}(?:true|false)${WS}`,
+  number: `${WS}${NUMBER}${WS}`,
+  object: `${WS}\\{[\\s\\S]*`,
+  array: `${WS}\\[[\\s\\S]*`,
+};
+
+function escapeRegex(s: string): string {
+  return s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+const cache = new Map<string, Dfa>();
+
+function cached(key: string, make: () => Dfa): Dfa {
+  let d = cache.get(key);
+  if (!d) {
+    d = make();
+    if (cache.size > 256) cache.clear();
+    cache.set(key, d);
+  }
+  return d;
+}
+
+/** Strings containing none of `markers`. */
+export function withoutMarkersDfa(markers: readonly string[]): Dfa {
+  return cached(`no:${JSON.stringify(markers)}`, () => complement(regexToDfa(markers.map(escapeRegex).join("|"), false)));
+}
+
+/** Whether a raw text would be read as JSON of one of the `others` kinds (the parser's rule). */
+export function readsAsOther(raw: string, others: OtherKinds): boolean {
+  return (Object.keys(READ_AS) as (keyof OtherKinds)[]).some((k) => others[k] && new RegExp(`^(?:${READ_AS[k]})$`).test(raw));
+}
+
+function otherDfa(others: OtherKinds): Dfa | null {
+  const kinds = (Object.keys(READ_AS) as (keyof OtherKinds)[]).filter((k) => others[k]);
+  if (kinds.length === 0) return null;
+  return cached(`other:${kinds.join(",")}`, () => kinds.map((k) => regexToDfa(READ_AS[k], true)).reduce((a, d) => union(a, d)));
+}
+
+/** Options of {@link rawStringIr}. */
+export interface RawStringOptions {
+  /** Markers (and excluded strings) a raw value may not contain. */
+  excludes: readonly string[];
+  /** Kinds the value would be read as instead of a string. */
+  others: OtherKinds;
+  /** Qwen: the written text is the value with one `\n` before and after, or the value alone. */
+  stripNewlines: boolean;
+  /** A name for the rules. */
+  name: string;
+}
+
+/** The raw text of a string value from `strings` (a string set of the JSON Schema compiler). */
+export function rawStringIr(b: GrammarBuilder, strings: StrSet, options: RawStringOptions): IrExpr {
+  const other = otherDfa(options.others);
+  if (strIsAll(strings) && other === null) return text(options.excludes);
+  let lang = withoutMarkersDfa(options.excludes);
+  if (!strIsAll(strings)) lang = intersect(strDfa(strings), lang);
+  if (other !== null) lang = difference(lang, other);
+  if (isEmpty(lang)) return choice();
+  if (!options.stripNewlines) return dfaToIr(lang, b, options.name, plainRanges);
+  // One `\n` on each side is dropped when read: either both are written, or none and then the
+  // value itself may not start or end with one.
+  const bare = difference(lang, cached("edge-nl", () => union(regexToDfa("\\n[\\s\\S]*", true), regexToDfa("[\\s\\S]*\\n", true))));
+  const nl = lit("\n");
+  const framed = seq(nl, dfaToIr(lang, b, options.name, plainRanges), nl);
+  return isEmpty(bare) ? framed : choice(framed, dfaToIr(bare, b, `${options.name}_bare`, plainRanges));
+}
+
+/** The written form of keys matching the regex `pattern`, minus the `taken` ones. */
+export function keyIr(b: GrammarBuilder, pattern: string, taken: readonly string[], excludes: readonly string[], name: string): IrExpr {
+  let lang = regexToDfa(pattern, true);
+  if (taken.length > 0) lang = difference(lang, regexToDfa(taken.map(escapeRegex).join("|"), true));
+  if (excludes.length > 0) lang = intersect(lang, withoutMarkersDfa(excludes));
+  return dfaToIr(lang, b, name, plainRanges);
+}
+
+/** JSON whitespace, at most `max` characters when given. */
+export function whitespaceIr(max: number | undefined): IrExpr {
+  const ws = charClass([0x20, 0x09, 0x0a, 0x0d]);
+  return { kind: "repeat", item: ws, min: 0, max: max ?? null };
+}

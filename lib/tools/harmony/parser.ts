@@ -1,0 +1,296 @@
+/**
+ * The harmony output parser: analysis (reasoning), commentary preambles and the final message
+ * (content), and a tool call (`to=functions.NAME`, JSON arguments streamed one code point at a
+ * time). Headers are read whole up to `<|message|>`; the recipient may stand before or after the
+ * channel, `<|constrain|>json` or `json` may follow, whitespace between the parts is accepted.
+ */
+import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
+import { isPlainObject } from "../../format/json-path.js";
+import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
+import { JsonScanner, JsonSyntaxError } from "../json-scanner.js";
+import type { ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions } from "../types.js";
+import { ANALYSIS, CALL, CHANNEL, END, HARMONY_MARKERS, MESSAGE, RETURN, START } from "./markers.js";
+
+const enum St { Start, Analysis, NextMessage, Header, Text, Answer, Args, AfterArgs, Done }
+
+const HEADER = /^\s*(?:to=([^\s<]+))?\s*<\|channel\|>([a-z]+)\s*(?:to=([^\s<]+))?\s*(?:(?:<\|constrain\|>)?\s*json)?\s*$/;
+
+export class HarmonyParser extends ChunkReader implements ToolOutputParser {
+  private readonly mode: ReasoningMode;
+  private error: OutputParseError | undefined;
+  private out: ToolOutputEvent[] = [];
+  private state = St.Start;
+  private reasoning: string | undefined;
+  private content = "";
+  private readonly calls: ParsedToolCall[] = [];
+  private finished: ParsedToolOutput | undefined;
+  /** Text of the current message: reasoning (analysis) or content. */
+  private into: "reasoning" | "content" = "content";
+  private json: JsonScanner | undefined;
+  private pendingHigh = "";
+  private callName = "";
+
+  /** The final answer is JSON (response_format json_object / json_schema): read as JSON, markers inside its strings are text. */
+  private readonly jsonAnswer: boolean;
+
+  constructor(options: ToolOutputParserOptions = {}) {
+    super();
+    this.mode = options.reasoning ?? "final_output_only";
+    const rf = options.response_format;
+    this.jsonAnswer = rf !== undefined && rf !== null && (rf.type === "json_object" || rf.type === "json_schema");
+  }
+
+  push(chunk: string): ToolOutputEvent[] {
+    if (typeof chunk !== "string") throw new InvalidArgumentError(`push(chunk): expected a string, found ${typeof chunk}`);
+    this.checkUsable("push");
+    this.append(chunk);
+    return this.run();
+  }
+
+  end(): ToolOutputEvent[] {
+    this.checkUsable("end");
+    this.ended = true;
+    const events = this.run();
+    if (this.state !== St.Done) throw new InternalError(`the harmony parser stopped in state ${this.state} at offset ${this.offset()} without an error`);
+    this.finished = { ...(this.reasoning === undefined ? {} : { reasoning: this.reasoning }), content: this.content, toolCalls: this.calls };
+    return events;
+  }
+
+  result(): ParsedToolOutput {
+    if (this.error) throw this.error;
+    if (!this.finished) throw new InvalidArgumentError("result() is available only after end() returned");
+    return this.finished;
+  }
+
+  private checkUsable(what: string): void {
+    if (this.error) throw this.error;
+    if (this.ended) throw new InvalidArgumentError(`${what}() after end(): the parser has already read the whole text`);
+  }
+
+  private run(): ToolOutputEvent[] {
+    this.out = [];
+    try {
+      while (this.state !== St.Done && this.step()) {
+        // Each step reads something or changes state.
+      }
+      if (this.state === St.Done && !this.atEnd) this.fail("the end of the text (a tool call or the final answer ends the output)");
+    } catch (err) {
+      if (err instanceof OutputParseError) this.error = err;
+      throw err;
+    }
+    return this.out;
+  }
+
+  private step(): boolean {
+    switch (this.state) {
+      case St.Start:
+        return this.start();
+      case St.Analysis:
+      case St.Text:
+        return this.messageText();
+      case St.NextMessage: {
+        const which = this.choose([`${START}assistant`]);
+        if (which === WAIT) return WAIT;
+        this.state = St.Header;
+        return DONE;
+      }
+      case St.Header:
+        return this.header();
+      case St.Args:
+        return this.args();
+      case St.Answer:
+        return this.answer();
+      case St.AfterArgs: {
+        if (this.atEnd) {
+          if (!this.ended) return WAIT;
+          this.state = St.Done;
+          return DONE;
+        }
+        if (this.choose([CALL], `${quote(CALL)} or the end of the text`) === WAIT) return WAIT;
+        this.state = St.Done;
+        return DONE;
+      }
+      default:
+        return WAIT;
+    }
+  }
+
+  private start(): boolean {
+    if (this.mode === "think") {
+      this.reasoning = "";
+      this.into = "reasoning";
+      this.state = St.Analysis;
+      return DONE;
+    }
+    if (this.mode === "auto") {
+      const rest = this.buf.slice(this.pos);
+      if (rest.length < ANALYSIS.length && ANALYSIS.startsWith(rest) && !this.ended) return WAIT;
+      if (this.buf.startsWith(ANALYSIS, this.pos)) {
+        this.pos += ANALYSIS.length;
+        this.reasoning = "";
+        this.into = "reasoning";
+        this.state = St.Analysis;
+        return DONE;
+      }
+    }
+    this.state = St.Header;
+    return DONE;
+  }
+
+  /** A message's text, up to `<|end|>` (another message follows) or a stop marker or the end (final answer). */
+  private messageText(): boolean {
+    const forbidden = [...HARMONY_MARKERS, RETURN, CALL];
+    while (!this.atEnd) {
+      if (this.buf.charCodeAt(this.pos) === 0x3c) {
+        const rest = this.buf.length - this.pos;
+        const found = forbidden.find((m) => this.buf.startsWith(m, this.pos));
+        if (found === END) {
+          this.pos += END.length;
+          this.state = St.NextMessage;
+          return DONE;
+        }
+        if (found === RETURN && this.into === "content" && this.state === St.Text) {
+          this.pos += RETURN.length;
+          this.state = St.Done;
+          return DONE;
+        }
+        if (found !== undefined) this.fail(`message text or ${quote(END)} (the text may not contain ${quote(found)})`, quote(found));
+        if (!this.ended && forbidden.some((m) => rest < m.length && m.startsWith(this.buf.slice(this.pos)))) return WAIT;
+      }
+      const ch = this.codePoint();
+      if (ch === "") return WAIT;
+      this.pos += ch.length;
+      if (this.into === "reasoning") {
+        this.reasoning += ch;
+        this.out.push({ type: "reasoning", text: ch });
+      } else {
+        this.content += ch;
+        this.out.push({ type: "content", text: ch });
+      }
+    }
+    if (!this.ended) return WAIT;
+    if (this.state === St.Analysis) this.fail(`${quote(END)} to end the analysis`);
+    this.state = St.Done;
+    return DONE;
+  }
+
+  private header(): boolean {
+    const i = this.buf.indexOf(MESSAGE, this.pos);
+    if (i < 0) {
+      if (this.ended) this.fail(`a message header ending in ${quote(MESSAGE)}`);
+      return WAIT;
+    }
+    const text = this.buf.slice(this.pos, i);
+    const m = HEADER.exec(text);
+    if (!m || (m[1] !== undefined && m[3] !== undefined)) this.fail(`a header "<|channel|>final", "<|channel|>commentary to=functions.NAME …" or "<|channel|>analysis" before ${quote(MESSAGE)}`);
+    const recipient = m[1] ?? m[3];
+    const channel = m[2]!;
+    this.pos = i + MESSAGE.length;
+    if (recipient !== undefined) {
+      if (!recipient.startsWith("functions.") || recipient.length === "functions.".length) this.fail('a recipient "functions.NAME"', quote(recipient), this.offset() - MESSAGE.length - text.length);
+      this.callName = recipient.slice("functions.".length);
+      this.out.push({ type: "tool_call_start", index: this.calls.length, name: this.callName });
+      this.json = new JsonScanner();
+      this.text = "";
+      this.textStart = this.offset();
+      this.state = St.Args;
+      return DONE;
+    }
+    if (channel === "analysis") {
+      this.reasoning ??= "";
+      this.into = "reasoning";
+      this.state = St.Analysis;
+    } else if (channel === "final" || channel === "commentary") {
+      this.into = "content";
+      this.state = channel === "final" && this.jsonAnswer ? St.Answer : St.Text;
+      this.json = new JsonScanner();
+    } else {
+      this.fail('the channel "analysis", "commentary" or "final"', quote(channel), i - text.length + text.indexOf(channel) + this.base);
+    }
+    return DONE;
+  }
+
+  private answer(): boolean {
+    const scanner = this.json!;
+    while (!this.atEnd) {
+      const unit = this.buf[this.pos]!;
+      let inValue: boolean;
+      try {
+        inValue = scanner.feed(unit);
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`, quote(unit));
+        throw err;
+      }
+      if (!inValue) {
+        this.state = St.Text;
+        return DONE;
+      }
+      this.pos++;
+      this.content += unit;
+      this.out.push({ type: "content", text: unit });
+    }
+    if (!this.ended) return WAIT;
+    try {
+      scanner.end();
+    } catch (err) {
+      if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`);
+      throw err;
+    }
+    this.state = St.Done;
+    return DONE;
+  }
+
+  private args(): boolean {
+    const scanner = this.json!;
+    while (!this.atEnd) {
+      const unit = this.buf[this.pos]!;
+      let inValue: boolean;
+      try {
+        inValue = scanner.feed(unit);
+      } catch (err) {
+        if (err instanceof JsonSyntaxError) this.fail(err.expected, quote(unit));
+        throw err;
+      }
+      if (!inValue) return this.argsDone();
+      this.pos++;
+      this.text += unit;
+      this.unit(unit);
+    }
+    if (!this.ended) return WAIT;
+    try {
+      scanner.end();
+    } catch (err) {
+      if (err instanceof JsonSyntaxError) this.fail(err.expected);
+      throw err;
+    }
+    return this.argsDone();
+  }
+
+  private unit(unit: string): void {
+    const c = unit.charCodeAt(0);
+    const index = this.calls.length;
+    if (this.pendingHigh !== "") {
+      const high = this.pendingHigh;
+      this.pendingHigh = "";
+      if (isLowSurrogate(c)) {
+        this.out.push({ type: "arguments", index, text: high + unit });
+        return;
+      }
+      this.out.push({ type: "arguments", index, text: high });
+    }
+    if (isHighSurrogate(c)) this.pendingHigh = unit;
+    else this.out.push({ type: "arguments", index, text: unit });
+  }
+
+  private argsDone(): boolean {
+    if (this.pendingHigh !== "") this.out.push({ type: "arguments", index: this.calls.length, text: this.pendingHigh });
+    this.pendingHigh = "";
+    const value: unknown = JSON.parse(this.text);
+    if (!isPlainObject(value)) this.fail("a JSON object (the call's arguments)", undefined, this.textStart + (this.text.length - this.text.trimStart().length));
+    const call: ParsedToolCall = { index: this.calls.length, name: this.callName, arguments: value };
+    this.calls.push(call);
+    this.out.push({ type: "tool_call_end", index: call.index, name: call.name, arguments: value });
+    this.state = St.AfterArgs;
+    return DONE;
+  }
+}
