@@ -77,17 +77,48 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * offset rather than silently replaced by U+FFFD (which would change what is matched).
  */
 export function readOptionText(file: string, option: string, limit = MAX_OPTION_FILE_BYTES): string {
-  const bytes = readOptionBytes(file, option, limit);
+  return utf8Text(readOptionBytes(file, option, limit), `${option} ${file}`);
+}
+
+/** `bytes` decoded as strict UTF-8; `source` names them in the error ("--input a.txt", "standard input"). */
+function utf8Text(bytes: Uint8Array, source: string): string {
   const bad = invalidUtf8Offset(bytes);
   if (bad >= 0) {
     const { line, column } = byteLineColumn(bytes, bad);
     const shown = Array.from(bytes.subarray(bad, bad + 4), (x) => x.toString(16).padStart(2, "0")).join(" ");
     throw new InvalidArgumentError(
-      `${option} ${file}: not UTF-8 text: invalid byte sequence at byte ${bad} (line ${line}, column ${column}: ${shown}); ` +
-        "save the file as UTF-8",
+      `${source}: not UTF-8 text: invalid byte sequence at byte ${bad} (line ${line}, column ${column}: ${shown}); ` +
+        "save it as UTF-8",
     );
   }
   return decoder.decode(bytes);
+}
+
+/**
+ * Standard input read to its end, at most `limit` bytes: `tagmask match < /dev/zero` stops at the
+ * limit with a one-line error instead of filling the memory.
+ */
+export async function readStdinBytes(stdin: NodeJS.ReadableStream, limit = MAX_OPTION_FILE_BYTES): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stdin) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk as Uint8Array);
+    total += bytes.length;
+    if (total > limit) {
+      // Stop reading: a stream that never ends would otherwise keep the process busy.
+      if ("destroy" in stdin && typeof stdin.destroy === "function") stdin.destroy();
+      throw new InvalidArgumentError(
+        `standard input: more than ${limit} bytes; pass a smaller text (or a file with --input, which has the same limit)`,
+      );
+    }
+    chunks.push(bytes);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Standard input as strict UTF-8 text (at most `limit` bytes); invalid bytes are refused, not replaced. */
+export async function readStdinText(stdin: NodeJS.ReadableStream, limit = MAX_OPTION_FILE_BYTES): Promise<string> {
+  return utf8Text(await readStdinBytes(stdin, limit), "standard input");
 }
 
 /** The JSON value in the file given to `option`; bad JSON is reported with its line and column. */

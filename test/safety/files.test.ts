@@ -2,12 +2,16 @@
  * Reading files named by users: only regular files, never past a size limit, strict UTF-8 where
  * text is read (lib/regular-file.ts, lib/cli/files.ts).
  */
+import { spawnSync } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { PassThrough } from "node:stream";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { invalidUtf8Offset, readOptionBytes, readOptionText } from "../../lib/cli/files.js";
+import { invalidUtf8Offset, readOptionBytes, readOptionText, readStdinBytes, readStdinText } from "../../lib/cli/files.js";
 import { InvalidArgumentError } from "../../lib/errors.js";
 import { FileReadFailure, readRegularFile } from "../../lib/regular-file.js";
-import { scratchDir } from "../helpers/cli.js";
+import { ensureBuiltCli, runCli, scratchDir } from "../helpers/cli.js";
+import { CLI } from "./child.js";
 import { mkfifoSync } from "./fifo.js";
 
 const scratch = scratchDir("safety-files");
@@ -80,5 +84,48 @@ describe("option files", () => {
       }),
       { seed: 11, numRuns: 3000 },
     );
+  });
+});
+
+describe("standard input", () => {
+  const stream = (...chunks: Array<string | Uint8Array>): PassThrough => {
+    const s = new PassThrough();
+    for (const c of chunks) s.write(c);
+    s.end();
+    return s;
+  };
+
+  it("is read to its end up to the limit, and refused past it", async () => {
+    expect(Array.from(await readStdinBytes(stream("ab", Uint8Array.of(0xff)), 3))).toEqual([0x61, 0x62, 0xff]);
+    await expect(readStdinBytes(stream("ab", "cd"), 3)).rejects.toThrow(new InvalidArgumentError(
+      "standard input: more than 3 bytes; pass a smaller text (or a file with --input, which has the same limit)",
+    ));
+  });
+
+  it("text must be UTF-8 (a character split across chunks is fine)", async () => {
+    expect(await readStdinText(stream(Uint8Array.of(0x63, 0xc3), Uint8Array.of(0xa9)))).toBe("c\u00e9");
+    await expect(readStdinText(stream(Uint8Array.of(0x63, 0x0a, 0x66, 0xe9, 0x21)))).rejects.toThrow(
+      /^standard input: not UTF-8 text: invalid byte sequence at byte 3 \(line 2, column 2: e9 21\)/,
+    );
+  });
+
+  it("tagmask parse refuses a model output that is not UTF-8 (exit 2, one line)", async () => {
+    const r = await runCli(["parse", "--family", "hermes"], Uint8Array.of(0x63, 0x61, 0x66, 0xe9));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/standard input: not UTF-8 text: invalid byte sequence at byte 3/);
+  });
+
+  it("tagmask match < /dev/zero stops at the limit (exit 2) instead of reading forever", () => {
+    ensureBuiltCli();
+    const zero = openSync("/dev/zero", "r");
+    try {
+      const r = spawnSync(process.execPath, [CLI, "match", "--regex", "a"], { stdio: [zero, "pipe", "pipe"], encoding: "utf8", timeout: 60_000 });
+      expect(r.signal).toBeNull();
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim()).toMatch(/^tagmask match: InvalidArgumentError: standard input: more than 268435456 bytes/);
+    } finally {
+      closeSync(zero);
+    }
   });
 });
