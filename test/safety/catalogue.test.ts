@@ -298,6 +298,14 @@ const CLI: CliCase[] = [
   { name: "masks: --vocab-size 0", argv: () => ["masks", "--schema", scratch.file("s.json", "{}"), "--tokenizer", tokenizer(), "--vocab-size", "0", "--input", scratch.file("in.txt", "x")], message: /--vocab-size/ },
   { name: "masks: an input file that is not UTF-8", argv: () => ["masks", "--schema", scratch.file("s.json", "{}"), "--tokenizer", tokenizer(), "--input", scratch.file("bad.txt", Uint8Array.of(0x61, 0xc0, 0x80))], message: /--input .*not UTF-8 text: invalid byte sequence at byte 1/ },
   { name: "masks: minLength > maxLength", argv: () => ["masks", "--schema", scratch.file("len.json", '{"type":"string","minLength":4,"maxLength":2}'), "--tokenizer", tokenizer(), "--input", scratch.file("in.txt", "x")], message: /accepts no JSON value at all.*minLength 4 > maxLength 2/ },
+  { name: "parse without --family", argv: () => ["parse", "--input", scratch.file("in.txt", "x")], message: /--family FAMILY is required/ },
+  { name: "parse: an unknown family", argv: () => ["parse", "--family", "nope", "--input", scratch.file("in.txt", "x")], message: /unknown --family 'nope'/ },
+  { name: "parse: --input /dev/zero", argv: () => ["parse", "--family", "hermes", "--input", "/dev/zero"], message: /not a regular file/ },
+  { name: "parse: --input a FIFO without a writer", argv: () => ["parse", "--family", "hermes", "--input", fifoPath], message: /it is a FIFO or pipe, not a regular file/ },
+  { name: "parse: an output file that is not UTF-8", argv: () => ["parse", "--family", "hermes", "--input", scratch.file("out.txt", Uint8Array.of(0x63, 0x61, 0xff))], message: /--input .*not UTF-8 text: invalid byte sequence at byte 2/ },
+  { name: "parse: --tools bad JSON", argv: () => ["parse", "--family", "hermes", "--tools", scratch.file("bad.json", '{"type": '), "--input", scratch.file("in.txt", "x")], message: /--tools .*invalid JSON at line 1/ },
+  { name: "parse: --reasoning bogus", argv: () => ["parse", "--family", "hermes", "--reasoning", "bogus", "--input", scratch.file("in.txt", "x")], message: /--reasoning must be one of/ },
+  { name: "families: an unknown option", argv: () => ["families", "--bogus"], message: /unknown option --bogus/ },
 ];
 
 describe("malformed inputs on the command line: one line, exit code 2", () => {
