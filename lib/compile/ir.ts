@@ -5,7 +5,7 @@
  * A grammar is a list of rules; each rule's body is an expression tree. Recursion goes through
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
-import { GrammarError } from "../errors.js";
+import { GrammarError, InvalidArgumentError } from "../errors.js";
 import {
   deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
 } from "./ir-tokens.js";
@@ -512,6 +512,9 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
 
 /** Reads the binary form back (the inverse of {@link serializeGrammar}); validates as it goes. */
 export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
+  if (!(buffer instanceof Uint8Array)) {
+    throw new InvalidArgumentError(`deserializeGrammar(buffer): buffer must be a Uint8Array (from serializeGrammar), got ${describeValue(buffer)}`);
+  }
   if (buffer.length < 32 || buffer.length % 4 !== 0) {
     fail("header", `buffer length ${buffer.length} is not a whole number of u32 words of at least 32 bytes`);
   }

@@ -218,6 +218,11 @@ const API: ApiCase[] = [
   api("allocateTokenBitmask: -1 rows", () => tagmask.allocateTokenBitmask(-1, 10), InvalidArgumentError, /rows must be a non-negative integer/),
   api("allocateTokenBitmask: more words than an array holds", () => tagmask.allocateTokenBitmask(1e6, 1e6), InvalidArgumentError, /split the batch/),
   api("bitmaskWords: NaN", () => tagmask.bitmaskWords(Number.NaN), InvalidArgumentError, /vocabSize must be an integer/),
+  api("toHalfBits: dtype float32 (was read as float16)", () => tagmask.toHalfBits(new Float32Array(2), "float32" as never), InvalidArgumentError, /dtype must be "bfloat16" or "float16", got "float32"/),
+  api("fromHalfBits: a plain array", () => tagmask.fromHalfBits([1, 2] as never, "float16"), InvalidArgumentError, /first argument must be a Uint16Array, got object/),
+  api("toHalfBits: no values", () => tagmask.toHalfBits(undefined as never, "bfloat16"), InvalidArgumentError, /first argument must be a Float32Array, got undefined/),
+  api("new GrammarCompiler(null)", () => new tagmask.GrammarCompiler(null as never), InvalidArgumentError, /options must be an object, got null/),
+  api("deserializeGrammar: no buffer", () => tagmask.deserializeGrammar(undefined as never), InvalidArgumentError, /buffer must be a Uint8Array .*got undefined/),
 ];
 
 describe("malformed inputs to the API: a typed error, and everything keeps working", () => {
