@@ -54,15 +54,35 @@ struct Chunk {
   uint32_t lane[kVec];
 };
 
-template <DType D, int kVec>
+/// A 16-byte vector load / store; kStream marks the lines evict-first (ld.global.cs /
+/// st.global.cs), for data touched once that should not push the masks out of L2.
+template <bool kStream>
+__device__ __forceinline__ uint4 LoadVec(const uint4* p) {
+  if constexpr (kStream) {
+    return __ldcs(p);
+  } else {
+    return *p;
+  }
+}
+
+template <bool kStream>
+__device__ __forceinline__ void StoreVec(uint4* p, uint4 v) {
+  if constexpr (kStream) {
+    __stcs(p, v);
+  } else {
+    *p = v;
+  }
+}
+
+template <DType D, int kVec, bool kStream = false>
 __device__ __forceinline__ Chunk<D, kVec> LoadChunk(const typename Storage<D>::T* p) {
   static_assert(kVec == 1 || kVec == VecOf<D>(), "a chunk is one element or a whole 32-byte chunk");
   Chunk<D, kVec> c;
   if constexpr (kVec == 1) {
     c.lane[0] = p[0];
   } else {
-    const uint4 a = reinterpret_cast<const uint4*>(p)[0];
-    const uint4 b = reinterpret_cast<const uint4*>(p)[1];
+    const uint4 a = LoadVec<kStream>(reinterpret_cast<const uint4*>(p));
+    const uint4 b = LoadVec<kStream>(reinterpret_cast<const uint4*>(p) + 1);
     const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
     if constexpr (D == DType::kFloat32) {
 #pragma unroll
@@ -75,19 +95,19 @@ __device__ __forceinline__ Chunk<D, kVec> LoadChunk(const typename Storage<D>::T
   return c;
 }
 
-template <DType D, int kVec>
+template <DType D, int kVec, bool kStream = false>
 __device__ __forceinline__ void StoreChunk(typename Storage<D>::T* p, const Chunk<D, kVec>& c) {
   if constexpr (kVec == 1) {
     p[0] = static_cast<typename Storage<D>::T>(c.lane[0]);
   } else if constexpr (D == DType::kFloat32) {
-    reinterpret_cast<uint4*>(p)[0] = make_uint4(c.lane[0], c.lane[1], c.lane[2], c.lane[3]);
-    reinterpret_cast<uint4*>(p)[1] = make_uint4(c.lane[4], c.lane[5], c.lane[6], c.lane[7]);
+    StoreVec<kStream>(reinterpret_cast<uint4*>(p), make_uint4(c.lane[0], c.lane[1], c.lane[2], c.lane[3]));
+    StoreVec<kStream>(reinterpret_cast<uint4*>(p) + 1, make_uint4(c.lane[4], c.lane[5], c.lane[6], c.lane[7]));
   } else {
     uint32_t w[8];
 #pragma unroll
     for (int j = 0; j < 8; ++j) w[j] = c.lane[2 * j] | (c.lane[2 * j + 1] << 16);
-    reinterpret_cast<uint4*>(p)[0] = make_uint4(w[0], w[1], w[2], w[3]);
-    reinterpret_cast<uint4*>(p)[1] = make_uint4(w[4], w[5], w[6], w[7]);
+    StoreVec<kStream>(reinterpret_cast<uint4*>(p), make_uint4(w[0], w[1], w[2], w[3]));
+    StoreVec<kStream>(reinterpret_cast<uint4*>(p) + 1, make_uint4(w[4], w[5], w[6], w[7]));
   }
 }
 
@@ -109,6 +129,19 @@ __device__ __forceinline__ RowPair MapRow(const DeviceBatch& b, uint32_t k) {
   if (b.indices == nullptr) return RowPair{k, k};
   const uint64_t r = static_cast<uint32_t>(b.indices[k]);
   return RowPair{r, b.compact_bitmask ? k : r};
+}
+
+/// The bitmask row of work row `mask_row` (RowPair::mask_row): a row of the bitmask, or with
+/// resident masks (kRefs: b.refs and b.store set) the row its ref names, in the store or among
+/// the compact rows of the bitmask. A template parameter rather than a test of b.refs, so the
+/// dense kernels are exactly the code measured before resident masks existed.
+template <bool kRefs>
+__device__ __forceinline__ const int32_t* MaskRowOf(const DeviceBatch& b, uint64_t mask_row, uint32_t words) {
+  if constexpr (kRefs) {
+    return maskmath::ResolveMaskRef(b.refs[mask_row], b.store, b.bitmask, words);
+  } else {
+    return b.bitmask + mask_row * words;
+  }
 }
 
 /// Allow bits of the chunk starting at `first`; without a bitmask every token < vocab is allowed.

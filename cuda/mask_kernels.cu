@@ -24,7 +24,7 @@ using namespace detail;
 constexpr int kThreads = 256;
 constexpr uint32_t kMaxGridY = 65535;
 
-template <DType D, int kVec, int kItems>
+template <DType D, int kVec, int kItems, bool kRefs>
 __global__ void __launch_bounds__(kThreads) ApplyBitmaskKernel(DeviceBatch b) {
   using T = typename Storage<D>::T;
   constexpr uint32_t kAll = kVec == 32 ? 0xFFFFFFFFu : ((1u << kVec) - 1u);
@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(kThreads) ApplyBitmaskKernel(DeviceBatch b) {
   for (uint32_t k = blockIdx.y; k < b.work_rows; k += gridDim.y) {
     const RowPair rows = MapRow(b, k);
     T* row = static_cast<T*>(b.logits) + rows.logits_row * b.stride;
-    const int32_t* mask_row = b.bitmask + rows.mask_row * words;
+    const int32_t* mask_row = MaskRowOf<kRefs>(b, rows.mask_row, words);
     const uint32_t base = blockIdx.x * (kThreads * kItems) + threadIdx.x;
     uint32_t bits[kItems];
     Chunk<D, kVec> chunk[kItems];
@@ -71,7 +71,59 @@ __global__ void __launch_bounds__(kThreads) ApplyBitmaskKernel(DeviceBatch b) {
   }
 }
 
-template <DType D, int kVec>
+// A candidate for batches whose logits are larger than L2 (issue 17), measured against the
+// kernel above by bench/gpu (DeviceLogits.benchmark("apply-waves")) and used by nothing else
+// until it is measured faster: streaming (evict-first) loads and stores, four chunks (128 bytes)
+// per thread, and a grid of whole waves — as many blocks as fit on the device at once, each
+// looping over (row, chunk group) items in row order. Written apart from the kernel above so
+// that the measured kernel's code stays as it was.
+template <DType D, bool kRefs>
+__global__ void __launch_bounds__(kThreads) ApplyBitmaskWavesKernel(DeviceBatch b, uint32_t groups_per_row) {
+  using T = typename Storage<D>::T;
+  constexpr int kVec = VecOf<D>();
+  constexpr int kItems = 4;
+  constexpr uint32_t kAll = kVec == 32 ? 0xFFFFFFFFu : ((1u << kVec) - 1u);
+  const uint32_t words = (b.vocab + 31) / 32;
+  const uint32_t full_chunks = b.columns / kVec;
+  const uint64_t items = static_cast<uint64_t>(b.work_rows) * groups_per_row;
+  for (uint64_t item = blockIdx.x; item < items; item += gridDim.x) {
+    const uint32_t group = static_cast<uint32_t>(item % groups_per_row);
+    const RowPair rows = MapRow(b, static_cast<uint32_t>(item / groups_per_row));
+    T* row = static_cast<T*>(b.logits) + rows.logits_row * b.stride;
+    const int32_t* mask_row = MaskRowOf<kRefs>(b, rows.mask_row, words);
+    const uint32_t base = group * (kThreads * kItems) + threadIdx.x;
+    uint32_t bits[kItems];
+    Chunk<D, kVec> chunk[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const uint32_t c = base + j * kThreads;
+      bits[j] = c < full_chunks ? maskmath::ChunkBits(mask_row, c * kVec, kVec, b.vocab) : kAll;
+      if (bits[j] != kAll && bits[j] != 0) chunk[j] = LoadChunk<D, kVec, true>(row + c * kVec);
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      if (bits[j] == kAll) continue;
+      T* p = row + (base + j * kThreads) * kVec;
+      if (bits[j] == 0) {
+        StoreChunk<D, kVec, true>(p, NegInfChunk<D, kVec>());
+        continue;
+      }
+#pragma unroll
+      for (int l = 0; l < kVec; ++l) {
+        if (((bits[j] >> l) & 1u) == 0) chunk[j].lane[l] = NegInfBits<D>();
+      }
+      StoreChunk<D, kVec, true>(p, chunk[j]);
+    }
+    if (group == 0) {
+      const uint32_t i = full_chunks * kVec + threadIdx.x;
+      if (threadIdx.x < static_cast<uint32_t>(kVec) && i < b.columns && !maskmath::Allowed(mask_row, i, b.vocab)) {
+        row[i] = static_cast<T>(NegInfBits<D>());
+      }
+    }
+  }
+}
+
+template <DType D, int kVec, bool kRefs>
 __global__ void __launch_bounds__(kThreads) ArgmaxKernel(DeviceBatch b, uint64_t* packed_out, uint32_t chunks_per_block) {
   using T = typename Storage<D>::T;
   __shared__ uint64_t warp_best[kThreads / 32];
@@ -80,7 +132,7 @@ __global__ void __launch_bounds__(kThreads) ArgmaxKernel(DeviceBatch b, uint64_t
   for (uint32_t k = blockIdx.y; k < b.work_rows; k += gridDim.y) {
     const RowPair rows = MapRow(b, k);
     const T* row = static_cast<const T*>(b.logits) + rows.logits_row * b.stride;
-    const int32_t* mask_row = b.bitmask == nullptr ? nullptr : b.bitmask + rows.mask_row * words;
+    const int32_t* mask_row = b.bitmask == nullptr ? nullptr : MaskRowOf<kRefs>(b, rows.mask_row, words);
     uint64_t best = 0;  // key << 32 | ~id; 0 = nothing allowed seen
     const uint32_t begin = blockIdx.x * chunks_per_block;
     const uint32_t end = min(full_chunks, begin + chunks_per_block);
@@ -136,13 +188,42 @@ void LaunchApplyTyped(const DeviceBatch& b, cudaStream_t stream) {
   const uint32_t per_block = kThreads * kItems;
   const uint32_t grid_x = std::max<uint32_t>(1, (full_chunks + per_block - 1) / per_block);
   const dim3 grid(grid_x, std::min(b.work_rows, kMaxGridY));
-  ApplyBitmaskKernel<D, kVec, kItems><<<grid, kThreads, 0, stream>>>(b);
+  if (b.refs != nullptr) {
+    ApplyBitmaskKernel<D, kVec, kItems, true><<<grid, kThreads, 0, stream>>>(b);
+  } else {
+    ApplyBitmaskKernel<D, kVec, kItems, false><<<grid, kThreads, 0, stream>>>(b);
+  }
+}
+
+template <DType D, bool kRefs>
+void LaunchApplyWavesTyped(const DeviceBatch& b, cudaStream_t stream, int device) {
+  const uint32_t full_chunks = b.columns / VecOf<D>();
+  const uint32_t groups_per_row = std::max<uint32_t>(1, (full_chunks + kThreads * 4 - 1) / (kThreads * 4));
+  static thread_local int cached_device = -1;
+  static thread_local int per_sm = 0;
+  if (cached_device != device) {
+    Check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ApplyBitmaskWavesKernel<D, kRefs>, kThreads, 0),
+          "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    cached_device = device;
+  }
+  const uint64_t items = static_cast<uint64_t>(b.work_rows) * groups_per_row;
+  const uint64_t wave = static_cast<uint64_t>(std::max(1, per_sm)) * static_cast<uint64_t>(Multiprocessors(device));
+  const uint32_t grid = static_cast<uint32_t>(std::min<uint64_t>(items, wave));
+  ApplyBitmaskWavesKernel<D, kRefs><<<grid, kThreads, 0, stream>>>(b, groups_per_row);
 }
 
 template <DType D>
 void LaunchApplyDtype(const DeviceBatch& b, cudaStream_t stream, int device) {
   if (!VectorAligned(b)) {
     LaunchApplyTyped<D, 1, 4>(b, stream);
+    return;
+  }
+  if (b.apply_variant == ApplyVariant::kWaves) {
+    if (b.refs != nullptr) {
+      LaunchApplyWavesTyped<D, true>(b, stream, device);
+    } else {
+      LaunchApplyWavesTyped<D, false>(b, stream, device);
+    }
     return;
   }
   // Small batches: one chunk per thread, so the grid still spreads over every SM. Large
@@ -165,7 +246,11 @@ void LaunchArgmaxTyped(const DeviceBatch& b, uint64_t* out, cudaStream_t stream,
   uint32_t per_block = std::max<uint32_t>(min_per_block, (full_chunks + want_blocks - 1) / want_blocks);
   const uint32_t grid_x = std::max<uint32_t>(1, (full_chunks + per_block - 1) / per_block);
   const dim3 grid(grid_x, std::min(b.work_rows, kMaxGridY));
-  ArgmaxKernel<D, kVec><<<grid, kThreads, 0, stream>>>(b, out, per_block);
+  if (b.refs != nullptr) {
+    ArgmaxKernel<D, kVec, true><<<grid, kThreads, 0, stream>>>(b, out, per_block);
+  } else {
+    ArgmaxKernel<D, kVec, false><<<grid, kThreads, 0, stream>>>(b, out, per_block);
+  }
 }
 
 template <DType D>

@@ -124,6 +124,7 @@ __device__ uint32_t RadixSelect(const RowCtx& r, uint32_t floor, bool use_weight
   return s.prefix;
 }
 
+template <bool kRefs>
 __global__ void __launch_bounds__(kThreads) SampleKernel(DeviceBatch b, const SampleParams* params, int32_t* out) {
   __shared__ SharedState s;
   const uint32_t words = (b.vocab + 31) / 32;
@@ -131,7 +132,7 @@ __global__ void __launch_bounds__(kThreads) SampleKernel(DeviceBatch b, const Sa
     const RowPair rows = MapRow(b, k);
     const uint32_t bytes = maskmath::ElementBytes(b.dtype);
     const RowCtx r{b.dtype, static_cast<const char*>(b.logits) + rows.logits_row * b.stride * bytes,
-                   b.bitmask + rows.mask_row * words, b.vocab};
+                   MaskRowOf<kRefs>(b, rows.mask_row, words), b.vocab};
     const SampleParams p = params[k];
 
     // 1. argmax and allowed count.
@@ -230,7 +231,11 @@ void LaunchSample(const DeviceBatch& b, const SampleParams* params, int32_t* tok
   if (b.work_rows == 0) return;
   UseDevice(device);
   const uint32_t grid = b.work_rows < 65535u ? b.work_rows : 65535u;
-  SampleKernel<<<grid, kThreads, 0, AsStream(stream_handle)>>>(b, params, tokens_out);
+  if (b.refs != nullptr) {
+    SampleKernel<true><<<grid, kThreads, 0, AsStream(stream_handle)>>>(b, params, tokens_out);
+  } else {
+    SampleKernel<false><<<grid, kThreads, 0, AsStream(stream_handle)>>>(b, params, tokens_out);
+  }
   Check(cudaGetLastError(), "masked sampling (kernel launch)");
 }
 

@@ -40,13 +40,14 @@ export type { RecognizerOptions, TokenUniverse } from "./compile/recognizer.js";
 export * as formats from "./format/build.js";
 export { applyTokenBitmask, maskedArgmax, maskedSample, applyMaskIsa } from "./mask/cpu.js";
 export { allocateTokenBitmask, bitmaskWords } from "./mask/types.js";
-export type { LogitsDType, MaskShapeOptions, SampleOptions } from "./mask/types.js";
+export type { LogitsDType, MaskShapeOptions, MaskStore, SampleOptions } from "./mask/types.js";
+export { compactRowOf, expandMaskRefs } from "./mask/refs.js";
 export { toBFloat16Bits, fromBFloat16Bits, toFloat16Bits, fromFloat16Bits, toHalfBits, fromHalfBits } from "./mask/dtype.js";
 export { setThreadPoolSize, threadPoolSize } from "./engine/batch-pool.js";
-export { cuda, CudaStream, DeviceBitmask, DeviceLogits, PinnedBitmask } from "./mask/cuda.js";
+export { cuda, CudaStream, DeviceBitmask, DeviceLogits, DeviceMaskStore, PinnedBitmask } from "./mask/cuda.js";
 export type { CudaDeviceInfo, DeviceLogitsOptions, DeviceRowOptions, DeviceSampleOptions, StreamLike } from "./mask/cuda.js";
 export { BatchMatcher } from "./engine/batch.js";
-export type { BatchAcceptResult, BatchMatcherOptions, BatchRowError } from "./engine/batch.js";
+export type { BatchAcceptResult, BatchMatcherOptions, BatchRowError, FillMaskRefsOptions, FillMaskRefsResult } from "./engine/batch.js";
 export {
   buildToolCallingFormat, createToolOutputParser, parseToolOutput, toolCallingFamilies, toolCallingFamily, normalizeToolRequest,
   KIMI_K3_MARKERS, KIMI_K3_STOP, REASONING_MODES, MISTRAL_VARIANTS, mistralVariantOf,

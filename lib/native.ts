@@ -45,6 +45,8 @@ export interface NativeAddon {
   PinnedBitmask: new (rows: number, vocabSize: number) => NativePinnedBitmask;
   DeviceBitmask: new (rows: number, vocabSize: number, options: object) => NativeDeviceBitmask;
   DeviceLogits: new (options: object) => NativeDeviceLogits;
+  /** Made by NativeCompiledGrammar.uploadMasks only. */
+  DeviceMaskStore: abstract new () => NativeDeviceMaskStore;
   /** Batch path (lib/engine/batch.ts). */
   BatchMatcher: new (matchers: NativeGrammarMatcher[], options: { parallel?: boolean }) => NativeBatchMatcher;
   /** Engine (lib/engine): the native vocabulary handle built from VocabularyData. */
@@ -88,6 +90,10 @@ export interface NativeCompiledGrammar {
   readonly stateCount: number;
   readonly vocabSize: number;
   stats(): NativeCompileStats;
+  /** The resident mask rows, copied (docs/masking.md, "Resident masks"). */
+  maskStore(): { count: number; wordsPerMask: number; vocabSize: number; words: Int32Array };
+  /** The resident rows in device memory, uploaded once per device. */
+  uploadMasks(device?: number, options?: { stream?: bigint }): NativeDeviceMaskStore;
 }
 
 /** Native matcher handle (lib/engine/matcher.ts wraps it). */
@@ -121,6 +127,8 @@ export interface NativeBatchMatcher {
   acceptAsync(tokens: Int32Array | readonly number[]): Promise<{ accepted: Uint8Array; errors: Array<{ row: number; error: TagmaskError }> }>;
   rollback(steps: number | Int32Array | readonly number[]): Array<{ row: number; error: TagmaskError }>;
   rollbackAsync(steps: number | Int32Array | readonly number[]): Promise<Array<{ row: number; error: TagmaskError }>>;
+  fillRefs(refs: Int32Array, compact: Int32Array, options?: { rows?: Int32Array | readonly number[]; grammar?: NativeCompiledGrammar }):
+    { compactRows: number; errors: Array<{ row: number; error: TagmaskError }> };
 }
 
 /** Native CUDA stream (lib/mask/cuda.ts wraps it). */
@@ -146,6 +154,17 @@ export interface NativeDeviceBitmask {
   readonly pointer: bigint;
   readonly rows: number;
   readonly vocabSize: number;
+}
+
+/** Native device-resident mask rows of a compiled grammar. */
+export interface NativeDeviceMaskStore {
+  readonly pointer: bigint;
+  readonly count: number;
+  readonly wordsPerMask: number;
+  readonly vocabSize: number;
+  readonly bytes: number;
+  readonly device: number;
+  free(): void;
 }
 
 /** Native device logits. */

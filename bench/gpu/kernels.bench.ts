@@ -9,15 +9,24 @@
  *      (reads of mixed chunks, writes of non-open chunks, the mask itself) as GB/s and as a
  *      percentage of the device's peak (4.8 TB/s on an H200), and the "naive" figure that
  *      counts a full read and write of every logit, the way mask-kernel bandwidth is usually
- *      quoted;
+ *      quoted; from batch 16 on, next to the candidate kernel "apply-waves" (streaming cache
+ *      hints, four chunks a thread, a grid of whole waves), which applyBitmask does not use
+ *      until these figures show it faster;
  *   2. launch latency at batch 1: device time per launch, and host wall time per call;
  *   3. fused masked argmax against apply-then-argmax at batch 1, 64 and 256;
- *   4. fused masked sampling (temperature, top-k, top-p) wall time at batch 1 and 64.
+ *   4. fused masked sampling (temperature, top-k, top-p) wall time at batch 1 and 64;
+ *   5. resident masks (docs/masking.md): batches of 1, 64, 256 and 1024 sequences stepping along
+ *      real outputs (bench/resident-walk.ts) of the seed grammar and two JSON Schema grammars.
+ *      Per step, the dense path (fillNextTokenBitmasks into pinned memory, upload every row,
+ *      fused sampling) against the resident path (fillMaskRefs, upload the compact rows only,
+ *      fused sampling through refs + the uploaded store): bytes crossing PCIe, end-to-end wall
+ *      time of the step (median and p99), and the mask kernel alone on the same rows.
  */
 import { performance } from "node:perf_hooks";
 import { cuda, type DeviceBitmask, type DeviceLogits } from "../../lib/mask/cuda.js";
 import { bitmaskWords } from "../../lib/mask/types.js";
-import { saveReport, type BenchRow } from "../harness.js";
+import { quantile, saveReport, type BenchRow } from "../harness.js";
+import { RealWalk, stepBytes, walkGrammars } from "../resident-walk.js";
 
 const quick = process.argv.includes("--quick");
 const V = 128256;
@@ -125,6 +134,9 @@ for (const dtype of ["float32", "bfloat16"] as const) {
         const need = requiredBytes(makeMask(batch, kind), batch, elementBytes);
         const naive = batch * V * elementBytes * 2 + batch * W * 4;
         const gbps = need / (us * 1e-6) / 1e9;
+        // The candidate kernel for batches past L2 (streaming hints, 4 chunks a thread, one wave).
+        logits.benchmark("apply-waves", mask(kind), 5);
+        const waves = batch >= 16 ? logits.benchmark("apply-waves", mask(kind), iterations) : NaN;
         table.push({
           kernel: `apply ${dtype}`,
           batch,
@@ -133,8 +145,16 @@ for (const dtype of ["float32", "bfloat16"] as const) {
           "required GB/s": Math.round(gbps),
           "% of peak": Math.round((need / (us * 1e-6) / peak) * 1000) / 10,
           "naive GB/s": Math.round(naive / (us * 1e-6) / 1e9),
+          "waves µs/launch": Number.isNaN(waves) ? "" : Math.round(waves * 100) / 100,
+          "waves % of peak": Number.isNaN(waves) ? "" : Math.round((need / (waves * 1e-6) / peak) * 1000) / 10,
         });
         rows.push({ suite: "gpu apply", task: `apply ${dtype} batch ${batch} ${kind}`, medianUs: us, p99Us: us, samples: iterations });
+        if (!Number.isNaN(waves)) {
+          rows.push({
+            suite: "gpu apply", task: `apply-waves ${dtype} batch ${batch} ${kind}`, medianUs: waves, p99Us: waves, samples: iterations,
+            peer: `apply ${dtype} batch ${batch} ${kind}`, speedupVsPeer: us / waves,
+          });
+        }
       }
     });
   }
@@ -210,5 +230,77 @@ for (const [batch, logitsKind] of [[1, "flat"], [64, "flat"], [1, "varied"], [64
 console.log("\n## fused masked sampling");
 console.table(sampleTable);
 
+// 5. resident masks along real outputs
+const residentTable: Array<Record<string, string | number>> = [];
+const steps = quick ? 20 : 100;
+for (const g of walkGrammars()) {
+  const vocab = g.compiled.vocabSize;
+  const store = g.compiled.uploadMasks(0, { stream });
+  for (const n of quick ? [1, 256] : [1, 64, 256, 1024]) {
+    const walk = new RealWalk(g, n);
+    const words = walk.batch.maskWords;
+    const logits = cuda.allocateLogits({ rows: n, vocabSize: vocab, dtype: "bfloat16", stream });
+    const next = lcg(n + 99);
+    const host = new Uint16Array(n * vocab);
+    for (let i = 0; i < host.length; i++) host[i] = 0x3f00 + (next() >>> 24);  // bf16 values in [0.5, 1)
+    logits.upload(host);
+    const densePinned = cuda.allocatePinnedBitmask(n, vocab);
+    const compactPinned = cuda.allocatePinnedBitmask(n, vocab);
+    const denseMask = cuda.allocateBitmask(n, vocab, { stream });
+    const compactMask = cuda.allocateBitmask(n, vocab, { stream });
+    const refs = new Int32Array(n);
+    const resident = { refs, maskStore: store };
+    const sample = { temperature: 0.7, topK: 50, topP: 0.9 };
+    const denseUs: number[] = [];
+    const refsUs: number[] = [];
+    let denseKernel = 0;
+    let refsKernel = 0;
+    let refBytes = 0;
+    try {
+      for (let step = 0; step < steps; step++) {
+        logits.synchronize();
+        let t0 = performance.now();
+        walk.batch.fillNextTokenBitmasks(densePinned.array);
+        denseMask.upload(densePinned, { stream });
+        logits.sample(denseMask, { ...sample, seed: BigInt(step) });
+        denseUs.push((performance.now() - t0) * 1000);
+        t0 = performance.now();
+        const { compactRows } = walk.batch.fillMaskRefs(refs, compactPinned.array);
+        compactMask.upload(compactPinned, { stream, rows: compactRows });
+        logits.sample(compactMask, { ...resident, ...sample, seed: BigInt(step) });
+        refsUs.push((performance.now() - t0) * 1000);
+        refBytes += stepBytes(n, words, compactRows).refs;
+        if (step % 10 === 0) {
+          denseKernel += logits.benchmark("apply", denseMask, 10);
+          refsKernel += logits.benchmark("apply", compactMask, 10, resident);
+        }
+        walk.step();
+      }
+    } finally {
+      for (const m of [densePinned, compactPinned, denseMask, compactMask, logits]) m.free();
+    }
+    denseUs.sort((a, b) => a - b);
+    refsUs.sort((a, b) => a - b);
+    const kernelSamples = Math.ceil(steps / 10);
+    const denseBytes = stepBytes(n, words, 0).dense;
+    residentTable.push({
+      grammar: g.name,
+      batch: n,
+      "PCIe bytes/step dense": denseBytes,
+      "PCIe bytes/step refs+compact": Math.round(refBytes / steps),
+      "step µs dense (median / p99)": `${Math.round(quantile(denseUs, 0.5))} / ${Math.round(quantile(denseUs, 0.99))}`,
+      "step µs resident (median / p99)": `${Math.round(quantile(refsUs, 0.5))} / ${Math.round(quantile(refsUs, 0.99))}`,
+      "step speedup": Math.round((quantile(denseUs, 0.5) / quantile(refsUs, 0.5)) * 100) / 100,
+      "apply kernel µs dense / resident": `${Math.round((denseKernel / kernelSamples) * 10) / 10} / ${Math.round((refsKernel / kernelSamples) * 10) / 10}`,
+    });
+    rows.push({
+      suite: "gpu resident masks", task: `resident step ${g.name} batch ${n}`, medianUs: quantile(refsUs, 0.5), p99Us: quantile(refsUs, 0.99), samples: steps,
+      peer: `dense step ${g.name} batch ${n}`, speedupVsPeer: quantile(denseUs, 0.5) / quantile(refsUs, 0.5),
+    });
+  }
+}
+console.log("\n## resident masks: one decoding step (fill, upload, fused sampling) along real outputs, bf16 logits");
+console.table(residentTable);
+
 stream.destroy();
-console.log(`report: ${saveReport("gpu-kernels", rows, { device: info, table, latency, argmaxTable, sampleTable })}`);
+console.log(`report: ${saveReport("gpu-kernels", rows, { device: info, table, latency, argmaxTable, sampleTable, residentTable })}`);

@@ -7,6 +7,7 @@
 import type { TagmaskError } from "../errors.js";
 import { InvalidArgumentError } from "../errors.js";
 import { native, type NativeBatchMatcher } from "../native.js";
+import { CompiledGrammar } from "./compiled-grammar.js";
 import { GrammarMatcher } from "./matcher.js";
 
 /** A failure of one row; the other rows completed normally. */
@@ -21,6 +22,24 @@ export interface BatchRowError {
 export interface BatchAcceptResult {
   /** 1 where the row's matcher accepted its token, 0 where the grammar rejected it (state unchanged), the row was skipped (-1) or failed. */
   accepted: Uint8Array;
+  errors: BatchRowError[];
+}
+
+/** Options of {@link BatchMatcher.fillMaskRefs}. */
+export interface FillMaskRefsOptions {
+  /** Only these rows (each once); the others' refs are left as they are. Default: every row. */
+  rows?: Int32Array | readonly number[];
+  /**
+   * The grammar whose mask store the refs name. Default: the grammar every matcher shares (an
+   * error when they use several); rows of other grammars always get compact rows.
+   */
+  grammar?: CompiledGrammar;
+}
+
+/** Result of {@link BatchMatcher.fillMaskRefs}. */
+export interface FillMaskRefsResult {
+  /** Compact rows written: rows 0 .. compactRows-1 of `compact` (what to upload). */
+  compactRows: number;
   errors: BatchRowError[];
 }
 
@@ -105,6 +124,37 @@ export class BatchMatcher {
   /** Like {@link fillNextTokenBitmasks}, on the pool, into {@link bitmask}; the event loop stays free. */
   fillNextTokenBitmasksAsync(rows?: Int32Array | readonly number[]): Promise<{ bitmask: Int32Array; errors: BatchRowError[] }> {
     return this.#native.fillAsync(rows);
+  }
+
+  /**
+   * Mask references for masking with the masks resident on the device (docs/masking.md): for
+   * each row r, `refs[r]` = the id of the row of the grammar's mask store
+   * (`CompiledGrammar.maskStore()` / `uploadMasks()`) equal to row r's mask, or a negative value
+   * `~k` when the mask is none of them (several parse stacks, tokens decided by the stack below,
+   * a row of another grammar, a failed row): its dense mask is then written as compact row k of
+   * `compact` (words k·maskWords …). Compact rows are numbered from 0 in row order, so only the
+   * first `compactRows` rows of `compact` need to reach the device. Expanding every ref equals
+   * {@link fillNextTokenBitmasks} bit for bit.
+   *
+   * `refs` must hold `size` entries; `compact` room for every filled row (`size` rows, or one per
+   * entry of `options.rows`). A failed row gets a zeroed compact row and an entry in `errors`.
+   * Synchronous; allocation-free natively.
+   *
+   * @example
+   * const store = compiled.uploadMasks(0, { stream });
+   * const refs = new Int32Array(batch.size);
+   * const pinned = cuda.allocatePinnedBitmask(batch.size, batch.vocabSize);
+   * const { compactRows } = batch.fillMaskRefs(refs, pinned.array);
+   * compact.upload(pinned, { stream, rows: compactRows });
+   * const tokens = logits.sample(compact, { refs, maskStore: store, temperature: 0.7, seed: step });
+   */
+  fillMaskRefs(refs: Int32Array, compact: Int32Array, options: FillMaskRefsOptions = {}): FillMaskRefsResult {
+    if (options === null || typeof options !== "object") throw new InvalidArgumentError("BatchMatcher.fillMaskRefs: options must be an object");
+    const { rows, grammar } = options;
+    if (grammar !== undefined && !(grammar instanceof CompiledGrammar)) {
+      throw new InvalidArgumentError("BatchMatcher.fillMaskRefs: options.grammar must be a CompiledGrammar");
+    }
+    return this.#native.fillRefs(refs, compact, { rows, grammar: grammar?.handle });
   }
 
   /** Accepts tokens[r] in row r (-1 skips the row). */

@@ -5,6 +5,8 @@
  */
 import { InvalidArgumentError } from "../errors.js";
 import { serializeGrammar, type IrGrammar } from "../compile/ir.js";
+import { DeviceMaskStore, type StreamLike } from "../mask/cuda.js";
+import type { MaskStore } from "../mask/types.js";
 import { native, type NativeCompiledGrammar, type NativeCompileStats, type NativeTokenizerInfoHandle } from "../native.js";
 import type { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 
@@ -80,6 +82,36 @@ export class CompiledGrammar {
   stats(): CompileStats {
     const s: NativeCompileStats = this.handle.stats();
     return { ...s, keptRules: [...s.keptRules] };
+  }
+
+  /**
+   * The grammar's masks as whole bitmask rows (docs/masking.md, "Resident masks"): every row a
+   * sequence with one parse stack can need, deduplicated — what `BatchMatcher.fillMaskRefs`
+   * names by id. Built natively on first use (count × ceil(V/32) words, then part of
+   * {@link memoryBytes}); each call returns a fresh copy. Past 512 MiB no more rows are added; the
+   * masks left out then reach the device as compact rows.
+   *
+   * @example
+   * const store = compiled.maskStore();
+   * const { compactRows } = batch.fillMaskRefs(refs, compact);
+   * applyTokenBitmask(logits, compact, { vocabSize: store.vocabSize, refs, maskStore: store });
+   */
+  maskStore(): MaskStore {
+    return this.handle.maskStore();
+  }
+
+  /**
+   * Copies {@link maskStore}'s rows to a CUDA device, once per device (later calls return a
+   * handle to the same memory); the copy has finished when this returns. The kernels of
+   * `DeviceLogits` read them through refs (`options.refs` and `options.maskStore`), so only the
+   * refs and the compact rows cross PCIe per step. The memory (`bytes`) is freed with this
+   * grammar, or by `DeviceMaskStore.free()`. Throws DeviceError without a usable device.
+   */
+  uploadMasks(device = 0, options: { stream?: StreamLike } = {}): DeviceMaskStore {
+    if (options === null || typeof options !== "object") throw new InvalidArgumentError("CompiledGrammar.uploadMasks: options must be an object");
+    const { stream } = options;
+    const handle = this.handle.uploadMasks(device, stream === undefined ? {} : { stream: typeof stream === "bigint" ? stream : stream.handle });
+    return new DeviceMaskStore(handle, this);
   }
 }
 

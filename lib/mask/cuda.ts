@@ -19,7 +19,9 @@
  * }
  */
 import { InvalidArgumentError } from "../errors.js";
-import { native, type NativeCudaStream, type NativeDeviceBitmask, type NativeDeviceLogits, type NativePinnedBitmask } from "../native.js";
+import {
+  native, type NativeCudaStream, type NativeDeviceBitmask, type NativeDeviceLogits, type NativeDeviceMaskStore, type NativePinnedBitmask,
+} from "../native.js";
 import type { LogitsDType } from "./types.js";
 
 /** A CUDA stream: one tagmask created, or a raw handle (bigint) from another library. 0n is the legacy default stream. */
@@ -32,6 +34,15 @@ export interface DeviceRowOptions {
   compactBitmask?: boolean;
   /** Stream for this call (default: the logits' stream). */
   stream?: StreamLike;
+  /**
+   * Resident masks (docs/masking.md): one ref per bitmask row (host memory, from
+   * `BatchMatcher.fillMaskRefs`; copied to the device with the call). A row's mask is row `ref`
+   * of `maskStore` when `ref >= 0`, else row `~ref` of the bitmask argument, which then holds only
+   * the compact rows. Give both `refs` and `maskStore`, or neither.
+   */
+  refs?: Int32Array;
+  /** The grammar's rows on this device: `CompiledGrammar.uploadMasks(device)`. */
+  maskStore?: DeviceMaskStore;
 }
 
 /** Masked sampling on the device: the same parameters and the same results as `maskedSample` on the CPU. */
@@ -74,6 +85,65 @@ function nativeOptions<T extends { stream?: StreamLike }>(options: T | undefined
   const { stream, ...rest } = options;
   if (stream === undefined) return rest;
   return { ...rest, stream: typeof stream === "bigint" ? stream : stream.handle };
+}
+
+/** Row options as the addon takes them: also `maskStore` as its native handle. */
+function nativeRowOptions<T extends DeviceRowOptions>(options: T | undefined): object {
+  const out: Record<string, unknown> = nativeOptions(options);
+  if (options?.maskStore !== undefined) {
+    const store: unknown = options.maskStore;
+    out.maskStore = store instanceof DeviceMaskStore ? store.nativeHandle : store;
+  }
+  return out;
+}
+
+/**
+ * A compiled grammar's mask rows in device memory (`CompiledGrammar.uploadMasks`): what the
+ * refs of `BatchMatcher.fillMaskRefs` name, read by the kernels in place of uploaded rows. The
+ * memory is freed with the grammar, or now with {@link free}.
+ */
+export class DeviceMaskStore {
+  readonly #native: NativeDeviceMaskStore;
+  /** The grammar whose rows these are; held so the rows live as long as this object. */
+  readonly grammar: object;
+  /** @internal use `CompiledGrammar.uploadMasks`. */
+  constructor(handle: NativeDeviceMaskStore, grammar: object) {
+    this.#native = handle;
+    this.grammar = grammar;
+  }
+  /** Device address of row 0. */
+  get pointer(): bigint {
+    return this.#native.pointer;
+  }
+  /** Rows in the store. */
+  get count(): number {
+    return this.#native.count;
+  }
+  /** Int32 words per row: ceil(vocabSize / 32). */
+  get wordsPerMask(): number {
+    return this.#native.wordsPerMask;
+  }
+  get vocabSize(): number {
+    return this.#native.vocabSize;
+  }
+  /** Device memory the rows take (0 once freed). */
+  get bytes(): number {
+    return this.#native.bytes;
+  }
+  get device(): number {
+    return this.#native.device;
+  }
+  /**
+   * Frees the device memory now, for every holder of these rows (the grammar uploads them again
+   * on its next `uploadMasks`). Only after the kernels that read them have run.
+   */
+  free(): void {
+    this.#native.free();
+  }
+  /** @internal */
+  get nativeHandle(): NativeDeviceMaskStore {
+    return this.#native;
+  }
 }
 
 /** A non-blocking CUDA stream owned by tagmask. */
@@ -134,11 +204,12 @@ export class DeviceBitmask {
   /**
    * Copies rows to the device: from a {@link PinnedBitmask} asynchronously on the stream (do not
    * refill those rows until the stream has passed the copy), from an Int32Array before returning.
-   * The source holds whole rows, at most this bitmask's. Returns whether the copy was asynchronous.
+   * The source holds whole rows, at most this bitmask's; `rows` copies only its first rows (the
+   * compact rows of `BatchMatcher.fillMaskRefs`). Returns whether the copy was asynchronous.
    */
-  upload(source: Int32Array | PinnedBitmask, options: { stream?: StreamLike } = {}): boolean {
+  upload(source: Int32Array | PinnedBitmask, options: { stream?: StreamLike; rows?: number } = {}): boolean {
     const src = source instanceof PinnedBitmask ? source.nativeHandle : source;
-    return this.#native.upload(src, nativeOptions({ stream: options.stream }));
+    return this.#native.upload(src, nativeOptions({ stream: options.stream, rows: options.rows }));
   }
   /** The device words, copied back (waits for the stream). */
   download(): Int32Array {
@@ -186,22 +257,25 @@ export class DeviceLogits {
   }
   /** Sets disallowed logits (and columns at or past vocabSize) to -inf, in place; queued on the stream. */
   applyBitmask(bitmask: DeviceBitmask, options?: DeviceRowOptions): void {
-    this.#native.applyBitmask(bitmask.nativeHandle, nativeOptions(options));
+    this.#native.applyBitmask(bitmask.nativeHandle, nativeRowOptions(options));
   }
   /** Masked argmax per row (lowest id among ties; -1 when nothing is allowed); `null` = no mask. */
   argmax(bitmask: DeviceBitmask | null, options?: DeviceRowOptions): Int32Array {
-    return this.#native.argmax(bitmask === null ? null : bitmask.nativeHandle, nativeOptions(options));
+    return this.#native.argmax(bitmask === null ? null : bitmask.nativeHandle, nativeRowOptions(options));
   }
   /** Fused masked sampling: one token id per row (-1 when nothing is allowed), equal to the CPU `maskedSample`. */
   sample(bitmask: DeviceBitmask, options?: DeviceSampleOptions): Int32Array {
-    return this.#native.sample(bitmask.nativeHandle, nativeOptions(options));
+    return this.#native.sample(bitmask.nativeHandle, nativeRowOptions(options));
   }
   /**
-   * Mean microseconds per launch of the mask kernel ("apply") or the argmax kernel ("argmax",
-   * bitmask may be null), over `iterations` launches timed with CUDA events. For bench/gpu.
+   * Mean microseconds per launch of the mask kernel ("apply"), the candidate mask kernel for
+   * batches past L2 ("apply-waves": streaming cache hints, four chunks a thread, one wave of
+   * blocks; same results, used by nothing else until measured faster) or the argmax kernel
+   * ("argmax", bitmask may be null), over `iterations` launches timed with CUDA events. For
+   * bench/gpu.
    */
-  benchmark(kind: "apply" | "argmax", bitmask: DeviceBitmask | null, iterations: number, options?: DeviceRowOptions): number {
-    return this.#native.benchmark(kind, bitmask === null ? null : bitmask.nativeHandle, iterations, nativeOptions(options));
+  benchmark(kind: "apply" | "apply-waves" | "argmax", bitmask: DeviceBitmask | null, iterations: number, options?: DeviceRowOptions): number {
+    return this.#native.benchmark(kind, bitmask === null ? null : bitmask.nativeHandle, iterations, nativeRowOptions(options));
   }
   /** Waits for the stream. */
   synchronize(options: { stream?: StreamLike } = {}): void {

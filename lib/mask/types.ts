@@ -30,6 +30,29 @@ export interface MaskShapeOptions {
   compactBitmask?: boolean;
   /** Element type; defaults to float32 for a Float32Array and bfloat16 for a Uint16Array. */
   dtype?: LogitsDType;
+  /**
+   * Resident masks (docs/masking.md): one ref per bitmask row, from `BatchMatcher.fillMaskRefs`.
+   * A row's mask is then row `ref` of `maskStore` when `ref >= 0`, else row `~ref` of the bitmask
+   * argument, which holds only the compact rows. Give both `refs` and `maskStore`, or neither.
+   */
+  refs?: Int32Array;
+  /** The rows refs name: `CompiledGrammar.maskStore()`. */
+  maskStore?: MaskStore;
+}
+
+/**
+ * A compiled grammar's masks as whole bitmask rows (`CompiledGrammar.maskStore()`): every row a
+ * sequence with one parse stack can need, deduplicated; `BatchMatcher.fillMaskRefs` names them.
+ */
+export interface MaskStore {
+  /** Rows in the store. */
+  count: number;
+  /** Int32 words per row: ceil(vocabSize / 32). */
+  wordsPerMask: number;
+  /** Ids a row covers (the vocabulary the grammar was compiled against). */
+  vocabSize: number;
+  /** count × wordsPerMask words; row `id` starts at word `id * wordsPerMask`. */
+  words: Int32Array;
 }
 
 /** Masked sampling: per-row parameters are typed arrays with one entry per processed row. */

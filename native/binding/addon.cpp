@@ -29,6 +29,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitPinnedBitmask(env, exports);
   InitDeviceBitmask(env, exports);
   InitDeviceLogits(env, exports);
+  InitDeviceMaskStore(env, exports);
   InitBatchMatcher(env, exports);
   TokenizerInfoWrap::Init(env, exports);
   CompiledGrammarWrap::Init(env, exports);

@@ -40,6 +40,7 @@ enum class WrappedClass : uint64_t {
   kPinnedBitmask,
   kDeviceBitmask,
   kDeviceLogits,
+  kDeviceMaskStore,
 };
 
 inline napi_type_tag TypeTagOf(WrappedClass cls) {

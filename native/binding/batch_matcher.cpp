@@ -17,6 +17,7 @@
 
 #include "addon_data.h"
 #include "async_jobs.h"
+#include "compiled_grammar.h"
 #include "errors.h"
 #include "js_args.h"
 #include "js_integer.h"
@@ -111,6 +112,7 @@ class BatchMatcherWrap : public Napi::ObjectWrap<BatchMatcherWrap> {
 
   Napi::Value Fill(const Napi::CallbackInfo& info);
   Napi::Value FillAsync(const Napi::CallbackInfo& info);
+  Napi::Value FillRefs(const Napi::CallbackInfo& info);
   Napi::Value Accept(const Napi::CallbackInfo& info);
   Napi::Value AcceptAsync(const Napi::CallbackInfo& info);
   Napi::Value Rollback(const Napi::CallbackInfo& info);
@@ -463,6 +465,81 @@ Napi::Value BatchMatcherWrap::Fill(const Napi::CallbackInfo& info) {
   });
 }
 
+Napi::Value BatchMatcherWrap::FillRefs(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  return Guarded(env, [&]() -> Napi::Value {
+    constexpr const char* what = "BatchMatcher.fillMaskRefs(refs, compact, options)";
+    SyncCall call(*this, what);
+    // Phase 1: read.
+    const std::optional<TypedArrayArg> refs_arg = TypedArrayArg::Of(info[0], {napi_int32_array});
+    if (!refs_arg) {
+      ThrowInvalidArgument(std::string(what) + ": refs must be an Int32Array with one entry per row of the batch, got " +
+                           DescribeValue(info[0]));
+    }
+    const std::optional<TypedArrayArg> compact_arg = TypedArrayArg::Of(info[1], {napi_int32_array, napi_uint32_array});
+    if (!compact_arg) {
+      ThrowInvalidArgument(std::string(what) + ": compact must be an Int32Array (the dense rows of rows whose mask is " +
+                           "not a stored one), got " + DescribeValue(info[1]));
+    }
+    Napi::Value rows_value = env.Undefined();
+    Napi::Value grammar_value = env.Undefined();
+    if (!info[2].IsUndefined() && !info[2].IsNull()) {
+      if (!info[2].IsObject()) {
+        ThrowInvalidArgument(std::string(what) + ": options must be an object, got " + DescribeValue(info[2]));
+      }
+      Napi::Object options = info[2].As<Napi::Object>();
+      rows_value = options.Get("rows");
+      grammar_value = options.Get("grammar");
+    }
+    const bool every_row = rows_value.IsUndefined() || rows_value.IsNull();
+    const IntListArg rows = ReadRows(rows_value, what, sync_rows_);
+    // The grammar is shared, not borrowed: nothing below depends on the JS object staying alive.
+    std::shared_ptr<const CompiledGrammar> grammar;
+    if (!grammar_value.IsUndefined() && !grammar_value.IsNull()) {
+      grammar = CompiledGrammarWrap::FromValue(grammar_value, (std::string(what) + ": options.grammar").c_str())->grammar();
+    } else {
+      MatcherBatch& batch = core_->batch;
+      for (size_t r = 1; r < batch.size(); ++r) {
+        if (&batch.matcher(r).grammar() != &batch.matcher(0).grammar()) {
+          ThrowInvalidArgument(std::string(what) + ": matchers[0] and matchers[" + std::to_string(r) +
+                               "] use different compiled grammars; pass options.grammar to say whose mask store the " +
+                               "refs name (rows of other grammars get compact rows)");
+        }
+      }
+      grammar = core_->matchers[0]->grammarPtr();
+    }
+    // Phase 2: pin; no JS runs from here on.
+    PinRows(rows, what, sync_rows_);
+    const size_t n = core_->batch.size();
+    const size_t count = every_row ? n : sync_rows_.size();
+    const uint64_t words = core_->batch.MaskWords();
+    const TypedSpan<int32_t> refs = refs_arg->Pin<int32_t>(what, "refs");
+    const TypedSpan<uint32_t> compact = compact_arg->Pin<uint32_t>(what, "compact");
+    if (refs.length < n) {
+      ThrowInvalidArgument(std::string(what) + ": refs must have at least " + std::to_string(n) +
+                           " entries (one per row of the batch), got " + std::to_string(refs.length));
+    }
+    if (compact.length < count * words) {
+      ThrowInvalidArgument(std::string(what) + ": compact must have at least " + std::to_string(count) + "*" +
+                           std::to_string(words) + " = " + std::to_string(count * words) + " int32 words (room for " +
+                           std::to_string(count) + " rows of ceil(V/32) = " + std::to_string(words) +
+                           " words: every filled row may need one), got " + std::to_string(compact.length));
+    }
+    // Phase 3: the busy checks right before the work (a getter may have started an operation).
+    CheckIdle(what);
+    size_t compact_rows = 0;
+    sync_errors_.clear();
+    if (every_row || !sync_rows_.empty()) {  // an empty row list fills nothing
+      compact_rows = core_->batch.FillRefs(*grammar, refs.data, compact.data, every_row ? nullptr : sync_rows_.data(),
+                                           sync_rows_.size(), Pool(), sync_errors_);
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("compactRows", static_cast<double>(compact_rows));
+    out.Set("errors", ErrorsToJs(env, sync_errors_));
+    return out;
+  });
+}
+
 Napi::Value BatchMatcherWrap::Accept(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
@@ -566,6 +643,7 @@ void InitBatchMatcher(Napi::Env env, Napi::Object exports) {
       env, kClassName,
       {BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::Fill>("fill"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::FillAsync>("fillAsync"),
+       BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::FillRefs>("fillRefs"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::Accept>("accept"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::AcceptAsync>("acceptAsync"),
        BatchMatcherWrap::InstanceMethod<&BatchMatcherWrap::Rollback>("rollback"),

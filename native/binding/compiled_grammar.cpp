@@ -105,6 +105,8 @@ void CompiledGrammarWrap::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceAccessor<&CompiledGrammarWrap::StateCount>("stateCount"),
                                         InstanceAccessor<&CompiledGrammarWrap::VocabSize>("vocabSize"),
                                         InstanceMethod<&CompiledGrammarWrap::Stats>("stats"),
+                                        InstanceMethod<&CompiledGrammarWrap::MaskStore>("maskStore"),
+                                        InstanceMethod<&CompiledGrammarWrap::UploadMasks>("uploadMasks"),
                                     });
   AddonData::Of(env).constructors[kClassName] = Napi::Persistent(ctor);
   exports.Set(kClassName, ctor);

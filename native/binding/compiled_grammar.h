@@ -6,8 +6,13 @@
 #include <napi.h>
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "tagmask/compiled_grammar.h"
+#ifdef TAGMASK_WITH_CUDA
+#include "tagmask/cuda_device.h"
+#endif
 
 namespace tagmask::binding {
 
@@ -28,8 +33,15 @@ class CompiledGrammarWrap : public Napi::ObjectWrap<CompiledGrammarWrap> {
   Napi::Value StateCount(const Napi::CallbackInfo& info);
   Napi::Value VocabSize(const Napi::CallbackInfo& info);
   Napi::Value Stats(const Napi::CallbackInfo& info);
+  // Resident masks (compiled_grammar_masks.cpp).
+  Napi::Value MaskStore(const Napi::CallbackInfo& info);
+  Napi::Value UploadMasks(const Napi::CallbackInfo& info);
 
   std::shared_ptr<const CompiledGrammar> grammar_;
+#ifdef TAGMASK_WITH_CUDA
+  // The resident rows uploaded per device, freed with this object (or by DeviceMaskStore.free).
+  std::vector<std::pair<int, std::shared_ptr<cuda::DeviceMemory>>> device_masks_;
+#endif
 };
 
 }  // namespace tagmask::binding

@@ -24,6 +24,7 @@ void InitCudaStream(Napi::Env env, Napi::Object exports);
 void InitPinnedBitmask(Napi::Env env, Napi::Object exports);
 void InitDeviceBitmask(Napi::Env env, Napi::Object exports);
 void InitDeviceLogits(Napi::Env env, Napi::Object exports);
+void InitDeviceMaskStore(Napi::Env env, Napi::Object exports);
 
 /// Throws a DeviceError when the addon was built without CUDA.
 void RequireCudaBuild(const char* what);

@@ -37,7 +37,12 @@ Napi::Value DeviceBitmaskWrap::Upload(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceBitmask.upload(source, options)";
-    // Phase 1 (js_args.h): the options and the source's kind.
+    // Phase 1 (js_args.h): the options and the source's kind. options.rows: only the first rows
+    // of the source (e.g. the compact rows of fillMaskRefs).
+    const Napi::Value rows_option = info[1].IsObject() ? info[1].As<Napi::Object>().Get("rows") : Napi::Value();
+    const bool some_rows = !rows_option.IsEmpty() && !rows_option.IsUndefined();
+    const uint64_t first_rows = some_rows ? ToSize(rows_option, what, "options.rows", rows_) : 0;
+    // Last: nothing read after it can destroy the stream it names.
     const uintptr_t stream = StreamOption(info[1], what, stream_);
     PinnedBitmaskWrap* pinned_source = nullptr;
     std::optional<TypedArrayArg> array;
@@ -73,6 +78,13 @@ Napi::Value DeviceBitmaskWrap::Upload(const Napi::CallbackInfo& info) {
                            " words; expected a whole number of rows of ceil(" + std::to_string(vocab_) + "/32) = " +
                            std::to_string(words) + " words, at most " + std::to_string(rows_) + " rows (" +
                            std::to_string(capacity) + " words)");
+    }
+    if (some_rows) {
+      if (first_rows * words > length) {
+        ThrowInvalidArgument(std::string(what) + ": options.rows is " + std::to_string(first_rows) + " but the source holds " +
+                             std::to_string(length / words) + " rows");
+      }
+      length = first_rows * words;
     }
 #ifdef TAGMASK_WITH_CUDA
     // From pinned memory the copy is queued and returns at once (do not refill the pinned rows

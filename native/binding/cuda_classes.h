@@ -60,4 +60,39 @@ class DeviceBitmaskWrap : public Napi::ObjectWrap<DeviceBitmaskWrap> {
   uintptr_t stream_ = 0;
 };
 
+/// A compiled grammar's resident rows in device memory (CompiledGrammar.uploadMasks). The memory
+/// is shared with the grammar's per-device table, so it lives until both let go (or free()).
+class DeviceMaskStoreWrap : public Napi::ObjectWrap<DeviceMaskStoreWrap> {
+ public:
+  struct Init {
+#ifdef TAGMASK_WITH_CUDA
+    std::shared_ptr<cuda::DeviceMemory> memory;
+#endif
+    uint64_t count = 0;
+    uint64_t words = 0;  // per row
+    uint64_t vocab = 0;
+    int device = 0;
+  };
+  /// A new DeviceMaskStore object over `init`.
+  static Napi::Object New(Napi::Env env, const Init& init);
+
+  explicit DeviceMaskStoreWrap(const Napi::CallbackInfo& info);
+  Napi::Value Pointer(const Napi::CallbackInfo& info);
+  Napi::Value Count(const Napi::CallbackInfo& info);
+  Napi::Value WordsPerMask(const Napi::CallbackInfo& info);
+  Napi::Value VocabSize(const Napi::CallbackInfo& info);
+  Napi::Value Bytes(const Napi::CallbackInfo& info);
+  Napi::Value Device(const Napi::CallbackInfo& info);
+  Napi::Value Free(const Napi::CallbackInfo& info);
+
+  /// Device words, count() rows (throws when freed).
+  const int32_t* Data(const char* what) const;
+  uint64_t count() const noexcept { return init_.count; }
+  uint64_t vocab() const noexcept { return init_.vocab; }
+  int device() const noexcept { return init_.device; }
+
+ private:
+  Init init_;
+};
+
 }  // namespace tagmask::binding

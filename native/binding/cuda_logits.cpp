@@ -46,9 +46,12 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
   void* Logits(const char* what) const;
   uint64_t SpanElements() const noexcept { return (rows_ - 1) * stride_ + columns_; }
   uint64_t ElementBytes() const noexcept { return maskmath::ElementBytes(dtype_); }
-  // A kernel call's options, read in phase 1 (js_args.h): the row selection and the stream.
+  // A kernel call's options, read in phase 1 (js_args.h): the row selection, the mask refs and
+  // the stream.
   struct LaunchArgs {
     RowSelectionArgs selection;
+    MaskRefsArgs refs;                     // options.refs and options.maskStore
+    DeviceMaskStoreWrap* store = nullptr;  // options.maskStore, unwrapped (kept alive by refs.store)
     uintptr_t stream = 0;
   };
   LaunchArgs ReadLaunch(const Napi::Value& options, const char* what) const;
@@ -69,9 +72,10 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
   SampleParams* ParamsArea() const {
     return reinterpret_cast<SampleParams*>(reinterpret_cast<char*>(PackedArea()) + rows_ * sizeof(uint64_t));
   }
+  int32_t* RefsArea() const { return reinterpret_cast<int32_t*>(ParamsArea() + rows_); }
 
   cuda::DeviceMemory memory_;     // empty when wrapping an external pointer
-  cuda::DeviceMemory workspace_;  // indices, tokens, packed argmax, sampling parameters (per row)
+  cuda::DeviceMemory workspace_;  // indices, tokens, packed argmax, sampling parameters, refs (per row)
   cuda::PinnedMemory staging_;    // results on their way to the host (rows × 8 bytes)
 #endif
   void* pointer_ = nullptr;
@@ -129,7 +133,7 @@ void DeviceLogitsWrap::Construct(const Napi::CallbackInfo& info) {
     owned_ = false;
   }
   workspace_ = cuda::DeviceMemory(Align8(2 * rows_ * sizeof(int32_t)) + rows_ * sizeof(uint64_t) +
-                                      rows_ * sizeof(SampleParams),
+                                      rows_ * sizeof(SampleParams) + rows_ * sizeof(int32_t),
                                   device_);
   staging_ = cuda::PinnedMemory(rows_ * sizeof(uint64_t));
 #else
@@ -155,6 +159,14 @@ DeviceBitmaskWrap* UnwrapBitmask(const Napi::Value& v, const char* what, bool op
 DeviceLogitsWrap::LaunchArgs DeviceLogitsWrap::ReadLaunch(const Napi::Value& options, const char* what) const {
   LaunchArgs args;
   args.selection = ReadRowSelection(options, what);
+  args.refs = ReadMaskRefs(options, what, false);
+  if (args.refs.present) {
+    args.store = UnwrapTagged<DeviceMaskStoreWrap>(args.refs.store, WrappedClass::kDeviceMaskStore);
+    if (args.store == nullptr) {
+      ThrowInvalidArgument(std::string(what) + ": options.maskStore must be a DeviceMaskStore (from " +
+                           "CompiledGrammar.uploadMasks), got " + DescribeValue(args.refs.store));
+    }
+  }
   // Last: nothing read after it can destroy the stream it names.
   args.stream = StreamOption(options, what, stream_);
   return args;
@@ -174,8 +186,22 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(LaunchArgs& args, DeviceBitma
                            ", the logits on device " + std::to_string(device_));
     }
   }
-  // Both may go when this returns: the indices are copied to the device below, from pageable
-  // memory, which CUDA stages before the copy call returns.
+  DeviceMaskStoreWrap* store = args.store;
+  if (store != nullptr) {
+    if (bitmask == nullptr) {
+      ThrowInvalidArgument(std::string(what) + ": with options.refs the bitmask holds the compact rows and is required");
+    }
+    if (store->vocab() != vocab_) {
+      ThrowInvalidArgument(std::string(what) + ": the mask store covers " + std::to_string(store->vocab()) +
+                           " tokens but these logits have vocabSize " + std::to_string(vocab_));
+    }
+    if (store->device() != device_) {
+      ThrowInvalidArgument(std::string(what) + ": the mask store is on CUDA device " + std::to_string(store->device()) +
+                           ", the logits on device " + std::to_string(device_));
+    }
+  }
+  // Both may go when this returns: the indices and refs are copied to the device below, from
+  // pageable memory, which CUDA stages before the copy call returns.
   MaskedLogits m;
   m.dtype = dtype_;
   m.logits = logits;
@@ -189,6 +215,14 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(LaunchArgs& args, DeviceBitma
   m.bitmask = bitmask != nullptr ? bitmask->Data(what) : reinterpret_cast<const int32_t*>(logits);
   m.bitmask_length = bitmask != nullptr ? bitmask->rows() * ((vocab_ + 31) / 32) : ~size_t{0};
   PinRowSelection(args.selection, what, m);
+  if (store != nullptr) {
+    const TypedSpan<const int32_t> refs = PinMaskRefs(args.refs, what);
+    m.has_refs = true;
+    m.refs = refs.data;
+    m.num_refs = refs.length;
+    m.store = store->Data(what);
+    m.store_length = store->count() * ((vocab_ + 31) / 32);
+  }
   m.Validate(what);
   cuda::DeviceBatch b;
   b.dtype = dtype_;
@@ -208,6 +242,16 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(LaunchArgs& args, DeviceBitma
     // change right after; the kernel queued next on the stream sees these values.
     cuda::CopyHostToDevice(IndicesArea(), m.indices, m.num_indices * sizeof(int32_t), stream, device_);
     b.indices = IndicesArea();
+  }
+  if (m.has_refs) {
+    // One ref per bitmask row the work rows use: at most one per logits row.
+    if (m.mask_rows > rows_) {
+      ThrowInvalidArgument(std::string(what) + ": " + std::to_string(m.mask_rows) + " refs for " + std::to_string(rows_) +
+                           " logits rows");
+    }
+    cuda::CopyHostToDevice(RefsArea(), m.refs, m.mask_rows * sizeof(int32_t), stream, device_);
+    b.refs = RefsArea();
+    b.store = m.store;
   }
   return {b, stream};
 }
@@ -338,14 +382,15 @@ Napi::Value DeviceLogitsWrap::Benchmark(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.benchmark(kind, bitmask, iterations, options)";
     const std::string kind = info[0].IsString() ? info[0].As<Napi::String>().Utf8Value() : std::string();
-    if (kind != "apply" && kind != "argmax") {
-      ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\" or \"argmax\"");
+    if (kind != "apply" && kind != "apply-waves" && kind != "argmax") {
+      ThrowInvalidArgument(std::string(what) + ": kind must be \"apply\", \"apply-waves\" or \"argmax\"");
     }
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[1], what, kind == "argmax");
     const int iterations = static_cast<int>(ToSize(info[2], what, "iterations", 1000000));
     LaunchArgs args = ReadLaunch(info[3], what);
 #ifdef TAGMASK_WITH_CUDA
-    const auto [b, stream] = Prepare(args, bitmask, what);
+    auto [b, stream] = Prepare(args, bitmask, what);
+    if (kind == "apply-waves") b.apply_variant = cuda::ApplyVariant::kWaves;
     return Napi::Number::New(env, cuda::TimeLaunches(b, kind == "argmax" ? PackedArea() : nullptr, iterations, stream,
                                                      device_));
 #else

@@ -43,6 +43,7 @@ struct CpuMaskArgs {
   std::optional<TypedArrayArg> logits;
   std::optional<TypedArrayArg> bitmask;
   RowSelectionArgs selection;
+  MaskRefsArgs refs;  // options.refs and options.maskStore (resident masks)
 };
 
 // "float32" | "float16" | "bfloat16" from options.dtype, checked against the element size.
@@ -76,6 +77,7 @@ CpuMaskArgs ReadCpuMask(const Napi::CallbackInfo& info, const char* what) {
                          DescribeValue(info[1]));
   }
   Napi::Object options = OptionsObject(info[2], what);
+  args.refs = ReadMaskRefs(options, what, true);
   Napi::Value vocab = options.Get("vocabSize");
   if (vocab.IsUndefined()) {
     ThrowInvalidArgument(std::string(what) + ": options.vocabSize is required (the number of tokens the bitmask covers)");
@@ -100,6 +102,21 @@ MaskedLogits PinCpuMask(CpuMaskArgs& args, const char* what) {
   batch.bitmask = bitmask.data;
   batch.bitmask_length = bitmask.length;
   PinRowSelection(args.selection, what, batch);
+  if (args.refs.present) {
+    const TypedSpan<const int32_t> refs = PinMaskRefs(args.refs, what);
+    batch.has_refs = true;
+    batch.refs = refs.data;
+    batch.num_refs = refs.length;
+    const TypedSpan<const int32_t> store = args.refs.store_words->Pin<const int32_t>(what, "options.maskStore.words");
+    batch.store = store.data;
+    batch.store_length = store.length;
+    if (args.refs.store_words_per_mask != batch.MaskWords()) {
+      ThrowInvalidArgument(std::string(what) + ": options.maskStore has rows of " +
+                           std::to_string(args.refs.store_words_per_mask) + " words but vocabSize " +
+                           std::to_string(batch.vocab) + " needs ceil(" + std::to_string(batch.vocab) +
+                           "/32) = " + std::to_string(batch.MaskWords()) + ": the store belongs to another vocabulary");
+    }
+  }
   batch.Validate(what);
   return batch;
 }
@@ -209,6 +226,43 @@ void PinRowSelection(RowSelectionArgs& args, const char* what, MaskedLogits& out
   }
   out.indices = args.values.data();
   out.num_indices = args.values.size();
+}
+
+MaskRefsArgs ReadMaskRefs(const Napi::Value& options_value, const char* what, bool cpu) {
+  MaskRefsArgs args;
+  if (!options_value.IsObject()) return args;
+  Napi::Object options = options_value.As<Napi::Object>();
+  Napi::Value refs = options.Get("refs");
+  args.store = options.Get("maskStore");
+  const bool has_refs = !refs.IsUndefined() && !refs.IsNull();
+  const bool has_store = !args.store.IsUndefined() && !args.store.IsNull();
+  if (!has_refs && !has_store) return args;
+  if (!has_refs || !has_store) {
+    ThrowInvalidArgument(std::string(what) + ": options.refs and options.maskStore go together (refs name rows of the " +
+                         "store); got only options." + (has_refs ? "refs" : "maskStore"));
+  }
+  args.refs = TypedArrayArg::Of(refs, {napi_int32_array});
+  if (!args.refs) {
+    ThrowInvalidArgument(std::string(what) + ": options.refs must be an Int32Array (one ref per bitmask row, from " +
+                         "BatchMatcher.fillMaskRefs), got " + DescribeValue(refs));
+  }
+  if (cpu) {
+    const char* shape = ": options.maskStore must be a mask store ({ count, wordsPerMask, words: Int32Array }, from "
+                        "CompiledGrammar.maskStore())";
+    if (!args.store.IsObject() || args.store.IsTypedArray()) ThrowInvalidArgument(std::string(what) + shape);
+    Napi::Object store = args.store.As<Napi::Object>();
+    Napi::Value words = store.Get("words");
+    const std::optional<uint64_t> per_mask = IntegerIn<uint64_t>(store.Get("wordsPerMask"), 1, 0x7FFFFFFF);
+    args.store_words = TypedArrayArg::Of(words, {napi_int32_array});
+    if (!args.store_words || !per_mask) ThrowInvalidArgument(std::string(what) + shape);
+    args.store_words_per_mask = *per_mask;
+  }
+  args.present = true;
+  return args;
+}
+
+TypedSpan<const int32_t> PinMaskRefs(MaskRefsArgs& args, const char* what) {
+  return args.refs->PinPrivate<int32_t>(what, "options.refs", args.refs_copy);
 }
 
 SampleArgs ReadSampleParams(const Napi::Value& options_value, const char* what) {

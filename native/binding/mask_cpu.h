@@ -54,6 +54,26 @@ SampleArgs ReadSampleParams(const Napi::Value& options, const char* what);
 /// Phase 2: the parameters of `rows` rows (per-row arrays pinned and copied), validated.
 std::vector<SampleParams> PinSampleParams(const SampleArgs& args, const char* what, size_t rows);
 
+/// options.refs and options.maskStore of masking with resident masks (both or neither), read:
+/// the refs Int32Array kept for pinning; `store` is the value of options.maskStore (a
+/// DeviceMaskStore on the device; on the CPU a MaskStore object, whose words are kept for
+/// pinning).
+struct MaskRefsArgs {
+  bool present = false;
+  std::optional<TypedArrayArg> refs;
+  Napi::Value store;
+  std::optional<TypedArrayArg> store_words;  // CPU: options.maskStore.words
+  uint64_t store_words_per_mask = 0;
+  std::vector<int32_t> refs_copy;  // the private copy of refs on a SharedArrayBuffer
+};
+
+/// Phase 1: reads options.refs and options.maskStore; `cpu` reads the store's words too.
+MaskRefsArgs ReadMaskRefs(const Napi::Value& options, const char* what, bool cpu);
+
+/// Phase 2: the refs' memory. Refs are checked and then used as row numbers, so refs on a
+/// SharedArrayBuffer are copied first.
+TypedSpan<const int32_t> PinMaskRefs(MaskRefsArgs& args, const char* what);
+
 /// The dtype a JS value names ("float32", "float16" or "bfloat16"); nothing for any other value.
 std::optional<DType> DTypeNamed(const Napi::Value& name);
 

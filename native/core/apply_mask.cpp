@@ -264,13 +264,47 @@ void MaskedLogits::Validate(const char* what) {
     }
     mask_rows = compact_bitmask ? num_indices : (num_indices == 0 ? 0 : max_row + 1);
   }
+  this->mask_rows = mask_rows;
   const size_t words = MaskWords();
+  if (has_refs) {
+    ValidateRefs(what);
+    return;
+  }
   const size_t need_words = MulSat(mask_rows, words);
   if (bitmask == nullptr && need_words != 0) Fail(what, "bitmask buffer is missing");
   if (bitmask_length < need_words) {
     Fail(what, "bitmask must have at least " + Str(mask_rows) + "*" + Str(words) + " = " + Str(need_words) +
                    " int32 words (" + Str(mask_rows) + " rows of ceil(" + Str(vocab) + "/32) = " + Str(words) +
                    " words), got " + Str(bitmask_length));
+  }
+}
+
+void MaskedLogits::ValidateRefs(const char* what) {
+  const size_t words = MaskWords();
+  if (num_refs < mask_rows) {
+    Fail(what, "refs must have at least " + Str(mask_rows) + " entries (one per bitmask row the processed rows use), got " +
+                   Str(num_refs));
+  }
+  if (num_refs > 0 && refs == nullptr) Fail(what, "refs buffer is missing");
+  if (store == nullptr && store_length != 0) Fail(what, "mask store buffer is missing");
+  if (store_length % words != 0) {
+    Fail(what, "the mask store has " + Str(store_length) + " words, not whole rows of ceil(" + Str(vocab) + "/32) = " +
+                   Str(words) + " words: it was built for another vocabulary");
+  }
+  const size_t stored = store_length / words;
+  const size_t compact = bitmask == nullptr ? 0 : bitmask_length / words;
+  for (size_t k = 0; k < WorkRows(); ++k) {
+    const size_t r = MaskRow(k);
+    const int32_t ref = refs[r];
+    if (ref >= 0 && static_cast<size_t>(ref) >= stored) {
+      Fail(what, "refs[" + Str(r) + "] = " + std::to_string(ref) + " is not a row of the mask store (expected 0 <= ref < " +
+                     Str(stored) + ", or a negative ref ~k for compact row k)");
+    }
+    if (ref < 0 && static_cast<size_t>(~ref) >= compact) {
+      Fail(what, "refs[" + Str(r) + "] = " + std::to_string(ref) + " names compact row " + Str(static_cast<size_t>(~ref)) +
+                     " but the bitmask holds " + Str(compact) + " compact rows of " + Str(words) + " words (" +
+                     Str(bitmask_length) + " words)");
+    }
   }
 }
 
@@ -294,8 +328,8 @@ void ApplyTokenBitmaskRowReference(DType dtype, void* row, const int32_t* mask_r
 void ApplyTokenBitmask(const MaskedLogits& batch) {
   const size_t work = batch.WorkRows();
   auto one = [&batch](size_t k) {
-    ApplyTokenBitmaskRow(batch.dtype, batch.RowPointer(batch.LogitsRow(k)), batch.MaskPointer(batch.MaskRow(k)),
-                         batch.vocab, batch.columns);
+    ApplyTokenBitmaskRow(batch.dtype, batch.RowPointer(batch.LogitsRow(k)), batch.MaskFor(k), batch.vocab,
+                         batch.columns);
   };
   if (work < 2 || MulSat(work, batch.columns) < kParallelMinElements) {
     for (size_t k = 0; k < work; ++k) one(k);

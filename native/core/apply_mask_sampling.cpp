@@ -121,7 +121,7 @@ int32_t SampleRow(const RowView& r, const SampleParams& p, uint32_t logits_row, 
 }
 
 RowView View(const MaskedLogits& batch, size_t k) {
-  return RowView{batch.dtype, batch.RowPointer(batch.LogitsRow(k)), batch.MaskPointer(batch.MaskRow(k)),
+  return RowView{batch.dtype, batch.RowPointer(batch.LogitsRow(k)), batch.MaskFor(k),
                  static_cast<uint32_t>(batch.vocab)};
 }
 

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { GrammarBuilder, lit } from "../../lib/compile/ir.js";
+import { BatchMatcher } from "../../lib/engine/batch.js";
+import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
+import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { DeviceError, InvalidArgumentError } from "../../lib/errors.js";
 import { applyTokenBitmask, maskedArgmax, maskedSample } from "../../lib/mask/cpu.js";
 import { cuda } from "../../lib/mask/cuda.js";
 import { runtime } from "../../lib/runtime.js";
+import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
+import { midGenerationMatchers, nestedBracketsGrammar, seedSetup } from "../batch/fixtures.js";
 import { rng } from "../helpers/random.js";
 import { type Dtype, randomBitmask, randomLogits } from "../mask/reference.js";
 
@@ -28,6 +34,18 @@ describe.skipIf(available)("without a usable device every call throws DeviceErro
   it.each(calls)("%s", (_name, call) => {
     expect(call).toThrow(DeviceError);
     expect(call).toThrow(reason);
+  });
+
+  it("uploading a grammar's masks", () => {
+    const vocab = TokenizerInfo.fromTokens(["a", "b", "</s>"], { vocabType: "raw", specialTokens: ["</s>"] });
+    const b = new GrammarBuilder();
+    b.define("root", lit("ab"));
+    const compiled = compileGrammar(vocab, b.build("root"));
+    expect(() => compiled.uploadMasks()).toThrow(DeviceError);
+    expect(() => compiled.uploadMasks(0, { stream: 0n })).toThrow(reason);
+    expect(() => compiled.uploadMasks(-1)).toThrow(InvalidArgumentError);
+    // The host side needs no device.
+    expect(compiled.maskStore().count).toBeGreaterThan(0);
   });
 
   it("checks the pointer type before anything else", () => {
@@ -101,6 +119,14 @@ describe.skipIf(!available)("CUDA kernels equal the CPU implementation", () => {
           Buffer.from(expected.buffer, expected.byteOffset, span * expected.BYTES_PER_ELEMENT),
         )).toBe(true);
 
+        // The candidate kernel for large batches (bench/gpu only) masks the same bits.
+        logits.upload(host);
+        logits.benchmark("apply-waves", bitmask, 1, rowsOpt);
+        const waves = logits.download();
+        expect(Buffer.from(waves.buffer, waves.byteOffset, waves.byteLength).equals(
+          Buffer.from(expected.buffer, expected.byteOffset, span * expected.BYTES_PER_ELEMENT),
+        )).toBe(true);
+
         // Argmax with no mask over the masked logits equals the fused masked argmax.
         expect(Array.from(logits.argmax(null))).toEqual(Array.from(maskedArgmax(expected, new Int32Array(c.rows * Math.ceil(c.vocab / 32)).fill(-1), shape)));
       } finally {
@@ -110,6 +136,77 @@ describe.skipIf(!available)("CUDA kernels equal the CPU implementation", () => {
         stream.destroy();
       }
     });
+  });
+
+  it("resident masks: kernels reading refs, the uploaded store and compact rows equal the CPU", () => {
+    // Seed-grammar rows (stored refs), rows of another grammar and a terminated row (compact
+    // rows, and the terminated row's stored ref), against the CPU reference through the same refs.
+    const setup = seedSetup();
+    const { matchers } = midGenerationMatchers(setup, 40);
+    const other = compileGrammar(setup.vocab, nestedBracketsGrammar());
+    const ended = new GrammarMatcher(setup.compiled);
+    for (const id of setup.outputs[1]!) expect(ended.acceptToken(id)).toBe(true);
+    const stop = setup.vocab.data.stopTokenIds[0]!;
+    expect(ended.acceptToken(stop)).toBe(true);
+    const all = [...matchers, new GrammarMatcher(other), ended, new GrammarMatcher(other)];
+    const rows = all.length;
+    const batch = new BatchMatcher(all);
+    const vocab = batch.vocabSize;
+    const refs = new Int32Array(rows);
+    const pinned = cuda.allocatePinnedBitmask(rows, vocab);
+    const { compactRows, errors } = batch.fillMaskRefs(refs, pinned.array, { grammar: setup.compiled });
+    expect(errors).toEqual([]);
+    expect(compactRows).toBeGreaterThanOrEqual(2);
+    const hostStore = setup.compiled.maskStore();
+    const stream = cuda.createStream();
+    const store = setup.compiled.uploadMasks(0, { stream });
+    expect(store.bytes).toBe(hostStore.words.byteLength);
+    expect(setup.compiled.uploadMasks(0).pointer).toBe(store.pointer);  // once per device
+    const compact = cuda.allocateBitmask(rows, vocab, { stream });
+    compact.upload(pinned, { stream, rows: compactRows });
+    const hostCompact = pinned.array.slice(0, compactRows * batch.maskWords);
+    for (const dtype of ["float32", "bfloat16", "float16"] as Dtype[]) {
+      const selections: Array<{ indices?: number[]; compactBitmask?: boolean }> = [
+        {}, { indices: [rows - 1, 0, rows - 3, 7] }, { indices: [rows - 2, 5], compactBitmask: true },
+      ];
+      for (const rowsOpt of selections) {
+        // With compactBitmask, ref k belongs to indices[k]; otherwise refs follow the logits rows.
+        const refsFor = rowsOpt.compactBitmask ? Int32Array.from(rowsOpt.indices!.map((r) => refs[r]!)) : refs;
+        const host = randomLogits(rows * vocab, dtype, rng(rows + dtype.length));
+        const shape = { vocabSize: vocab, dtype, ...rowsOpt };
+        const cpu = { ...shape, refs: refsFor, maskStore: hostStore };
+        const gpu = { ...rowsOpt, refs: refsFor, maskStore: store };
+        const logits = cuda.allocateLogits({ rows, vocabSize: vocab, dtype, stream });
+        try {
+          logits.upload(host);
+          expect(Array.from(logits.argmax(compact, gpu))).toEqual(Array.from(maskedArgmax(host, hostCompact, cpu)));
+          const sample = { temperature: 0.7, topK: 20, topP: 0.9, seed: 99n };
+          expect(Array.from(logits.sample(compact, { ...gpu, ...sample }))).toEqual(Array.from(maskedSample(host, hostCompact, { ...cpu, ...sample })));
+          logits.applyBitmask(compact, gpu);
+          const expected = host.slice();
+          applyTokenBitmask(expected, hostCompact, cpu);
+          const got = logits.download();
+          expect(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(expected.buffer))).toBe(true);
+        } finally {
+          logits.free();
+        }
+      }
+    }
+    const narrow = cuda.allocateLogits({ rows, vocabSize: vocab - 1 });
+    expect(() => narrow.applyBitmask(compact, { refs, maskStore: store })).toThrow(/the bitmask covers/);
+    narrow.free();
+    const logits = cuda.allocateLogits({ rows, vocabSize: vocab });
+    expect(() => logits.applyBitmask(compact, { refs })).toThrow(/options.refs and options.maskStore go together/);
+    expect(() => logits.applyBitmask(compact, { refs, maskStore: hostStore as never })).toThrow(/must be a DeviceMaskStore/);
+    expect(() => logits.applyBitmask(compact, { refs: Int32Array.from(refs, (r) => (r < 0 ? ~rows : r)), maskStore: store }))
+      .toThrow(/names compact row/);
+    logits.free();
+    store.free();
+    expect(store.bytes).toBe(0);
+    expect(setup.compiled.uploadMasks(0).bytes).toBe(hostStore.words.byteLength);  // uploaded again
+    compact.free();
+    pinned.free();
+    stream.destroy();
   });
 
   it("wraps an external pointer with its own shape and stream", () => {

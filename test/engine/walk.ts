@@ -83,8 +83,8 @@ function structuralMask(vocab: VocabularyData): Int32Array {
   return m;
 }
 
-/** A uniformly random set bit of `mask` (optionally ANDed with `filter`), or -1. */
-function pickBit(mask: Int32Array, random: () => number, filter?: Int32Array): number {
+/** A uniformly random set bit of `mask` (optionally ANDed with `filter`), or -1. Also used by test/batch/mask-refs.test.ts. */
+export function pickBit(mask: Int32Array, random: () => number, filter?: Int32Array): number {
   let total = 0;
   for (let w = 0; w < mask.length; w++) total += popcount32(filter ? mask[w]! & filter[w]! : mask[w]!);
   if (total === 0) return -1;

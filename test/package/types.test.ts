@@ -63,7 +63,7 @@ describe("a consumer without node-llama-cpp", () => {
     const cli = join(consumer.dir, "node_modules", "tagmask", "dist", "lib", "cli.js");
     const help = consumer.run(cli, {}, ["--help"]);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/^  demo +generate Kimi K3 tool calls/m);
+    expect(help.stdout).toMatch(/^  demo +generate a family's tool calls/m);
     const demo = consumer.run(cli, {}, ["demo"]);
     expect(demo.status).toBe(3);
     expect(demo.stderr).toMatch(/^tagmask demo: TagmaskError: the demo runs models with node-llama-cpp: npm install node-llama-cpp$/m);

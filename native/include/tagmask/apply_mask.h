@@ -36,6 +36,16 @@ struct MaskedLogits {
   size_t num_indices = 0;
   bool has_indices = false;
   bool compact_bitmask = false;
+  // Resident masks (docs/masking.md): with refs, a work row's mask is found through its ref,
+  // refs[MaskRow(k)]: row `ref` of `store` when ref >= 0, else row ~ref of `bitmask` (the
+  // compact rows). One ref per bitmask row the work rows use, in place of the row itself.
+  const int32_t* refs = nullptr;
+  size_t num_refs = 0;
+  bool has_refs = false;
+  const int32_t* store = nullptr;
+  size_t store_length = 0;  // int32 words in the store: its rows times MaskWords()
+  // Set by Validate(): the bitmask rows (or refs) the work rows use.
+  size_t mask_rows = 0;
 
   /// Words per bitmask row: ceil(vocab / 32).
   size_t MaskWords() const noexcept { return (vocab + 31) / 32; }
@@ -48,10 +58,18 @@ struct MaskedLogits {
     return static_cast<char*>(logits) + row * stride * maskmath::ElementBytes(dtype);
   }
   const int32_t* MaskPointer(size_t mask_row) const noexcept { return bitmask + mask_row * MaskWords(); }
+  /// The mask row of work item k (through its ref with refs).
+  const int32_t* MaskFor(size_t k) const noexcept {
+    const size_t r = MaskRow(k);
+    return has_refs ? maskmath::ResolveMaskRef(refs[r], store, bitmask, MaskWords()) : MaskPointer(r);
+  }
 
   /// Resolves defaults and checks every size and index; throws Error(InvalidArgument) with a
   /// message stating the expected size. `what` names the calling function in messages.
   void Validate(const char* what);
+
+ private:
+  void ValidateRefs(const char* what);
 };
 
 /// Sets every disallowed logit (and every column at or past vocab) to -infinity, in place.

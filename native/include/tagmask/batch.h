@@ -42,6 +42,17 @@ class MatcherBatch {
   /// thread alone). Failed rows are zeroed and reported in `errors` (cleared first).
   void Fill(uint32_t* out, const uint32_t* rows, size_t count, ThreadPool* pool, std::vector<BatchRowError>& errors);
 
+  /// Mask references for masking with device-resident masks (docs/masking.md, "Resident
+  /// masks"). For each row r of rows[0..count) (every row when rows == nullptr): refs[r] = the
+  /// id of the row of grammar->residentMasks() equal to row r's mask, or ~k (negative) when the
+  /// mask is none of them; its mask is then written as compact row k, at compact + k *
+  /// MaskWords(). Compact rows are numbered from 0 in the order of the rows; a row whose matcher
+  /// uses another grammar always gets one. `compact` must have room for `count` rows. A failed
+  /// row gets a zeroed compact row (nothing allowed) and an entry in `errors`. Returns the number
+  /// of compact rows written. Allocation-free when no row fails.
+  size_t FillRefs(const CompiledGrammar& grammar, int32_t* refs, uint32_t* compact, const uint32_t* rows, size_t count,
+                  ThreadPool* pool, std::vector<BatchRowError>& errors);
+
   /// Accepts tokens[r] for every row r (a negative id skips the row): accepted[r] = 1 when the
   /// matcher took it, 0 when the grammar rejected it (state unchanged) or the row was skipped
   /// or failed.
@@ -51,6 +62,7 @@ class MatcherBatch {
   void Rollback(const uint32_t* counts, ThreadPool* pool, std::vector<BatchRowError>& errors);
 
  private:
+  void CheckRows(const uint32_t* rows, size_t count);
   template <typename PerRow>
   void Run(size_t count, ThreadPool* pool, size_t grain, PerRow&& per_row, std::vector<BatchRowError>& errors);
 
@@ -61,6 +73,9 @@ class MatcherBatch {
   std::vector<uint8_t> failed_;
   std::vector<uint8_t> mark_;  // duplicate check of a row list (all zero between calls)
   std::vector<BatchRowError> slots_;
+  // FillRefs: the rows whose mask goes to a compact row, and the slot each one gets.
+  std::vector<uint32_t> compactRows_, compactSlots_;
+  std::vector<BatchRowError> refErrors_;
 };
 
 }  // namespace tagmask

@@ -2,13 +2,16 @@
 // Immutable once built; shared by every matcher created from it (on any thread).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "tagmask/automaton.h"
 #include "tagmask/mask_store.h"
+#include "tagmask/resident_masks.h"
 #include "tagmask/tokenizer_info.h"
 
 namespace tagmask {
@@ -43,8 +46,15 @@ class CompiledGrammar {
   const TokenizerInfo& tokenizer() const { return *tokenizer_; }
   const std::shared_ptr<const TokenizerInfo>& tokenizerPtr() const { return tokenizer_; }
   const CompileStats& stats() const { return stats_; }
-  /// Bytes held by the automaton and the mask cache (not the shared tokenizer).
-  size_t MemoryBytes() const { return automaton_.MemoryBytes() + masks_.MemoryBytes() + sizeof(*this); }
+  /// The masks as whole rows for masking with device-resident masks (resident_masks.h), built
+  /// on first use (thread-safe). Throws Error(InvalidArgument) when they would be too large.
+  const ResidentMasks& residentMasks() const;
+  /// Bytes held by the automaton and the mask cache, and the resident rows once built (not the
+  /// shared tokenizer).
+  size_t MemoryBytes() const {
+    const ResidentMasks* resident = residentReady_.load(std::memory_order_acquire);
+    return automaton_.MemoryBytes() + masks_.MemoryBytes() + sizeof(*this) + (resident ? resident->MemoryBytes() : 0);
+  }
 
  private:
   CompiledGrammar() = default;
@@ -52,6 +62,9 @@ class CompiledGrammar {
   Automaton automaton_;
   MaskStore masks_;
   CompileStats stats_;
+  mutable std::once_flag residentOnce_;
+  mutable std::unique_ptr<const ResidentMasks> resident_;
+  mutable std::atomic<const ResidentMasks*> residentReady_{nullptr};
 };
 
 }  // namespace tagmask

@@ -105,6 +105,10 @@ void CopyDeviceToDevice(void* dst, const void* src, size_t bytes, StreamHandle s
 void MemsetDevice(void* dst, int value, size_t bytes, StreamHandle stream, int device);
 void SynchronizeStream(StreamHandle stream, int device);
 
+/// Which kernel LaunchApplyBitmask runs (vector-aligned rows only). kDefault is the measured
+/// one; kWaves is a candidate for batches past L2 that bench/gpu times against it.
+enum class ApplyVariant : uint8_t { kDefault = 0, kWaves = 1 };
+
 /// Logits and bitmask in device memory, with the same shape rules as MaskedLogits (already
 /// validated by the caller): work row k uses logits row indices[k] (or k) and bitmask row
 /// indices[k] (or k; k with compact_bitmask).
@@ -118,6 +122,11 @@ struct DeviceBatch {
   const int32_t* indices = nullptr;  // device; nullptr = work rows are 0..work_rows-1
   uint32_t work_rows = 0;
   bool compact_bitmask = false;
+  // Resident masks (device; both set or both nullptr): the mask of bitmask row r is
+  // ResolveMaskRef(refs[r], store, bitmask, words); `bitmask` then holds the compact rows.
+  const int32_t* refs = nullptr;
+  const int32_t* store = nullptr;
+  ApplyVariant apply_variant = ApplyVariant::kDefault;
 };
 
 /// Sets disallowed logits (and columns at or past vocab) to -inf on `stream`, in place.

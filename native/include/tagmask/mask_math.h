@@ -50,6 +50,12 @@ TAGMASK_HD uint32_t ChunkBits(const int32_t* mask_row, uint32_t first, uint32_t 
   return bits;
 }
 
+/// The mask row a reference names (docs/masking.md, "Resident masks"): row `ref` of the
+/// resident store when ref >= 0, else row ~ref (= -1 - ref) of the compact rows.
+TAGMASK_HD const int32_t* ResolveMaskRef(int32_t ref, const int32_t* store, const int32_t* compact, uint64_t words) {
+  return ref >= 0 ? store + static_cast<uint64_t>(ref) * words : compact + static_cast<uint64_t>(~ref) * words;
+}
+
 // ---- element conversions ---------------------------------------------------------------
 
 TAGMASK_HD uint32_t FloatBits(float x) {

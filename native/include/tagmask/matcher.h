@@ -46,6 +46,11 @@ class Matcher {
   /// Writes the mask of tokens allowed next into `row` (MaskWordCount() words). After
   /// termination only the stop tokens are allowed.
   void FillNextTokenBitmask(uint32_t* row) const;
+  /// The id of the resident row (CompiledGrammar::residentMasks()) equal to the row
+  /// FillNextTokenBitmask would write now, or -1 when that row is none of them: several live
+  /// stacks, tokens that depend on the stack deeper than the frame below the top state, a
+  /// limited text that used up its tokens (matcher_mask_refs.cpp). Allocation-free.
+  int32_t ResidentMaskRef() const;
   /// Whether the grammar can end here (a stop token would be accepted).
   bool CanTerminate() const;
   /// Whether a stop token was accepted.
