@@ -72,6 +72,7 @@ for (let i = 0; i < 3000; i++) refChain[`d${i}`] = { $ref: `#/$defs/d${i + 1}` }
 refChain.d3000 = { type: "integer" };
 const logits = () => new Float32Array(2 * 64).fill(1);
 const bitmask = () => new Int32Array(2 * 2).fill(-1);
+const store = () => ({ count: 1, wordsPerMask: 2, vocabSize: 64, words: new Int32Array(2).fill(-1) });
 const tool = (name: string, parameters?: unknown) => ({ type: "function", function: { name, ...(parameters === undefined ? {} : { parameters }) } });
 const k3 = (tools: unknown, tool_choice: unknown = "auto") => tagmask.buildToolCallingFormat({ family: "kimi-k3", tools, tool_choice } as never);
 
@@ -203,6 +204,28 @@ const API: ApiCase[] = [
       api("rollback: a string", () => batch(6).rollback("x" as never), InvalidArgumentError, /steps must be a number/, works(6)),
     ];
   })(),
+  ...(() => {
+    // Resident masks: fillMaskRefs's arguments.
+    const batch = lazyEach(6, () => new BatchMatcher([t.matcherAt(1), t.matcherAt(2)]));
+    const compact = (k: number) => new Int32Array(2 * batch(k).maskWords);
+    const works = (k: number) => () => {
+      const b = batch(k);
+      const refs = new Int32Array(2);
+      const rows = compact(k);
+      expect(b.fillMaskRefs(refs, rows).errors).toEqual([]);
+      const dense = new Int32Array(2 * b.maskWords);
+      expect(b.fillNextTokenBitmasks(dense)).toEqual([]);
+      expect(Array.from(tagmask.expandMaskRefs(refs, t.compiled.maskStore(), rows))).toEqual(Array.from(dense));
+    };
+    return [
+      api("fillMaskRefs: refs a Float32Array", () => batch(0).fillMaskRefs(new Float32Array(2) as never, compact(0)), InvalidArgumentError, /refs must be an Int32Array/, works(0)),
+      api("fillMaskRefs: one ref for two rows", () => batch(1).fillMaskRefs(new Int32Array(1), compact(1)), InvalidArgumentError, /refs must have at least 2 entries/, works(1)),
+      api("fillMaskRefs: compact too small", () => batch(2).fillMaskRefs(new Int32Array(2), new Int32Array(1)), InvalidArgumentError, /compact must have at least/, works(2)),
+      api("fillMaskRefs: options.grammar a string", () => batch(3).fillMaskRefs(new Int32Array(2), compact(3), { grammar: "g" as never }), InvalidArgumentError, /options\.grammar must be a CompiledGrammar/, works(3)),
+      api("fillMaskRefs: a row past the batch", () => batch(4).fillMaskRefs(new Int32Array(2), compact(4), { rows: [7] }), InvalidArgumentError, /rows\[0\] = 7 is not a row of the batch/, works(4)),
+      api("fillMaskRefs: compact a plain array", () => batch(5).fillMaskRefs(new Int32Array(2), [0, 0] as never), InvalidArgumentError, /compact must be an Int32Array/, works(5)),
+    ];
+  })(),
   api("setThreadPoolSize: 2000", () => tagmask.setThreadPoolSize(2000), InvalidArgumentError, /integer from 0 \(default\) to 1024/),
   // masking
   api("applyTokenBitmask: no vocabSize", () => tagmask.applyTokenBitmask(logits(), bitmask(), {} as never), InvalidArgumentError, /options\.vocabSize is required/),
@@ -214,6 +237,16 @@ const API: ApiCase[] = [
   api("maskedSample: topP 0", () => tagmask.maskedSample(logits(), bitmask(), { vocabSize: 64, topP: 0 }), InvalidArgumentError, /topP must be in \(0, 1\]/),
   api("maskedSample: temperature NaN", () => tagmask.maskedSample(logits(), bitmask(), { vocabSize: 64, temperature: Number.NaN }), InvalidArgumentError, /temperature must be a finite number/),
   api("maskedSample: a seed past 64 bits", () => tagmask.maskedSample(logits(), bitmask(), { vocabSize: 64, seed: 2n ** 70n }), InvalidArgumentError, /seed must fit in 64 unsigned bits/),
+  // masking through refs (resident masks)
+  api("applyTokenBitmask: refs without maskStore", () => tagmask.applyTokenBitmask(logits(), bitmask(), { vocabSize: 64, refs: Int32Array.of(0, 0) }), InvalidArgumentError, /options\.refs and options\.maskStore go together/),
+  api("maskedArgmax: maskStore an Int32Array", () => tagmask.maskedArgmax(logits(), bitmask(), { vocabSize: 64, refs: Int32Array.of(0, 0), maskStore: new Int32Array(2) as never }), InvalidArgumentError, /options\.maskStore must be a mask store/),
+  api("maskedArgmax: refs a plain array", () => tagmask.maskedArgmax(logits(), bitmask(), { vocabSize: 64, refs: [0, 0] as never, maskStore: store() }), InvalidArgumentError, /options\.refs must be an Int32Array/),
+  api("maskedSample: a ref past the store", () => tagmask.maskedSample(logits(), bitmask(), { vocabSize: 64, refs: Int32Array.of(0, 3), maskStore: store() }), InvalidArgumentError, /refs\[1\] = 3 is not a row of the mask store/),
+  api("maskedArgmax: a ref names a compact row the bitmask lacks", () => tagmask.maskedArgmax(logits(), new Int32Array(2), { vocabSize: 64, refs: Int32Array.of(~0, ~1), maskStore: store() }), InvalidArgumentError, /refs\[1\] = -2 names compact row 1/),
+  api("maskedArgmax: one ref for two rows", () => tagmask.maskedArgmax(logits(), bitmask(), { vocabSize: 64, refs: Int32Array.of(0), maskStore: store() }), InvalidArgumentError, /refs must have at least 2 entries/),
+  api("applyTokenBitmask: a store of another vocabulary", () => tagmask.applyTokenBitmask(logits(), bitmask(), { vocabSize: 64, refs: Int32Array.of(0, 0), maskStore: { ...store(), wordsPerMask: 3, words: new Int32Array(3) } }), InvalidArgumentError, /the store belongs to another vocabulary/),
+  api("CompiledGrammar.uploadMasks: device -1", () => t.compiled.uploadMasks(-1), InvalidArgumentError, /device must be a CUDA device index/),
+  api("CompiledGrammar.uploadMasks: options null", () => t.compiled.uploadMasks(0, null as never), InvalidArgumentError, /options must be an object/),
   api("applyMaskIsa: an unknown instruction set", () => tagmask.applyMaskIsa("sse9" as never), InvalidArgumentError, /not available on this CPU/),
   api("allocateTokenBitmask: -1 rows", () => tagmask.allocateTokenBitmask(-1, 10), InvalidArgumentError, /rows must be a non-negative integer/),
   api("allocateTokenBitmask: more words than an array holds", () => tagmask.allocateTokenBitmask(1e6, 1e6), InvalidArgumentError, /split the batch/),

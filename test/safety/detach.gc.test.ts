@@ -13,6 +13,8 @@ import { compileGrammar, compileGrammarAsync } from "../../lib/engine/compiled-g
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { InvalidArgumentError, MatcherStateError, TagmaskError } from "../../lib/errors.js";
 import { applyTokenBitmask, maskedArgmax, maskedSample } from "../../lib/mask/cpu.js";
+import { expandMaskRefs } from "../../lib/mask/refs.js";
+import type { MaskStore } from "../../lib/mask/types.js";
 import { native } from "../../lib/native.js";
 import {
   DETACHED, arrayWithGetter, collect, detach, expectTypedError, resizable, shared, tinySetup, withGetter, type TinySetup,
@@ -104,6 +106,82 @@ describe("CPU masking: a getter detaches a buffer and collects garbage", () => {
     };
     expect(callMask(fn, s, options(s, fn))).toEqual(callMask(fn, a, options(a, fn)));
     expect(Array.from(s.logits)).toEqual(Array.from(a.logits));
+  });
+});
+
+// ---- CPU masking through refs (resident masks) -----------------------------------------------
+
+interface RefArgs {
+  logits: Float32Array;
+  bitmask: Int32Array;  // the compact rows
+  refs: Int32Array;
+  words: Int32Array;  // the store's rows
+}
+
+function refArgs(): RefArgs {
+  const a = maskArgs();
+  const words = new Int32Array(2 * WORDS);
+  for (let i = 0; i < words.length; i++) words[i] = (i * 0x2545f491) ^ 0x5bd1e995;
+  return { logits: a.logits, bitmask: a.bitmask, refs: Int32Array.of(1, ~0, 0), words };
+}
+
+function storeOf(a: RefArgs): MaskStore {
+  return { count: 2, wordsPerMask: WORDS, vocabSize: VOCAB, words: a.words };
+}
+
+function refOptions(a: RefArgs, fn: MaskFn, store: MaskStore = storeOf(a)): Record<string, unknown> {
+  const base: Record<string, unknown> = { vocabSize: VOCAB, rows: ROWS, refs: a.refs, maskStore: store };
+  if (fn === "maskedSample") Object.assign(base, { temperature: 0.8, topK: 5, seed: 3n });
+  return base;
+}
+
+function callRefs(fn: MaskFn, a: RefArgs, opts: Record<string, unknown>): unknown {
+  return callMask(fn, { ...maskArgs(), logits: a.logits, bitmask: a.bitmask }, opts);
+}
+
+/** The same call with the dense rows the refs stand for, on fresh arguments. */
+function denseResult(fn: MaskFn): { result: unknown; logits: Float32Array } {
+  const a = refArgs();
+  const dense = expandMaskRefs(a.refs, storeOf(a), a.bitmask);
+  const opts = refOptions(a, fn);
+  delete opts.refs;
+  delete opts.maskStore;
+  const result = callRefs(fn, { ...a, bitmask: dense }, opts);
+  return { result, logits: a.logits };
+}
+
+const REF_BUFFERS = ["logits", "bitmask", "refs", "words"] as const;
+const refCases: Array<[MaskFn, string, (typeof REF_BUFFERS)[number]]> = [];
+for (const fn of ["applyTokenBitmask", "maskedArgmax", "maskedSample"] as const) {
+  for (const hook of ["vocabSize", "refs", "maskStore", "maskStore.words", "maskStore.wordsPerMask"]) {
+    for (const buffer of REF_BUFFERS) refCases.push([fn, hook, buffer]);
+  }
+}
+
+describe("CPU masking through refs: a getter detaches a buffer and collects garbage", () => {
+  it.each(refCases)("%s: %s detaches %s", (fn, hook, buffer) => {
+    const a = refArgs();
+    const effect = () => {
+      detach(a[buffer]);
+      collect();
+    };
+    const opts = hook.startsWith("maskStore.")
+      ? refOptions(a, fn, withGetter(storeOf(a), hook.slice("maskStore.".length), effect))
+      : withGetter(refOptions(a, fn), hook, effect);
+    expectTypedError(() => callRefs(fn, a, opts), InvalidArgumentError, DETACHED);
+    // Fresh buffers: the call through refs equals the call with the dense rows.
+    const fresh = refArgs();
+    const expected = denseResult(fn);
+    expect(callRefs(fn, fresh, refOptions(fresh, fn))).toEqual(expected.result);
+    expect(fresh.logits).toEqual(expected.logits);
+  });
+
+  it.each(["applyTokenBitmask", "maskedArgmax", "maskedSample"] as const)("%s: refs and store on SharedArrayBuffers give the same result", (fn) => {
+    const a = refArgs();
+    const s: RefArgs = { logits: shared(a.logits), bitmask: shared(a.bitmask), refs: shared(a.refs), words: shared(a.words) };
+    const expected = denseResult(fn);
+    expect(callRefs(fn, s, refOptions(s, fn))).toEqual(expected.result);
+    expect(Array.from(s.logits)).toEqual(Array.from(expected.logits));
   });
 });
 
@@ -270,6 +348,84 @@ describe("BatchMatcher: getters in the arguments", () => {
     expectTypedError(() => batch.acceptTokens(Int32Array.of(-2, 0)), InvalidArgumentError, /tokens\[0\] = -2 is out of range/);
     const { accepted } = batch.acceptTokens(Uint32Array.of(t.tokens[0]!, t.tokens[1]!) as never);
     expect(Array.from(accepted)).toEqual([1, 1]);
+  });
+});
+
+describe("BatchMatcher.fillMaskRefs: getters in the arguments", () => {
+  const N = 4;
+  const fresh = (batch: BatchMatcher) => ({ refs: new Int32Array(N), compact: new Int32Array(N * batch.maskWords) });
+  /** fillMaskRefs's refs, expanded with the grammar's store, equal fillNextTokenBitmasks's rows. */
+  const expectRefsExact = (refs: Int32Array, compact: Int32Array) => {
+    expect(Array.from(expandMaskRefs(refs, t.compiled.maskStore(), compact))).toEqual(Array.from(expectedFill(N)));
+  };
+  const works = (batch: BatchMatcher) => {
+    expect(batch.busy).toBe(false);
+    const { refs, compact } = fresh(batch);
+    expect(batch.fillMaskRefs(refs, compact).errors).toEqual([]);
+    expectRefsExact(refs, compact);
+  };
+
+  it.each(["refs", "compact"] as const)("a rows element detaches %s", (buffer) => {
+    const batch = batchOf(N);
+    const a = fresh(batch);
+    const rows = arrayWithGetter([0, 1, 2, 3], 2, () => {
+      detach(a[buffer]);
+      collect();
+    });
+    expectTypedError(() => batch.fillMaskRefs(a.refs, a.compact, { rows }), InvalidArgumentError, DETACHED);
+    works(batch);
+  });
+
+  it.each([["rows", "refs"], ["rows", "compact"], ["grammar", "refs"], ["grammar", "compact"]] as const)(
+    "the options.%s getter detaches %s", (hook, buffer) => {
+      const batch = batchOf(N);
+      const a = fresh(batch);
+      const opts = withGetter({ rows: [0, 1, 2, 3], grammar: t.compiled }, hook, () => {
+        detach(a[buffer]);
+        collect();
+      });
+      expectTypedError(() => batch.fillMaskRefs(a.refs, a.compact, opts), InvalidArgumentError, DETACHED);
+      works(batch);
+    });
+
+  it("a rows element shrinks a resizable compact", () => {
+    const batch = batchOf(2);
+    const r = resizable(new Int32Array(2 * batch.maskWords));
+    expectTypedError(() => batch.fillMaskRefs(new Int32Array(2), r.array, { rows: arrayWithGetter([0, 1], 0, () => r.shrink()) }),
+      InvalidArgumentError, /compact must have at least/);
+  });
+
+  it("a rows element that starts an asynchronous operation, or calls the batch again: the call refuses", async () => {
+    const batch = batchOf(N);
+    const a = fresh(batch);
+    let pending: Promise<unknown> | undefined;
+    const rows = arrayWithGetter([0, 1], 1, () => {
+      pending = batch.fillNextTokenBitmasksAsync();
+    });
+    expectTypedError(() => batch.fillMaskRefs(a.refs, a.compact, { rows }), MatcherStateError, /asynchronous batch operation is still running/);
+    await pending;
+    const again = arrayWithGetter([0, 1], 0, () => batch.fillMaskRefs(a.refs, a.compact));
+    expectTypedError(() => batch.fillMaskRefs(a.refs, a.compact, { rows: again }), MatcherStateError, /getter or valueOf/);
+    works(batch);
+  });
+
+  it("refs and compact on SharedArrayBuffers give the same refs", () => {
+    const batch = batchOf(N);
+    const refs = shared(new Int32Array(N));
+    const compact = shared(new Int32Array(N * batch.maskWords));
+    expect(batch.fillMaskRefs(refs, compact, { rows: shared(Int32Array.of(0, 1, 2, 3)) }).errors).toEqual([]);
+    expectRefsExact(refs, compact);
+  });
+
+  it("detached refs or compact, without getters", () => {
+    const batch = batchOf(N);
+    for (const buffer of ["refs", "compact"] as const) {
+      const a = fresh(batch);
+      detach(a[buffer]);
+      collect();
+      expectTypedError(() => batch.fillMaskRefs(a.refs, a.compact), InvalidArgumentError, DETACHED);
+    }
+    works(batch);
   });
 });
 
