@@ -14,13 +14,14 @@ import { UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
 
 const USAGE = [
-  "tagmask serve --model FILE.gguf [--family NAME] [--host 127.0.0.1] [--port 8080] [--parallel N] [--context N]",
+  "tagmask serve --model FILE.gguf [--family NAME] [--variant V] [--host 127.0.0.1] [--port 8080] [--parallel N] [--context N]",
   "              [--max-queue N] [--model-id ID] [--threads N] [--gpu] [--route R] [--max-text-tokens N]",
   "              [--max-whitespace N] [--shutdown-grace SECONDS] [--no-probe] [--log]",
   "tagmask serve --tiny [options]      the tiny random test model (no download; its output is noise)",
   "",
   "  --model FILE        the GGUF model",
   "  --family NAME       its model family (default: detected from the model's chat template): " + toolCallingFamilies().filter((f) => chatTemplateFamilies().includes(f)).join(", "),
+  "  --variant V         the family's format variant where it has several (mistral: v3, v13; default: from the vocabulary)",
   "  --host ADDRESS      address to listen on (default 127.0.0.1)",
   "  --port N            port (default 8080; 0 picks a free one)",
   "  --parallel N        requests generating at once, the context's sequences (default 4)",
@@ -60,6 +61,7 @@ export const command: CliCommand = {
           model: { type: "string" },
           tiny: { type: "boolean" },
           family: { type: "string" },
+          variant: { type: "string" },
           host: { type: "string" },
           port: { type: "string" },
           parallel: { type: "string" },
@@ -110,6 +112,7 @@ export const command: CliCommand = {
         ...numbers,
         ...(tiny ? { family: family ?? "kimi-k3", modelId: values["model-id"] as string | undefined ?? "tagmask-tiny", probeModel: false } : {}),
         ...(!tiny && family !== undefined ? { family } : {}),
+        ...(values.variant === undefined ? {} : { variant: values.variant as string }),
         ...(!tiny && values["model-id"] !== undefined ? { modelId: values["model-id"] as string } : {}),
         ...(values.host === undefined ? {} : { host: values.host as string }),
         ...(threads === undefined ? {} : { threads }),
@@ -130,7 +133,7 @@ export const command: CliCommand = {
       throw err;
     }
     const url = await server.listen();
-    io.stdout.write(`tagmask serve: listening on ${url} — model ${server.modelId}, family ${server.family}, ` +
+    io.stdout.write(`tagmask serve: listening on ${url} — model ${server.modelId}, family ${server.family}${server.variant === undefined ? "" : ` (${server.variant})`}, ` +
       `${server.parallel} sequences × ${server.contextSize} tokens, masking route ${server.session.route}\n`);
     io.stdout.write(`  POST ${url}/v1/chat/completions · GET ${url}/v1/models · GET ${url}/health · GET ${url}/metrics (Ctrl-C stops)\n`);
     await server.closed;

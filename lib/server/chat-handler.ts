@@ -23,6 +23,8 @@ import { SseStream } from "./sse.js";
 /** What every request of one server shares. */
 export interface ChatContext {
   family: string;
+  /** The family's format variant, for families with several. */
+  variant?: string;
   modelId: string;
   template: ChatTemplate;
   session: ConstrainedLlama;
@@ -66,6 +68,7 @@ function promptTokens(ctx: ChatContext, job: ChatJob): Token[] {
   const { toolRequest } = job;
   const text = ctx.template.render({
     messages: job.messages, tools: job.tools, reasoning: job.reasoning,
+    ...(toolRequest.variant === undefined ? {} : { variant: toolRequest.variant }),
     ...(job.reasoningEffort === undefined ? {} : { reasoningEffort: job.reasoningEffort }),
     ...(toolRequest.tool_choice === undefined ? {} : { toolChoice: toolRequest.tool_choice }),
     ...(toolRequest.response_format === undefined ? {} : { responseFormat: toolRequest.response_format }),
@@ -94,7 +97,9 @@ export async function handleChatCompletion(ctx: ChatContext, request: FastifyReq
 }
 
 async function serve(ctx: ChatContext, request: FastifyRequest, reply: FastifyReply, started: number, outcome: { status: number }): Promise<void> {
-  const job = readChatRequest(request.body as ChatCompletionBody, { family: ctx.family, modelId: ctx.modelId, reasoningMode: (e) => ctx.template.reasoningMode(e) });
+  const job = readChatRequest(request.body as ChatCompletionBody, {
+    family: ctx.family, ...(ctx.variant === undefined ? {} : { variant: ctx.variant }), modelId: ctx.modelId, reasoningMode: (e) => ctx.template.reasoningMode(e),
+  });
   const ticket = ctx.scheduler.admit();
   let grammar: ConstrainedGrammar | null;
   let tokens: Token[];
@@ -127,6 +132,7 @@ async function serve(ctx: ChatContext, request: FastifyRequest, reply: FastifyRe
   const stream = job.stream ? new SseStream(res) : undefined;
   const assembler = new CompletionAssembler({
     family: ctx.family, reasoning: job.reasoning, constrained: grammar !== null, stop: job.stop,
+    ...(job.toolRequest.variant === undefined ? {} : { variant: job.toolRequest.variant }),
     ...(stream ? { onDelta: (d: CompletionDelta) => stream.send(chunk(d)) } : {}),
   });
   if (stream) {

@@ -60,6 +60,8 @@ export interface ChatJob {
 /** What the server knows when reading a request. */
 export interface ChatRequestContext {
   family: string;
+  /** The family's format variant the server serves, for families with several. */
+  variant?: string;
   /** The model id `/v1/models` lists; a request naming another model is refused. */
   modelId: string;
   /** The reasoning mode a `reasoning_effort` selects (the family's chat template decides). */
@@ -82,7 +84,7 @@ export function readChatRequest(body: ChatCompletionBody, ctx: ChatRequestContex
   const tools = (body.tools ?? []) as FunctionTool[];
   const reasoningEffort = body.reasoning_effort ?? undefined;
   const reasoning = ctx.reasoningMode(reasoningEffort);
-  const toolRequest: ToolCallingRequest = { family: ctx.family, tools, reasoning };
+  const toolRequest: ToolCallingRequest = { family: ctx.family, tools, reasoning, ...(ctx.variant === undefined ? {} : { variant: ctx.variant }) };
   if (body.tool_choice !== undefined && body.tool_choice !== null) toolRequest.tool_choice = body.tool_choice as ToolCallingRequest["tool_choice"];
   if (body.parallel_tool_calls !== undefined && body.parallel_tool_calls !== null) toolRequest.parallel_tool_calls = body.parallel_tool_calls;
   if (body.response_format) toolRequest.response_format = body.response_format as ToolCallingRequest["response_format"];

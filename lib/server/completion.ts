@@ -54,6 +54,8 @@ export interface CompletionMessage {
 /** Options of a {@link CompletionAssembler}. */
 export interface CompletionOptions {
   family: string;
+  /** The family's format variant, for families with several. */
+  variant?: string;
   reasoning: ReasoningMode;
   /** Whether a grammar constrained the generation (then the text always parses). */
   constrained: boolean;
@@ -142,7 +144,7 @@ export class CompletionAssembler {
   private pending: CompletionDelta[] = [];
 
   constructor(private readonly options: CompletionOptions) {
-    this.parser = createToolOutputParser(options.family, { reasoning: options.reasoning });
+    this.parser = createToolOutputParser(options.family, { reasoning: options.reasoning, ...(options.variant === undefined ? {} : { variant: options.variant }) });
     this.scanner = new StopScanner(options.stop);
   }
 

@@ -37,7 +37,7 @@ export class GrammarCache {
   /** The grammar of `request` (null: nothing to constrain); bad requests reject with the builder's typed error. */
   get(request: ToolCallingRequest): Promise<ConstrainedGrammar | null> {
     const key = createHash("sha256").update(JSON.stringify([
-      request.family, request.tools ?? null, request.tool_choice ?? null, request.parallel_tool_calls ?? null, request.reasoning ?? null,
+      request.family, request.variant ?? null, request.tools ?? null, request.tool_choice ?? null, request.parallel_tool_calls ?? null, request.reasoning ?? null,
       request.response_format ?? null, this.limits.maxFreeTextTokens ?? null, this.limits.maxWhitespace ?? null,
     ])).digest("base64");
     const cached = this.entries.get(key);

@@ -64,6 +64,7 @@ export function registerRoutes(app: FastifyInstance, ctx: RouteContext): void {
       status: closing ? "shutting_down" : "ok",
       model: ctx.modelId,
       family: ctx.family,
+      ...(ctx.variant === undefined ? {} : { variant: ctx.variant }),
       route: ctx.session.route,
       parallel: ctx.scheduler.parallel,
       active: ctx.scheduler.active,

@@ -30,6 +30,11 @@ export interface ServerOptions {
   modelId?: string;
   /** The model family (`kimi-k3`, …). Default: detected from the model's chat template (`tokenizer.chat_template`). */
   family?: string;
+  /**
+   * The family's format variant, for families with several (mistral: `v3`, `v13`). Default: the
+   * one the model's vocabulary calls for (its special tokens).
+   */
+  variant?: string;
   /** Address `listen()` binds by default. Default `127.0.0.1`. */
   host?: string;
   /** Port `listen()` binds by default (0: any free port). Default 8080. */
@@ -77,6 +82,8 @@ export interface TagmaskServer {
   readonly app: FastifyInstance;
   readonly modelId: string;
   readonly family: string;
+  /** The family's format variant, for families with several. */
+  readonly variant: string | undefined;
   readonly session: ConstrainedLlama;
   /** Tokens per sequence. */
   readonly contextSize: number;
@@ -100,6 +107,7 @@ export interface TagmaskServer {
 interface Resolved {
   modelId?: string;
   family?: string;
+  variant?: string;
   host: string;
   port: number;
   parallel: number;
@@ -120,7 +128,7 @@ interface Resolved {
 }
 
 const KNOWN_OPTIONS = [
-  "model", "modelId", "family", "host", "port", "parallel", "contextSize", "maxQueue", "retryAfter", "threads", "gpu", "route", "probeModel",
+  "model", "modelId", "family", "variant", "host", "port", "parallel", "contextSize", "maxQueue", "retryAfter", "threads", "gpu", "route", "probeModel",
   "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
 ];
 
@@ -179,12 +187,14 @@ function resolveOptions(options: ServerOptions): Resolved {
   };
   const modelId = stringOption(options, "modelId");
   const family = stringOption(options, "family");
+  const variant = stringOption(options, "variant");
   const contextSize = integerOption(options, "contextSize", 16);
   const threads = integerOption(options, "threads", 1);
   const maxFreeTextTokens = integerOption(options, "maxFreeTextTokens", 1);
   const maxWhitespace = integerOption(options, "maxWhitespace", 0);
   if (modelId !== undefined) r.modelId = modelId;
   if (family !== undefined) r.family = family;
+  if (variant !== undefined) r.variant = variant;
   if (contextSize !== undefined) r.contextSize = contextSize;
   if (threads !== undefined) r.threads = threads;
   if (maxFreeTextTokens !== undefined) r.maxFreeTextTokens = maxFreeTextTokens;
@@ -210,14 +220,39 @@ export function resolveFamily(requested: string | undefined, modelChatTemplate: 
 }
 
 /**
+ * The format variant to serve, for families with several: the one asked for, else the one the
+ * vocabulary calls for (`hasSpecial`); it must be one the family's chat template renders.
+ */
+export function resolveVariant(family: string, requested: string | undefined, hasSpecial: (text: string) => boolean): string | undefined {
+  const template = chatTemplate(family);
+  const variants = toolCallingFamily(family).variants;
+  if (variants === undefined) {
+    if (requested !== undefined) throw new InvalidArgumentError(`options.variant: the ${family} family has one format; leave the variant out`);
+    return undefined;
+  }
+  const variant = requested ?? template.variantOf?.(hasSpecial) ?? variants[0]!;
+  const rendered = template.variants ?? variants;
+  if (!rendered.includes(variant)) {
+    const why = requested === undefined ? `the model's vocabulary calls for ${JSON.stringify(variant)}` : `found ${JSON.stringify(variant)}`;
+    throw new InvalidArgumentError(`options.variant: the ${family} chat template renders ${rendered.map((v) => JSON.stringify(v)).join(", ")} (the family's formats: ${variants.join(", ")}); ${why}`);
+  }
+  return variant;
+}
+
+/**
  * How the model's vocabulary is read for `family`: the family's markers stand for their text and
  * its stop texts end generation — those the vocabulary has as tokens. (Kimi K3's are the
  * vocabulary's defaults.)
  */
 async function familyVocabulary(name: string, model: LlamaModel): Promise<VocabularyOptions> {
+  return familyVocabularyOptions(name, await vocabularyHas(model));
+}
+
+/** Whether a text is a token of the model's vocabulary. */
+async function vocabularyHas(model: LlamaModel): Promise<(text: string) => boolean> {
   const { TokenizerInfo } = await import("../tokenizer/tokenizer-info.js");
   const plain = TokenizerInfo.fromLlamaModel(model);
-  return familyVocabularyOptions(name, (text) => plain.tokenId(text) !== undefined);
+  return (text) => plain.tokenId(text) !== undefined;
 }
 
 async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
@@ -275,6 +310,8 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
     const family = resolveFamily(o.family, model.fileInfo.metadata.tokenizer?.chat_template);
     const template = chatTemplate(family);
     const vocabulary = family === "kimi-k3" ? undefined : await familyVocabulary(family, model);
+    const variant = toolCallingFamily(family).variants === undefined && o.variant === undefined
+      ? undefined : resolveVariant(family, o.variant, await vocabularyHas(model));
     const session = await ConstrainedLlama.create(model, { route: o.route, compiler: new GrammarCompiler(), ...(vocabulary === undefined ? {} : { vocabulary }) });
     context = await model.createContext({
       contextSize: o.contextSize ?? Math.min(model.trainContextSize, 4096),
@@ -317,7 +354,7 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
       ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     });
     registerRoutes(app, {
-      family, modelId, template, session, contextSize: context.contextSize, scheduler, grammars, metrics, shutdown: shutdown.signal,
+      family, ...(variant === undefined ? {} : { variant }), modelId, template, session, contextSize: context.contextSize, scheduler, grammars, metrics, shutdown: shutdown.signal,
       createdAt: Math.floor(Date.now() / 1000),
       closing: () => closing !== undefined,
       inflight,
@@ -366,7 +403,7 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
     }
 
     return {
-      app, modelId, family, session, metrics,
+      app, modelId, family, variant, session, metrics,
       contextSize: context.contextSize,
       parallel: o.parallel,
       get url() {

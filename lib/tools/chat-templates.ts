@@ -11,11 +11,17 @@ import type { ChatMessage } from "./chat-messages.js";
 import type { FunctionTool, ReasoningMode, ResponseFormat, ToolChoice } from "./types.js";
 import { deepseekR1ChatTemplate } from "./deepseek-r1/chat-template.js";
 import { deepseekV31ChatTemplate } from "./deepseek-v3.1/chat-template.js";
+import { deepseekV32ChatTemplate } from "./deepseek-v3.2/chat-template.js";
+import { deepseekV4ChatTemplate } from "./deepseek-v4/chat-template.js";
+import { exaoneChatTemplate } from "./exaone/chat-template.js";
+import { glm47ChatTemplate } from "./glm-4.7/chat-template.js";
 import { harmonyChatTemplate } from "./harmony/chat-template.js";
 import { hermesChatTemplate } from "./hermes/chat-template.js";
 import { kimiK2ChatTemplate } from "./kimi-k2/chat-template.js";
 import { kimiK3ChatTemplate } from "./kimi-k3/chat-template.js";
 import { llama3ChatTemplate } from "./llama3/chat-template.js";
+import { minimaxM2ChatTemplate } from "./minimax-m2/chat-template.js";
+import { mistralChatTemplate } from "./mistral/chat-template.js";
 import { qwen3ChatTemplate } from "./qwen3/chat-template.js";
 import { qwen3CoderChatTemplate } from "./qwen3-coder/chat-template.js";
 
@@ -45,6 +51,8 @@ export interface ChatTemplateInput {
   responseFormat?: ResponseFormat;
   /** The time for templates that write today's date (default: now). */
   now?: Date;
+  /** The family's format variant, for families with several (mistral: v3, v13); default the family's default. */
+  variant?: string;
 }
 
 /** A family's chat template. */
@@ -64,6 +72,13 @@ export interface ChatTemplate {
   render(input: ChatTemplateInput): string;
   /** Whether a Jinja chat template (e.g. a GGUF's `tokenizer.chat_template`) is this family's. */
   detect(jinjaTemplate: string): boolean;
+  /** The format variants the renderer renders, for families with several (absent: one format). */
+  variants?: readonly string[];
+  /**
+   * The variant a model's vocabulary calls for (`hasSpecial`: whether a text is one of its special
+   * tokens), for families with several.
+   */
+  variantOf?(hasSpecial: (text: string) => boolean): string;
 }
 
 /**
@@ -72,6 +87,7 @@ export interface ChatTemplate {
  */
 const TEMPLATES: readonly ChatTemplate[] = [
   kimiK3ChatTemplate, harmonyChatTemplate, qwen3CoderChatTemplate, hermesChatTemplate, qwen3ChatTemplate, llama3ChatTemplate, deepseekR1ChatTemplate, deepseekV31ChatTemplate, kimiK2ChatTemplate,
+  glm47ChatTemplate, minimaxM2ChatTemplate, exaoneChatTemplate, deepseekV32ChatTemplate, deepseekV4ChatTemplate, mistralChatTemplate,
 ];
 
 const BY_FAMILY: ReadonlyMap<string, ChatTemplate> = new Map(TEMPLATES.map((t) => [t.family, t]));

@@ -2,7 +2,8 @@
  * Chat templates against the families' public templates: for every family with goldens in
  * test/fixtures/chat-templates/<family>/, every case (a golden conversation rendered in one
  * reasoning mode, tool choice or response format) must come out byte for byte as the public
- * Jinja template renders it. Each folder's cases.json names the template and revision the goldens
+ * Jinja template renders it (the conversations of conversations.json, and for the later families
+ * also those of edge-conversations.json). Each folder's cases.json names the template and revision the goldens
  * were derived from (rendered with a Jinja engine, outside the repository), and any tagmask
  * extension (e.g. a reasoning mode the template does not have).
  */
@@ -11,12 +12,18 @@ import { describe, expect, it } from "vitest";
 import { RequestError, ToolError } from "../../lib/errors.js";
 import { normalizeConversation } from "../../lib/tools/chat-messages.js";
 import { chatTemplate, chatTemplateFamilies, detectChatTemplateFamily, renderChat, type ChatTemplateInput } from "../../lib/tools/chat-templates.js";
+import { mistralCallId } from "../../lib/tools/mistral/chat-template.js";
 import type { FunctionTool } from "../../lib/tools/types.js";
 
 const FIXTURES = new URL("../fixtures/chat-templates/", import.meta.url);
-const { tools, conversations } = JSON.parse(readFileSync(new URL("conversations.json", FIXTURES), "utf8")) as {
-  tools: FunctionTool[];
-  conversations: Record<string, { tools: boolean; messages: unknown[] }>;
+type Conversation = { tools: boolean; messages: unknown[] };
+const shared = JSON.parse(readFileSync(new URL("conversations.json", FIXTURES), "utf8")) as { tools: FunctionTool[]; conversations: Record<string, Conversation> };
+const { tools } = shared;
+// The golden conversations, and edge cases (reasoning inside content, a conversation ending with
+// an answer, non-ASCII text, exponents, empty arguments) that the later families' goldens use.
+const conversations: Record<string, Conversation> = {
+  ...shared.conversations,
+  ...JSON.parse(readFileSync(new URL("edge-conversations.json", FIXTURES), "utf8")) as Record<string, Conversation>,
 };
 
 interface Manifest {
@@ -64,6 +71,37 @@ describe("chat template registry", () => {
     const conv = conversations.parallel!;
     expect(() => renderChat("llama3", { messages: normalizeConversation(conv.messages), tools, reasoning: "final_output_only" }))
       .toThrow(/messages\[1\]\.tool_calls: the llama3 chat template takes one tool call per assistant message, found 3/);
+  });
+
+  it("refuses what the mistral templates refuse: turns that do not alternate, a later system message, an empty answer", () => {
+    for (const variant of ["v3", "v13"]) {
+      const render = (messages: unknown[]) => renderChat("mistral", { messages: normalizeConversation(messages), tools, reasoning: "final_output_only", variant });
+      expect(() => render(conversations["nested-call"]!.messages)).toThrow(/messages\[3\]: the mistral chat template needs user and assistant turns to alternate .*two user turns in a row/);
+      expect(() => render([{ role: "user", content: "a" }, { role: "system", content: "b" }])).toThrow(/messages\[1\]: the mistral chat template takes one system message, the first/);
+      expect(() => render([{ role: "system", content: "s" }, { role: "assistant", content: "a" }])).toThrow(RequestError);
+    }
+    expect(() => renderChat("mistral", { messages: normalizeConversation([{ role: "user", content: "a" }, { role: "assistant", content: "" }]), tools: [], reasoning: "final_output_only", variant: "v13" }))
+      .toThrow(/messages\[1\]: the mistral v13 chat template needs an assistant message to have content or tool calls/);
+  });
+
+  it("renders mistral v3 and v13 only, naming them for another variant", () => {
+    const messages = normalizeConversation([{ role: "user", content: "a" }]);
+    expect(renderChat("mistral", { messages, tools: [], reasoning: "final_output_only" })).toBe("<s>[INST]a[/INST]");
+    expect(() => renderChat("mistral", { messages, tools: [], reasoning: "final_output_only", variant: "v11" })).toThrow(ToolError);
+    expect(() => renderChat("mistral", { messages, tools: [], reasoning: "final_output_only", variant: "v11" })).toThrow(/variant: no chat template for the mistral variant "v11": the renderer follows v3 and v13/);
+  });
+
+  it("maps call ids to the nine characters Mistral needs", () => {
+    expect(mistralCallId("abcDEF123")).toBe("abcDEF123");
+    expect(mistralCallId("call_1")).toBe("0000call1");
+    expect(mistralCallId("call_Z9x8Y7w6V5u4T3s2R1q0P9o8")).toBe("2R1q0P9o8");
+  });
+
+  it("refuses what DeepSeek-V3.2's encoder refuses: an answer without reasoning after the last user message, in thinking mode", () => {
+    const messages = normalizeConversation([{ role: "user", content: "a" }, { role: "assistant", content: "b" }]);
+    expect(renderChat("deepseek-v3.2", { messages, tools: [], reasoning: "final_output_only" })).toBe("<｜begin▁of▁sentence｜><｜User｜>a<｜Assistant｜></think>b<｜end▁of▁sentence｜>");
+    // With tools the encoder's messages start with a system message of its own: the error still names the client's index.
+    expect(() => renderChat("deepseek-v3.2", { messages, tools, reasoning: "think" })).toThrow(/^messages\[1\]: in thinking mode DeepSeek-V3.2's encoder needs reasoning_content/);
   });
 
   it("maps reasoning_effort to the Kimi K3 reasoning modes", () => {

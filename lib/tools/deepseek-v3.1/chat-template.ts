@@ -13,7 +13,7 @@
  */
 import { pythonJson } from "../chat-json.js";
 import type { ChatTemplate, ChatTemplateInput } from "../chat-templates.js";
-import type { ReasoningMode } from "../types.js";
+import { thinkingOnRequest } from "../chat-reasoning.js";
 
 export const DEEPSEEK_BOS = "<｜begin▁of▁sentence｜>";
 export const DEEPSEEK_EOS = "<｜end▁of▁sentence｜>";
@@ -81,7 +81,7 @@ export const deepseekV31ChatTemplate: ChatTemplate = {
   family: "deepseek-v3.1",
   source: "DeepSeek V3.1's chat template with the model card's tool section (vLLM examples/tool_chat_template_deepseekv32.jinja)",
   reasoning: true,
-  reasoningMode: (effort): ReasoningMode => (effort === undefined || effort === "none" ? "final_output_only" : "think"),
+  reasoningMode: thinkingOnRequest,
   render,
   detect: (t) => t.includes("<｜tool▁calls▁begin｜>") && t.includes("<｜tool▁output▁begin｜>") && !t.includes("<｜tool▁outputs▁begin｜>") && t.includes("thinking"),
 };
