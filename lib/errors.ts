@@ -140,6 +140,17 @@ export class InternalError extends TagmaskError {
   }
 }
 
+/**
+ * An operation was cancelled through its `AbortSignal` (a compilation, for instance). `cause` is
+ * the signal's reason when there is one.
+ */
+export class AbortError extends TagmaskError {
+  constructor(message = "the operation was aborted", options: { cause?: unknown } = {}) {
+    super(message, "TAGMASK_ABORTED");
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 /** The classes the native addon throws, keyed by the native error code name. */
 export const nativeErrorClasses = {
   InvalidArgument: InvalidArgumentError,
@@ -153,4 +164,5 @@ export const nativeErrorClasses = {
   MatcherState: MatcherStateError,
   Device: DeviceError,
   Internal: InternalError,
+  Aborted: AbortError,
 } as const;

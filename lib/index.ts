@@ -69,11 +69,14 @@ export {
 export type {
   EbnfOptions, GbnfOptions, IrExpr, IrGrammar, IrRule, JsonValueOptions, LowerOptions, SimplifyOptions, ToGbnfOptions,
 } from "./compile/index.js";
+export { clearLoweringCache, loweringCacheStats, setLoweringCacheSize } from "./compile/index.js";
+export type { FragmentCacheStats } from "./compile/index.js";
 /** The grammar IR: node types, constructors, serialization and printing (docs/ir.md). */
 export * as ir from "./compile/ir.js";
 // engine (D)
-export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher } from "./engine/index.js";
+export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher, warmUpCompiler } from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
+export type { CompileAsyncOptions, CompileCallOptions, CompileProgress, GrammarSource } from "./engine/index.js";
 // end engine (D)
 // node-llama-cpp integration (E): in the "tagmask/node-llama-cpp" entry (lib/node-llama-cpp.ts), so
 // that these types need node-llama-cpp only where it is used. The free-text and whitespace bounds

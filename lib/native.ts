@@ -55,6 +55,11 @@ export interface NativeAddon {
   compileGrammar(tokenizer: NativeTokenizerInfoHandle, ir: Uint8Array, options?: NativeCompileOptions): NativeCompiledGrammar;
   /** Same on a worker thread; the IR bytes are copied before the call returns. */
   compileGrammarAsync(tokenizer: NativeTokenizerInfoHandle, ir: Uint8Array, options?: NativeCompileOptions): Promise<NativeCompiledGrammar>;
+  /**
+   * Starts compiling on a worker thread; the job can be cancelled (its promise then rejects with
+   * an AbortError) and read for progress. The IR bytes are copied before the call returns.
+   */
+  startCompile(tokenizer: NativeTokenizerInfoHandle, ir: Uint8Array, options?: NativeCompileOptions): NativeCompileJob;
   /** A matcher in the grammar's initial state. */
   createMatcher(grammar: NativeCompiledGrammar, options?: { maxStackDepth?: number }): NativeGrammarMatcher;
 }
@@ -74,6 +79,14 @@ export interface NativeTokenizerInfoHandle {
 export interface NativeCompileOptions {
   /** Threads building the mask cache: 1 = the calling thread only, 0 = the shared pool's size. */
   threads?: number;
+}
+
+/** A compilation running natively (lib/engine/compile-run.ts). */
+export interface NativeCompileJob {
+  readonly promise: Promise<NativeCompiledGrammar>;
+  /** Stops the compilation at its next checkpoint; the promise rejects with an AbortError. */
+  cancel(): void;
+  progress(): { phase: "waiting" | "read" | "automaton" | "masks" | "done"; done: number; total: number };
 }
 
 /** Native compile statistics (see CompiledGrammar.stats in lib/engine). */

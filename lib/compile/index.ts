@@ -7,7 +7,8 @@ import { irToGbnf, type GbnfOptions } from "./gbnf.js";
 import { lowerFormat, type LowerOptions } from "./lower.js";
 
 export * from "./ir.js";
-export { lowerFormat, lowerJsonSchemaFormat } from "./lower.js";
+export { clearLoweringCache, lowerFormat, lowerJsonSchemaFormat, loweringCacheStats, setLoweringCacheSize } from "./lower.js";
+export type { FragmentCacheStats } from "./fragments.js";
 export type { LowerOptions } from "./lower.js";
 export { simplifyGrammar } from "./simplify.js";
 export type { SimplifyOptions } from "./simplify.js";

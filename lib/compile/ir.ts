@@ -5,7 +5,7 @@
  * A grammar is a list of rules; each rule's body is an expression tree. Recursion goes through
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
-import { GrammarError } from "../errors.js";
+import { GrammarError, InvalidArgumentError } from "../errors.js";
 import {
   deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
 } from "./ir-tokens.js";
@@ -220,6 +220,10 @@ export class GrammarBuilder {
   private readonly names: string[] = [];
   private readonly bodies: Array<IrExpr | undefined> = [];
   private readonly index = new Map<string, number>();
+  /** Per base name, the suffix from which {@link freshName} searches (every smaller one is taken). */
+  private readonly nextSuffix = new Map<string, number>();
+  /** The base each suffixed {@link freshName} result was derived from. */
+  private readonly bases = new Map<string, string>();
 
   /** A reference to the rule `name`, defined now or later. */
   ruleRef(name: string): IrRef {
@@ -243,17 +247,34 @@ export class GrammarBuilder {
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
     if (!this.index.has(base)) return base;
-    // Resume where the last search for this base stopped: thousands of rules may share a base.
+    // Names are never removed, so a suffix found taken stays taken: searching on from the last
+    // one keeps n rules of one base linear instead of quadratic.
     for (let n = this.nextSuffix.get(base) ?? 1; ; n++) {
       const name = `${base}_${n}`;
       if (!this.index.has(name)) {
-        this.nextSuffix.set(base, n + 1);
+        this.nextSuffix.set(base, n);
+        this.bases.set(name, base);
         return name;
       }
     }
   }
 
-  private readonly nextSuffix = new Map<string, number>();
+  /** The name {@link freshName} derived `name` from (`name` itself when it was not derived). */
+  baseName(name: string): string {
+    return this.bases.get(name) ?? name;
+  }
+
+  /**
+   * The rules so far, in order (a grammar without a root yet, e.g. a piece of one). Throws like
+   * {@link build} when a referenced rule is not defined.
+   */
+  rules(): IrRule[] {
+    return this.names.map((name, i) => {
+      const body = this.bodies[i];
+      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
+      return { name, body };
+    });
+  }
 
   /** The finished grammar with `root` as its root rule. */
   build(root: string): IrGrammar {
@@ -261,12 +282,7 @@ export class GrammarBuilder {
     if (rootIndex === undefined || this.bodies[rootIndex] === undefined) {
       throw new GrammarError(`the root rule '${root}' is not defined`);
     }
-    const rules: IrRule[] = this.names.map((name, i) => {
-      const body = this.bodies[i];
-      if (body === undefined) throw new GrammarError(`rule '${name}' is referenced but not defined`);
-      return { name, body };
-    });
-    return { rules, root: rootIndex };
+    return { rules: this.rules(), root: rootIndex };
   }
 
   private slot(name: string): number {
@@ -287,95 +303,195 @@ function fail(where: string, message: string): never {
   throw new GrammarError(`invalid grammar IR at ${where}: ${message}`);
 }
 
-function checkCount(where: string, value: number, what: string): void {
-  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where, `${what} must be an integer in [0, 2^32-1), got ${value}`);
+function checkCount(where: () => string, value: number, what: string): void {
+  if (!Number.isInteger(value) || value < 0 || value >= IR_NONE) fail(where(), `${what} must be an integer in [0, 2^32-1), got ${value}`);
 }
 
-/** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
+/**
+ * Grammars checked already, with the rule list they had then: serializing a grammar the lowering
+ * just checked (the usual path: lowerFormat, then compile) does not walk its tens of thousands of
+ * nodes again. A grammar whose rule list or root changed since is checked again; IR nodes are
+ * never changed in place (their fields are read-only).
+ */
+const validated = new WeakMap<IrGrammar, { root: number; rules: IrRule[]; bodies: IrExpr[]; names: string[] }>();
+
+function isValidated(grammar: IrGrammar): boolean {
+  const v = validated.get(grammar);
+  if (v === undefined || v.root !== grammar.root || v.rules !== grammar.rules || v.bodies.length !== grammar.rules.length) return false;
+  for (let i = 0; i < v.bodies.length; i++) {
+    const rule = grammar.rules[i]!;
+    if (rule.body !== v.bodies[i] || rule.name !== v.names[i]) return false;
+  }
+  return true;
+}
+
+/** {@link validateGrammar}, unless this grammar was checked before and its rules are unchanged. */
+export function validateGrammarOnce(grammar: IrGrammar): void {
+  if (isValidated(grammar)) return;
+  validateGrammar(grammar);
+  validated.set(grammar, { root: grammar.root, rules: grammar.rules, bodies: grammar.rules.map((r) => r.body), names: grammar.rules.map((r) => r.name) });
+}
+
+/**
+ * How deep expressions may nest (a node inside a node ...). The compilers here stay far below it
+ * (they name sub-grammars as rules); it bounds the recursion of every pass over a grammar, in
+ * TypeScript and natively, so that an IR built by hand cannot overflow a stack.
+ */
+export const MAX_IR_NESTING = 1000;
+
+const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "counted", "unit", "marks", "mark", "ref", "text", "token", "excludeToken", "anyTokens"]);
+
+function describeValue(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `${typeof v} ${String(v).slice(0, 40)}`;
+}
+
+/** Checks one node's own fields (not its children); throws a GrammarError naming it. */
+function checkNode(e: IrExpr, where: () => string, ruleCount: number): void {
+  switch (e.kind) {
+    case "empty":
+    case "never":
+      return;
+    case "bytes":
+      if (!(e.bytes instanceof Uint8Array)) fail(where(), `a bytes node needs a Uint8Array, got ${describeValue(e.bytes)}`);
+      if (e.bytes.length === 0) fail(where(), "a bytes node needs at least one byte (use empty)");
+      return;
+    case "class": {
+      if (!Array.isArray(e.ranges) || e.ranges.length === 0) fail(where(), "a class needs at least one range");
+      let prev = -2;
+      for (const range of e.ranges) {
+        const [lo, hi] = Array.isArray(range) ? range : [Number.NaN, Number.NaN];
+        if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
+          fail(where(), `bad code-point range [${lo}, ${hi}]`);
+        }
+        if (lo <= prev + 1) fail(where(), "class ranges must be sorted, non-overlapping and non-adjacent");
+        prev = hi;
+      }
+      return;
+    }
+    case "seq":
+    case "choice":
+      if (!Array.isArray(e.items)) fail(where(), `a ${e.kind} node needs an items array, got ${describeValue(e.items)}`);
+      return;
+    case "repeat":
+    case "counted":
+      checkCount(where, e.min, `${e.kind} min`);
+      if (e.max !== null) {
+        checkCount(where, e.max, `${e.kind} max`);
+        if (e.max < e.min) fail(where(), `${e.kind} max ${e.max} is below min ${e.min}`);
+      }
+      return;
+    case "unit":
+      return;
+    case "marks":
+      if (!Array.isArray(e.required)) fail(where(), `a marks node needs a required array, got ${describeValue(e.required)}`);
+      for (const i of e.required) {
+        if (!Number.isInteger(i) || i < 0 || i >= MAX_MARKS) fail(where(), `required mark ${i} is not an integer 0..${MAX_MARKS - 1}`);
+      }
+      return;
+    case "mark":
+      if (!Number.isInteger(e.index) || e.index < 0 || e.index >= MAX_MARKS) fail(where(), `mark index ${e.index} is not an integer 0..${MAX_MARKS - 1}`);
+      return;
+    case "ref":
+      if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
+        fail(where(), `reference to rule ${e.rule}, which does not exist`);
+      }
+      return;
+    case "text":
+      if (!Array.isArray(e.excludes)) fail(where(), `a text node needs an excludes array, got ${describeValue(e.excludes)}`);
+      e.excludes.forEach((x, i) => {
+        if (!(x instanceof Uint8Array)) fail(`${where()}.excludes[${i}]`, `an excluded string must be a Uint8Array, got ${describeValue(x)}`);
+        if (x.length === 0) fail(`${where()}.excludes[${i}]`, "an excluded string must not be empty");
+      });
+      if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
+      if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
+      return;
+    case "token":
+    case "excludeToken":
+    case "anyTokens":
+      if (!Array.isArray(e.kind === "token" ? e.tokens : e.excludes)) {
+        fail(where(), `a ${e.kind} node needs an array of token ids or texts, got ${describeValue(e.kind === "token" ? e.tokens : e.excludes)}`);
+      }
+      validateTokenNode(e, where());
+      return;
+  }
+}
+
+/** The children of a node, in order. */
+function childrenOf(e: IrExpr): readonly IrExpr[] {
+  switch (e.kind) {
+    case "seq":
+    case "choice":
+      return e.items;
+    case "repeat":
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return [e.item];
+    default:
+      return [];
+  }
+}
+
+/**
+ * Checks the structural rules docs/ir.md states, and that expressions nest at most
+ * {@link MAX_IR_NESTING} deep; throws a GrammarError naming the node. Walks iteratively, each
+ * shared node once.
+ */
 export function validateGrammar(grammar: IrGrammar): void {
+  if (grammar === null || typeof grammar !== "object") fail("grammar", `expected a grammar object {rules, root}, got ${describeValue(grammar)}`);
+  if (!Array.isArray(grammar.rules)) fail("rules", `expected an array of rules, got ${describeValue(grammar.rules)}`);
   if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
   if (!Number.isInteger(grammar.root) || grammar.root < 0 || grammar.root >= grammar.rules.length) {
     fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
   }
+  const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
-  // exponential time.
-  const checked = new Set<IrExpr>();
-  grammar.rules.forEach((rule, r) => {
-    if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
-    seen.add(rule.name);
-    const visit = (e: IrExpr, where: string): void => {
-      if (checked.has(e)) return;
-      checked.add(e);
-      switch (e.kind) {
-        case "empty":
-        case "never":
-          return;
-        case "bytes":
-          if (e.bytes.length === 0) fail(where, "a bytes node needs at least one byte (use empty)");
-          return;
-        case "class": {
-          if (e.ranges.length === 0) fail(where, "a class needs at least one range");
-          let prev = -2;
-          for (const [lo, hi] of e.ranges) {
-            if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
-              fail(where, `bad code-point range [${lo}, ${hi}]`);
-            }
-            if (lo <= prev + 1) fail(where, "class ranges must be sorted, non-overlapping and non-adjacent");
-            prev = hi;
-          }
-          return;
-        }
-        case "seq":
-        case "choice":
-          e.items.forEach((it, i) => visit(it, `${where}.items[${i}]`));
-          return;
-        case "repeat":
-        case "counted":
-          checkCount(where, e.min, `${e.kind} min`);
-          if (e.max !== null) {
-            checkCount(where, e.max, `${e.kind} max`);
-            if (e.max < e.min) fail(where, `${e.kind} max ${e.max} is below min ${e.min}`);
-          }
-          visit(e.item, `${where}.item`);
-          return;
-        case "unit":
-          visit(e.item, `${where}.item`);
-          return;
-        case "marks":
-          for (const i of e.required) {
-            if (!Number.isInteger(i) || i < 0 || i >= MAX_MARKS) fail(where, `required mark ${i} is not an integer 0..${MAX_MARKS - 1}`);
-          }
-          visit(e.item, `${where}.item`);
-          return;
-        case "mark":
-          if (!Number.isInteger(e.index) || e.index < 0 || e.index >= MAX_MARKS) fail(where, `mark index ${e.index} is not an integer 0..${MAX_MARKS - 1}`);
-          visit(e.item, `${where}.item`);
-          return;
-        case "ref":
-          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= grammar.rules.length) {
-            fail(where, `reference to rule ${e.rule}, which does not exist`);
-          }
-          return;
-        case "text":
-          e.excludes.forEach((x, i) => {
-            if (x.length === 0) fail(`${where}.excludes[${i}]`, "an excluded string must not be empty");
-          });
-          if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
-          if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
-          return;
-        case "token":
-        case "excludeToken":
-        case "anyTokens":
-          validateTokenNode(e, where);
-          return;
-        default: {
-          const bad: never = e;
-          fail(where, `unknown node kind ${(bad as { kind: string }).kind}`);
-        }
+  // exponential time. `depthOf` is the deepest nesting below a node (0: a leaf). A node's path is
+  // spelled out only for an error message, from the child indices on the stack.
+  const depthOf = new Map<IrExpr, number>();
+  const onPath = new Set<IrExpr>();
+  grammar.rules.forEach((rule: unknown, r) => {
+    const ruleAt = `rules[${r}]`;
+    if (rule === null || typeof rule !== "object") fail(ruleAt, `expected a rule {name, body}, got ${describeValue(rule)}`);
+    const { name, body } = rule as IrRule;
+    if (typeof name !== "string") fail(ruleAt, `a rule name must be a string, got ${describeValue(name)}`);
+    if (seen.has(name)) fail(ruleAt, `duplicate rule name '${name}'`);
+    seen.add(name);
+    const stack: Array<{ e: IrExpr; next: number; depth: number }> = [];
+    const where = (): string =>
+      `${ruleAt} (${name})${stack.map((s) => (s.e.kind === "seq" || s.e.kind === "choice" ? `.items[${s.next - 1}]` : ".item")).join("")}`;
+    const enter = (e: unknown): void => {
+      if (e === null || typeof e !== "object" || !KINDS.has((e as { kind?: unknown }).kind as string)) {
+        fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
       }
+      const node = e as IrExpr;
+      if (onPath.has(node)) fail(where(), "an expression contains itself (use a rule reference for recursion)");
+      const known = depthOf.get(node);
+      if (known !== undefined) {
+        if (stack.length + known > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+        if (stack.length > 0) stack[stack.length - 1]!.depth = Math.max(stack[stack.length - 1]!.depth, known + 1);
+        return;
+      }
+      if (stack.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+      checkNode(node, where, ruleCount);
+      onPath.add(node);
+      stack.push({ e: node, next: 0, depth: 0 });
     };
-    visit(rule.body, `rules[${r}] (${rule.name})`);
+    enter(body);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const children = childrenOf(top.e);
+      if (top.next < children.length) {
+        enter(children[top.next++]);
+        continue;
+      }
+      stack.pop();
+      onPath.delete(top.e);
+      depthOf.set(top.e, top.depth);
+      if (stack.length > 0) stack[stack.length - 1]!.depth = Math.max(stack[stack.length - 1]!.depth, top.depth + 1);
+    }
   });
 }
 
@@ -398,123 +514,215 @@ const KIND_CODE: Record<IrKind, number> = {
   ...TOKEN_KIND_CODE,
 };
 
+/** A growable array of u32 words. */
+class Words {
+  data = new Uint32Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) this.grow(1);
+    this.data[this.length++] = v;
+  }
+
+  reserve(n: number): void {
+    if (this.length + n > this.data.length) this.grow(n);
+  }
+
+  private grow(n: number): void {
+    const next = new Uint32Array(Math.max(this.data.length * 2, this.length + n));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
+  }
+}
+
 /** Node kinds by their binary code. */
 const KIND_OF_CODE = new Map<number, IrKind>(Object.entries(KIND_CODE).map(([kind, code]) => [code, kind as IrKind]));
 
 /**
  * The binary form the addon reads (docs/ir.md, "Serialization"): a header, rules, nodes in
- * post-order (children before parents), an extra u32 pool and a byte pool.
+ * post-order (children before parents), an extra u32 pool and a byte pool. Leaves with equal
+ * content (literals, classes, texts) are written once, however many nodes hold them: lowered
+ * tool lists repeat the same JSON string and key classes in every tool.
  */
 export function serializeGrammar(grammar: IrGrammar): Uint8Array {
-  validateGrammar(grammar);
-  const nodes: number[] = [];
-  const extra: number[] = [];
-  const bytePool: number[] = [];
+  validateGrammarOnce(grammar);
+  const nodes = new Words();
+  const extra = new Words();
+  let bytePool = new Uint8Array(1024);
+  let byteLength = 0;
   const byteOffsets = new Map<string, number>();
-
-  const addBytes = (b: Uint8Array): number => {
-    const key = b.join(",");
+  const leafIds = new Map<string, number>();
+  const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
+  const appendBytes = (b: Uint8Array): number => {
+    if (byteLength + b.length > bytePool.length) {
+      const next = new Uint8Array(Math.max(bytePool.length * 2, byteLength + b.length));
+      next.set(bytePool.subarray(0, byteLength));
+      bytePool = next;
+    }
+    const off = byteLength;
+    bytePool.set(b, off);
+    byteLength += b.length;
+    return off;
+  };
+  const addBytes = (b: Uint8Array, key = latin1(b)): number => {
     const known = byteOffsets.get(key);
     if (known !== undefined) return known;
-    const off = bytePool.length;
-    for (const x of b) bytePool.push(x);
+    const off = appendBytes(b);
     byteOffsets.set(key, off);
     return off;
   };
+  const node = (kind: IrKind, a: number, b: number, c: number): number => {
+    const id = nodes.length / 4;
+    nodes.reserve(4);
+    nodes.push(KIND_CODE[kind]);
+    nodes.push(a);
+    nodes.push(b);
+    nodes.push(c);
+    return id;
+  };
   const memo = new Map<IrExpr, number>();
-  const emit = (e: IrExpr): number => {
-    const known = memo.get(e);
-    if (known !== undefined) return known;
-    let a = 0;
-    let b = 0;
-    let c = 0;
+  // One node's record; its children have theirs already (post-order, see emit).
+  const emitOne = (e: IrExpr): number => {
+    let id: number;
     switch (e.kind) {
       case "empty":
       case "never":
-        break;
       case "bytes":
-        a = addBytes(e.bytes);
-        b = e.bytes.length;
-        break;
       case "class":
-        a = extra.length;
-        b = e.ranges.length;
-        c = e.negated ? 1 : 0;
-        for (const [lo, hi] of e.ranges) extra.push(lo, hi);
+      case "text": {
+        const key = leafKey(e, latin1);
+        const shared = leafIds.get(key);
+        if (shared !== undefined) {
+          id = shared;
+          break;
+        }
+        if (e.kind === "bytes") {
+          id = node("bytes", addBytes(e.bytes), e.bytes.length, 0);
+        } else if (e.kind === "class") {
+          const at = extra.length;
+          for (const [lo, hi] of e.ranges) {
+            extra.push(lo);
+            extra.push(hi);
+          }
+          id = node("class", at, e.ranges.length, e.negated ? 1 : 0);
+        } else if (e.kind === "text") {
+          const offs = e.excludes.map((x) => addBytes(x));
+          const at = extra.length;
+          extra.push(e.maxChars ?? IR_NONE);
+          extra.push(e.maxTokens ?? IR_NONE);
+          e.excludes.forEach((x, i) => {
+            extra.push(offs[i]!);
+            extra.push(x.length);
+          });
+          id = node("text", at, e.excludes.length, 0);
+        } else {
+          id = node(e.kind, 0, 0, 0);
+        }
+        leafIds.set(key, id);
         break;
+      }
       case "seq":
       case "choice": {
-        const ids = e.items.map(emit);
-        a = extra.length;
-        b = ids.length;
-        extra.push(...ids);
+        const at = extra.length;
+        for (const it of e.items) extra.push(memo.get(it)!);
+        id = node(e.kind, at, e.items.length, 0);
         break;
       }
       case "repeat":
       case "counted":
-        a = emit(e.item);
-        b = e.min;
-        c = e.max === null ? IR_NONE : e.max;
+        id = node(e.kind, memo.get(e.item)!, e.min, e.max === null ? IR_NONE : e.max);
         break;
       case "unit":
-        a = emit(e.item);
+        id = node("unit", memo.get(e.item)!, 0, 0);
         break;
       case "marks":
-        a = emit(e.item);
-        b = e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0);
+        id = node("marks", memo.get(e.item)!, e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0), 0);
         break;
       case "mark":
-        a = emit(e.item);
-        b = e.index;
+        id = node("mark", memo.get(e.item)!, e.index, 0);
         break;
       case "ref":
-        a = e.rule;
+        id = node("ref", e.rule, 0, 0);
         break;
-      case "text": {
-        const offs = e.excludes.map((x) => [addBytes(x), x.length] as const);
-        a = extra.length;
-        b = e.excludes.length;
-        extra.push(e.maxChars ?? IR_NONE, e.maxTokens ?? IR_NONE);
-        for (const [off, len] of offs) extra.push(off, len);
-        break;
-      }
       case "token":
       case "excludeToken":
-      case "anyTokens":
-        [a, b, c] = serializeTokenNode(e, extra, addBytes, IR_NONE);
+      case "anyTokens": {
+        const words: number[] = [];
+        const [a, b, c] = serializeTokenNode(e, words, (x) => addBytes(x), IR_NONE);
+        const at = extra.length;
+        for (const w of words) extra.push(w);
+        id = node(e.kind, at + a, b, c);
         break;
+      }
     }
-    const id = nodes.length / 4;
-    nodes.push(KIND_CODE[e.kind], a, b, c);
     memo.set(e, id);
     return id;
+  };
+  const emit = (root: IrExpr): number => {
+    const stack: Array<{ e: IrExpr; next: number }> = [{ e: root, next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (memo.has(top.e)) {
+        stack.pop();
+        continue;
+      }
+      const children = childrenOf(top.e);
+      if (top.next < children.length) {
+        const child = children[top.next++]!;
+        if (!memo.has(child)) stack.push({ e: child, next: 0 });
+        continue;
+      }
+      stack.pop();
+      emitOne(top.e);
+    }
+    return memo.get(root)!;
   };
   const ruleWords: number[] = [];
   for (const rule of grammar.rules) {
     const body = emit(rule.body);
-    const name = utf8(rule.name);
-    const off = bytePool.length;
-    for (const x of name) bytePool.push(x);
-    ruleWords.push(off, name.length, body);
+    const off = appendBytes(utf8(rule.name));
+    ruleWords.push(off, byteLength - off, body);
   }
-  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodes.length / 4, extra.length, bytePool.length, 0];
+  const nodeCount = nodes.length / 4;
+  const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodeCount, extra.length, byteLength, 0];
   const words = header.length + ruleWords.length + nodes.length + extra.length;
-  const paddedBytes = (bytePool.length + 3) & ~3;
-  const out = new Uint8Array(words * 4 + paddedBytes);
+  const out = new Uint8Array(words * 4 + ((byteLength + 3) & ~3));
   const view = new DataView(out.buffer);
   let w = 0;
-  for (const list of [header, ruleWords, nodes, extra]) {
-    for (const v of list) {
-      view.setUint32(w * 4, v >>> 0, true);
+  for (const v of [...header, ...ruleWords]) {
+    view.setUint32(w * 4, v >>> 0, true);
+    w++;
+  }
+  for (const list of [nodes, extra]) {
+    for (let i = 0; i < list.length; i++) {
+      view.setUint32(w * 4, list.data[i]!, true);
       w++;
     }
   }
-  out.set(bytePool, words * 4);
+  out.set(bytePool.subarray(0, byteLength), words * 4);
   return out;
+}
+
+/** The content of a leaf node as a string: equal leaves, equal keys. */
+function leafKey(e: IrEmpty | IrNever | IrBytes | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
+  switch (e.kind) {
+    case "empty":
+    case "never":
+      return e.kind;
+    case "bytes":
+      return `b${latin1(e.bytes)}`;
+    case "class":
+      return `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
+    case "text":
+      return `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+  }
 }
 
 /** Reads the binary form back (the inverse of {@link serializeGrammar}); validates as it goes. */
 export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
+  if (!(buffer instanceof Uint8Array)) {
+    throw new InvalidArgumentError(`deserializeGrammar(buffer): buffer must be a Uint8Array (from serializeGrammar), got ${describeValue(buffer)}`);
+  }
   if (buffer.length < 32 || buffer.length % 4 !== 0) {
     fail("header", `buffer length ${buffer.length} is not a whole number of u32 words of at least 32 bytes`);
   }
@@ -710,6 +918,7 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
 
 /** Prints the whole grammar, one `name ::= body` line per rule, the root rule first. */
 export function printGrammar(grammar: IrGrammar): string {
+  validateGrammar(grammar);
   const names = grammar.rules.map((r) => r.name);
   const order = [grammar.root, ...grammar.rules.map((_, i) => i).filter((i) => i !== grammar.root)];
   return order.map((i) => `${names[i]} ::= ${printExpr(grammar.rules[i]!.body, names)}\n`).join("");

@@ -15,27 +15,61 @@
  *
  * docs/ir.md ("How formats lower") is the summary of record.
  */
-import { GrammarError, SchemaError } from "../errors.js";
+import { GrammarError, InvalidArgumentError, SchemaError } from "../errors.js";
+import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
+import { captureFragment, FragmentCache, FragmentImporter, type FragmentCacheStats, type IrFragment } from "./fragments.js";
 import {
-  GrammarBuilder, choice, lit, repeat, seq, star, text, validateGrammar, type IrExpr, type IrGrammar,
+  GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
 } from "./ir.js";
 import { lowerJsonSchema } from "./json-schema/index.js";
 import {
   lowerAnyTokens, lowerDispatch, lowerExcludeToken, lowerToken, lowerTokenDispatch, lowerTokenTriggeredTags, type TokenLoweringContext,
 } from "./lower-tokens.js";
 import { regexToIr } from "./regex/index.js";
-import { simplifyGrammar, type SimplifyOptions } from "./simplify.js";
+import { simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
 import { lowerStyledSchema } from "./styles/index.js";
 
 /** Options of {@link lowerFormat}. */
 export interface LowerOptions {
   /** Run the simplification passes of simplify.ts (default true). */
   simplify?: boolean | SimplifyOptions;
+  /**
+   * Reuse tags and JSON Schema formats lowered before, in this lowering or an earlier one
+   * (default true; see {@link loweringCacheStats}). The grammar is the same either way.
+   */
+  cache?: boolean;
+  /**
+   * Called as the tags of `triggered_tags` and `tags_with_separator` lists (a model's tool calls)
+   * are lowered: `done` of `total` such tags, `total` counted before lowering starts.
+   */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** IR nodes the lowering cache holds by default (a six-parameter tool's call tag is ~600). */
+const DEFAULT_CACHE_NODES = 200_000;
+const fragments = new FragmentCache(DEFAULT_CACHE_NODES);
+
+/** Counters of the cache of lowered tags and JSON Schema formats shared by every lowering. */
+export function loweringCacheStats(): FragmentCacheStats {
+  return fragments.stats;
+}
+
+/** Empties the lowering cache. */
+export function clearLoweringCache(): void {
+  fragments.clear();
+}
+
+/** Bounds the lowering cache to `maxNodes` IR nodes (0 disables it); default 200,000. */
+export function setLoweringCacheSize(maxNodes: number): void {
+  if (!Number.isInteger(maxNodes) || maxNodes < 0) {
+    throw new InvalidArgumentError(`setLoweringCacheSize: expected a non-negative integer number of IR nodes, got ${String(maxNodes)}`);
+  }
+  fragments.resize(maxNodes);
 }
 
 /**
@@ -46,14 +80,20 @@ export interface LowerOptions {
  */
 export function lowerFormat(input: StructuralTag | Format, options: LowerOptions = {}): IrGrammar {
   const format = isStructuralTag(input) ? parseStructuralTag(input).format : parseFormat(input, "format");
+  const simplify = options.simplify === false ? null : options.simplify === true || options.simplify === undefined ? {} : options.simplify;
   const b = new GrammarBuilder();
   b.ruleRef("root"); // the root comes first in the rule list
-  const body = new Lowering(b).format(format, "format", []);
+  const setup: LoweringSetup = { simplify, cache: options.cache === false ? null : fragments, progress: null };
+  if (options.onProgress) setup.progress = { done: 0, total: countListedTags(format), report: options.onProgress };
+  const body = new Lowering(b, setup, new FragmentImporter(b)).format(format, "format", []);
+  // Tags nested in a tag that came from the cache were not lowered one by one.
+  const progress = setup.progress;
+  if (progress && progress.done < progress.total) progress.report(progress.total, progress.total);
   b.define("root", body);
-  let grammar = b.build("root");
-  if (options.simplify !== false) grammar = simplifyGrammar(grammar, options.simplify === true ? {} : options.simplify);
-  validateGrammar(grammar);
-  return grammar;
+  const grammar = b.build("root");
+  const out = simplify === null ? grammar : simplifyValidGrammar(grammar, simplify);
+  validateGrammarOnce(out);
+  return out;
 }
 
 function isStructuralTag(input: StructuralTag | Format): input is StructuralTag {
@@ -99,16 +139,72 @@ function nameFrom(begin: string | { token: TokenRef }): string {
   return joined === "" ? "tag" : `tag_${joined}`;
 }
 
+interface LoweringSetup {
+  /** Simplification options, or null for none (fragments are then kept as lowered). */
+  simplify: SimplifyOptions | null;
+  cache: FragmentCache | null;
+  progress: { done: number; total: number; report: (done: number, total: number) => void } | null;
+}
+
+/** The tags of tag lists in a format tree, nested ones included (what onProgress counts). */
+function countListedTags(f: Format): number {
+  switch (f.type) {
+    case "sequence":
+    case "or":
+      return f.elements.reduce((n, e) => n + countListedTags(e), 0);
+    case "optional":
+    case "star":
+    case "plus":
+    case "repeat":
+    case "tag":
+      return countListedTags(f.content);
+    case "triggered_tags":
+    case "tags_with_separator":
+      return f.tags.reduce((n, t) => n + 1 + countListedTags(t.content), 0);
+    default:
+      return 0;
+  }
+}
+
 /** One lowering: the builder, and caches so identical sub-formats share rules. */
 class Lowering {
   private readonly tags = new Map<string, IrExpr>();
+  private readonly schemas = new Map<string, IrExpr>();
   private readonly regexes = new Map<string, IrExpr>();
   private readonly grammars = new Map<string, IrExpr>();
 
   /** The end token of the innermost enclosing tag (token-level formats stop at it). */
   private endTokens: readonly TokenRef[] = [];
 
-  constructor(private readonly b: GrammarBuilder) {}
+  /**
+   * `importer` copies the fragments this lowering takes from the cache into its builder, each
+   * once (a fragment being built imports the fragments inside it into its own builder).
+   */
+  constructor(private readonly b: GrammarBuilder, private readonly setup: LoweringSetup, private readonly importer: FragmentImporter) {}
+
+  /**
+   * A tag or JSON Schema format, lowered once per content in this lowering. With `capture`, once
+   * per content across lowerings too: from the shared cache (or lowered into a fragment of its
+   * own and kept there), then copied into this grammar. Captured formats nest: a tool's tag is a
+   * fragment that depends on the fragments of its JSON Schemas.
+   */
+  private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
+    // Numbers a double cannot hold are keyed as written (two schemas may differ only there).
+    const text = hasRecordedNumberTexts() ? stringifyExact(f) : JSON.stringify(f);
+    const known = memo.get(text);
+    if (known) return known;
+    const { simplify, cache } = this.setup;
+    let e: IrExpr;
+    if (cache === null || !capture) {
+      e = lower(this);
+    } else {
+      const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${text}`;
+      const make = (): IrFragment => captureFragment(key, (scratch, importer) => lower(new Lowering(scratch, this.setup, importer)), simplify);
+      e = this.importer.import(cache.get(key, make));
+    }
+    memo.set(text, e);
+    return e;
+  }
 
   /** The context the dispatch and token-level lowerings of lower-tokens.ts work in. */
   private tokenContext(ends: readonly string[]): TokenLoweringContext {
@@ -130,7 +226,7 @@ class Lowering {
       case "grammar":
         return this.grammar(f.grammar, path);
       case "json_schema":
-        return lowerJsonSchemaFormat(f, this.b, path);
+        return this.shared(this.schemas, "json_schema", f, true, (inner) => lowerJsonSchemaFormat(f, inner.b, path));
       case "any_text":
         return text(distinct([f.excludes ?? [], ends]), { maxChars: f.max_chars ?? null, maxTokens: f.max_tokens ?? null });
       case "sequence":
@@ -146,7 +242,7 @@ class Lowering {
       case "repeat":
         return repeat(this.format(f.content, `${path}.content`, ends), f.min, f.max === -1 ? null : f.max);
       case "tag":
-        return this.tag(f, path);
+        return this.tag(f, path, false);
       case "triggered_tags":
         return this.triggeredTags(f, path, ends);
       case "tags_with_separator":
@@ -194,30 +290,39 @@ class Lowering {
     return e;
   }
 
-  /** A tag as a rule of its own (shared by identical tags). */
-  private tag(f: TagFormat, path: string): IrExpr {
-    const endToken = typeof f.end === "object" && !Array.isArray(f.end) ? f.end.token : undefined;
-    const ends = endToken !== undefined ? [] : typeof f.end === "string" ? [f.end] : (f.end as string[]);
-    const key = JSON.stringify(f);
-    const known = this.tags.get(key);
-    if (known) return known;
-    const outerEndTokens = this.endTokens;
-    this.endTokens = endToken === undefined ? [] : [endToken];
-    let content: IrExpr;
-    try {
-      content = this.format(f.content, `${path}.content`, distinct([ends]));
-    } finally {
-      this.endTokens = outerEndTokens;
-    }
-    const endExpr = endToken !== undefined ? lowerToken(endToken) : choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
-    const beginExpr = typeof f.begin === "string" ? lit(f.begin) : lowerToken(f.begin.token);
-    const ref = this.b.define(this.b.freshName(nameFrom(f.begin)), seq(beginExpr, content, endExpr));
-    this.tags.set(key, ref);
-    return ref;
+  /**
+   * A tag as a rule of its own (shared by identical tags). What a tag lowers to depends on the tag
+   * alone: the text inside it ends at its own end strings, and the token-level formats inside it
+   * at its own end token, whatever encloses it. The tags of a `triggered_tags` or
+   * `tags_with_separator` (a model's tool calls) are what requests repeat, so those are kept across
+   * lowerings (`capture`), and so is a JSON Schema outside them (an answer constraint); everything
+   * else is lowered in place.
+   */
+  private tag(f: TagFormat, path: string, capture: boolean): IrExpr {
+    return this.shared(this.tags, "tag", f, capture, (inner) => {
+      const endToken = typeof f.end === "object" && !Array.isArray(f.end) ? f.end.token : undefined;
+      const ends = endToken !== undefined ? [] : typeof f.end === "string" ? [f.end] : (f.end as string[]);
+      const outerEndTokens = inner.endTokens;
+      inner.endTokens = endToken === undefined ? [] : [endToken];
+      let content: IrExpr;
+      try {
+        content = inner.format(f.content, `${path}.content`, distinct([ends]));
+      } finally {
+        inner.endTokens = outerEndTokens;
+      }
+      const endExpr = endToken !== undefined ? lowerToken(endToken) : choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
+      const beginExpr = typeof f.begin === "string" ? lit(f.begin) : lowerToken(f.begin.token);
+      return inner.b.define(inner.b.freshName(nameFrom(f.begin)), seq(beginExpr, content, endExpr));
+    });
   }
 
   private tagChoice(tags: readonly TagFormat[], path: string): IrExpr {
-    return choice(...tags.map((t, i) => this.tag(t, `${path}.tags[${i}]`)));
+    return choice(...tags.map((t, i) => {
+      const e = this.tag(t, `${path}.tags[${i}]`, true);
+      const progress = this.setup.progress;
+      if (progress) progress.report(++progress.done, progress.total);
+      return e;
+    }));
   }
 
   private triggeredTags(f: TriggeredTagsFormat, path: string, ends: readonly string[]): IrExpr {
@@ -225,26 +330,26 @@ class Lowering {
     const tag = this.tagChoice(f.tags, path);
     const first = f.at_least_one ?? false;
     const once = f.stop_after_first ?? false;
-    let body: IrExpr;
-    if (first && once) body = tag;
-    else if (once) body = seq(free, repeat(tag, 0, 1));
-    else if (first) body = seq(tag, free, star(seq(tag, free)));
-    else body = seq(free, star(seq(tag, free)));
-    return this.b.define(this.b.freshName("triggered_tags"), body);
+    if (first && once) return this.b.define(this.b.freshName("triggered_tags"), tag);
+    if (once) return this.b.define(this.b.freshName("triggered_tags"), seq(free, repeat(tag, 0, 1)));
+    // The repetition as a rule that refers to itself last: the engine turns that into a loop
+    // over one copy of the tags (`x (y x)*` would copy every tag's automaton twice).
+    const name = this.b.freshName("triggered_tags");
+    const self = this.b.ruleRef(name);
+    return this.b.define(name, first ? seq(tag, free, choice(empty(), self)) : seq(free, choice(empty(), seq(tag, self))));
   }
 
   private tagsWithSeparator(f: TagsWithSeparatorFormat, path: string): IrExpr {
     const tag = this.tagChoice(f.tags, path);
     const first = f.at_least_one ?? false;
     const once = f.stop_after_first ?? false;
-    let body: IrExpr;
-    if (first && once) body = tag;
-    else if (once) body = repeat(tag, 0, 1);
-    else {
-      const list = seq(tag, star(seq(lit(f.separator), tag)));
-      body = first ? list : repeat(list, 0, 1);
-    }
-    return this.b.define(this.b.freshName("tags_with_separator"), body);
+    if (first && once) return this.b.define(this.b.freshName("tags_with_separator"), tag);
+    if (once) return this.b.define(this.b.freshName("tags_with_separator"), repeat(tag, 0, 1));
+    // `tag (sep tag)*` as a rule that refers to itself last (one copy of the tags, see above).
+    const name = this.b.freshName("tags_with_separator");
+    const self = this.b.ruleRef(name);
+    const list = this.b.define(name, seq(tag, choice(empty(), seq(lit(f.separator), self))));
+    return first ? list : repeat(list, 0, 1);
   }
 }
 

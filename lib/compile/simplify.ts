@@ -13,7 +13,7 @@
  * Shared nodes stay shared (each pass memoizes by node), so a DAG never grows into a tree.
  */
 import {
-  charClass, choice, empty, never, repeat, seq, validateGrammar, type IrExpr, type IrGrammar, type IrRule,
+  charClass, empty, never, validateGrammar, type IrChoice, type IrExpr, type IrGrammar, type IrRepeat, type IrRule, type IrSeq,
 } from "./ir.js";
 import { tokenNodeKey } from "./ir-tokens.js";
 
@@ -26,32 +26,200 @@ export interface SimplifyOptions {
 /** A simplified grammar with the same language; the root rule keeps its name. */
 export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {}): IrGrammar {
   validateGrammar(grammar);
-  const inlineMax = options.inlineMaxNodes ?? 3;
-  let rules: IrRule[] = grammar.rules.map((r) => ({ name: r.name, body: r.body }));
-  // Each round rewrites every body, then inlines the rules that became tiny; inlining can make
-  // new simplifications possible (literals meeting literals), hence the rounds.
-  for (let round = 0; round < 8; round++) {
-    const rewriter = new Rewriter();
-    rules = rules.map((r) => ({ name: r.name, body: rewriter.expr(r.body) }));
-    const inline = inlineMax > 0 ? tinyRules(rules, grammar.root, inlineMax) : new Map<number, IrExpr>();
-    if (inline.size === 0) break;
-    const substitute = new Rewriter(inline);
-    rules = rules.map((r) => ({ name: r.name, body: substitute.expr(r.body) }));
-  }
-  const out = removeUnreachable({ rules, root: grammar.root });
+  const out = simplifyValidGrammar(grammar, options);
   validateGrammar(out);
   return out;
+}
+
+/**
+ * {@link simplifyGrammar} for a grammar known to be valid (built by the lowering), without the
+ * checks of its input and output. The first `fixedRules` rules are left as they are (neither
+ * rewritten nor inlined, kept, in their places): a fragment's copies of the fragments it depends
+ * on (fragments.ts), which are simplified already and must stay their owners' rules; they may
+ * refer only to each other.
+ */
+export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}, fixedRules = 0): IrGrammar {
+  const inlineMax = options.inlineMaxNodes ?? 3;
+  const keys = new StructureKeys();
+  const bodyRefs = new BodyRefs();
+  const first = new Rewriter(keys);
+  let rules = grammar.rules.map((r, i) => (i < fixedRules ? r : { name: r.name, body: first.expr(r.body) }));
+  // Each round inlines the rules that became tiny, rewriting as it substitutes (the rewrites
+  // reach their fixpoint in one pass); inlining can make new simplifications possible (literals
+  // meeting literals), hence the rounds.
+  for (let round = 0; round < 8 && inlineMax > 0; round++) {
+    const inline = tinyRules(rules, grammar.root, inlineMax, fixedRules, bodyRefs);
+    if (inline.size === 0) break;
+    // Only the rules that refer to an inlined one change.
+    const rewriter = new Rewriter(keys, inline);
+    rules = rules.map((r) => {
+      for (const j of bodyRefs.of(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
+      return r;
+    });
+  }
+  return removeUnreachable({ rules, root: grammar.root }, fixedRules, bodyRefs);
+}
+
+/**
+ * The composite nodes a {@link Rewriter} builds are instances of these classes: they are in normal
+ * form (rewriting them again without substitution returns them unchanged), and each knows whether
+ * it holds a rule reference. They are IR nodes like any other (`kind`, `items`… as own fields; a
+ * class-private flag), and checking them costs no hash lookup, which matters: the lowering cache
+ * copies and re-simplifies tens of thousands of them per request. IR nodes are never changed, so
+ * what they say stays true. Leaves (literals, classes, texts, references) are normal forms as
+ * they are.
+ */
+abstract class NormalNode {
+  readonly #noRefs: boolean;
+
+  protected constructor(noRefs: boolean) {
+    this.#noRefs = noRefs;
+  }
+
+  static holdsNoRefs(e: IrExpr): boolean {
+    return #noRefs in e && (e as unknown as NormalNode).#noRefs;
+  }
+
+  static is(e: IrExpr): boolean {
+    return #noRefs in e;
+  }
+}
+
+class NormalSeq extends NormalNode implements IrSeq {
+  readonly kind = "seq";
+  constructor(readonly items: IrExpr[]) {
+    super(items.every(withoutRefs));
+  }
+}
+
+class NormalChoice extends NormalNode implements IrChoice {
+  readonly kind = "choice";
+  constructor(readonly items: IrExpr[]) {
+    super(items.every(withoutRefs));
+  }
+}
+
+class NormalRepeat extends NormalNode implements IrRepeat {
+  readonly kind = "repeat";
+  constructor(readonly item: IrExpr, readonly min: number, readonly max: number | null) {
+    super(withoutRefs(item));
+  }
+}
+
+/** Whether a node is in normal form (see NormalNode). */
+function isNormal(e: IrExpr): boolean {
+  switch (e.kind) {
+    case "seq":
+    case "choice":
+    case "repeat":
+      return NormalNode.is(e);
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return false; // rewritten through their item (Rewriter.rewrite)
+    default:
+      return true;
+  }
+}
+
+/** Whether a node is known to hold no rule reference (a leaf other than a reference, or a normal form without one). */
+function withoutRefs(e: IrExpr): boolean {
+  switch (e.kind) {
+    case "ref":
+      return false;
+    case "seq":
+    case "choice":
+    case "repeat":
+      return NormalNode.holdsNoRefs(e);
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return withoutRefs(e.item);
+    default:
+      return true;
+  }
+}
+
+/** Structural identity of nodes: equal structure, equal number (memoized by node). */
+class StructureKeys {
+  private readonly ids = new Map<IrExpr, number>();
+  private readonly byText = new Map<string, number>();
+
+  of(e: IrExpr): number {
+    const known = this.ids.get(e);
+    if (known !== undefined) return known;
+    let s: string;
+    switch (e.kind) {
+      case "empty":
+      case "never":
+        s = e.kind;
+        break;
+      case "bytes":
+        s = `b${latin1(e.bytes)}`;
+        break;
+      case "class":
+        s = `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
+        break;
+      case "text":
+        s = `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+        break;
+      case "ref":
+        s = `r${e.rule}`;
+        break;
+      case "seq":
+      case "choice": {
+        let ids = "";
+        for (const x of e.items) ids += `${this.of(x)},`;
+        s = `${e.kind === "seq" ? "s" : "o"}${ids}`;
+        break;
+      }
+      case "repeat":
+        s = `x${this.of(e.item)},${e.min},${e.max}`;
+        break;
+      case "counted":
+        s = `n${this.of(e.item)},${e.min},${e.max}`;
+        break;
+      case "unit":
+        s = `u${this.of(e.item)}`;
+        break;
+      case "marks":
+        s = `m${this.of(e.item)},${e.required.join(",")}`;
+        break;
+      case "mark":
+        s = `k${this.of(e.item)},${e.index}`;
+        break;
+      case "token":
+      case "excludeToken":
+      case "anyTokens":
+        s = tokenNodeKey(e);
+        break;
+    }
+    let id = this.byText.get(s);
+    if (id === undefined) {
+      id = this.byText.size;
+      this.byText.set(s, id);
+    }
+    this.ids.set(e, id);
+    return id;
+  }
+}
+
+/** Bytes as a string of one char per byte (an exact, compact key). */
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
 /** The structural rewrites, bottom-up and memoized by node; optionally substituting rule bodies for references. */
 class Rewriter {
   private readonly memo = new Map<IrExpr, IrExpr>();
-  private readonly keys = new Map<IrExpr, number>();
-  private readonly keyIds = new Map<string, number>();
 
-  constructor(private readonly substitutions: ReadonlyMap<number, IrExpr> = new Map()) {}
+  constructor(private readonly keys: StructureKeys, private readonly substitutions: ReadonlyMap<number, IrExpr> = new Map()) {}
 
   expr(e: IrExpr): IrExpr {
+    // Normal forms only change where a reference is substituted.
+    if (isNormal(e) && (this.substitutions.size === 0 || withoutRefs(e))) return e;
     const known = this.memo.get(e);
     if (known) return known;
     const out = this.rewrite(e);
@@ -112,7 +280,7 @@ class Rewriter {
     }
     if (merged.length === 0) return empty();
     if (merged.length === 1) return merged[0]!;
-    return seq(...merged);
+    return new NormalSeq(merged);
   }
 
   private choice(items: IrExpr[]): IrExpr {
@@ -142,14 +310,14 @@ class Rewriter {
     if (charCount > 1) rest[charAt] = charClass(chars);
     const seen = new Set<number>();
     const unique = rest.filter((it) => {
-      const k = this.key(it);
+      const k = this.keys.of(it);
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
     });
     if (unique.length === 0) return never();
     if (unique.length === 1) return unique[0]!;
-    return choice(...unique);
+    return new NormalChoice(unique);
   }
 
   private repeat(item: IrExpr, min: number, max: number | null): IrExpr {
@@ -159,67 +327,16 @@ class Rewriter {
     if (item.kind === "repeat") {
       const inner = item;
       // (x{a,}){0,} and (x?){0,} are x*; (x*)? is x*; (x+)+ is x+.
-      if (min === 0 && max === null && inner.min <= 1 && (inner.max === null || inner.max >= 1)) return repeat(inner.item, 0, null);
+      // Folded again, so that one pass reaches the fixpoint.
+      if (min === 0 && max === null && inner.min <= 1 && (inner.max === null || inner.max >= 1)) return this.repeat(inner.item, 0, null);
       if (min === 0 && max === 1 && inner.min === 0 && inner.max === null) return inner;
       if (min === 1 && max === null && inner.min === 1 && inner.max === null) return inner;
     }
-    return repeat(item, min, max);
-  }
-
-  /** A number identifying the node's structure (equal structure, equal number). */
-  private key(e: IrExpr): number {
-    const known = this.keys.get(e);
-    if (known !== undefined) return known;
-    let s: string;
-    switch (e.kind) {
-      case "empty":
-      case "never":
-        s = e.kind;
-        break;
-      case "bytes":
-        s = `b${e.bytes.join(",")}`;
-        break;
-      case "class":
-        s = `c${e.negated ? "^" : ""}${e.ranges.map(([a, b]) => `${a}-${b}`).join(",")}`;
-        break;
-      case "text":
-        s = `t${JSON.stringify([e.excludes.map((x) => Array.from(x)), e.maxChars, e.maxTokens])}`;
-        break;
-      case "ref":
-        s = `r${e.rule}`;
-        break;
-      case "seq":
-      case "choice":
-        s = `${e.kind}(${e.items.map((x) => this.key(x)).join(",")})`;
-        break;
-      case "repeat":
-      case "counted":
-        s = `${e.kind}(${this.key(e.item)},${e.min},${e.max})`;
-        break;
-      case "unit":
-        s = `unit(${this.key(e.item)})`;
-        break;
-      case "marks":
-        s = `marks(${this.key(e.item)},${e.required.join(",")})`;
-        break;
-      case "mark":
-        s = `mark(${this.key(e.item)},${e.index})`;
-        break;
-      case "token":
-      case "excludeToken":
-      case "anyTokens":
-        s = tokenNodeKey(e);
-        break;
-    }
-    let id = this.keyIds.get(s);
-    if (id === undefined) {
-      id = this.keyIds.size;
-      this.keyIds.set(s, id);
-    }
-    this.keys.set(e, id);
-    return id;
+    return new NormalRepeat(item, min, max);
   }
 }
+
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false });
 
 /** The code-point ranges of an alternative that is exactly one character, or null. */
 function singleCharRanges(e: IrExpr): ReadonlyArray<readonly [number, number]> | null {
@@ -231,7 +348,8 @@ function singleCharRanges(e: IrExpr): ReadonlyArray<readonly [number, number]> |
 
 /** The code point when `bytes` is exactly one valid UTF-8 encoded character (not a surrogate). */
 function singleCodePoint(bytes: Uint8Array): number | null {
-  const text = new TextDecoder("utf-8", { fatal: false }).decode(bytes);
+  if (bytes.length > 4) return null;
+  const text = utf8Decoder.decode(bytes);
   const cp = text.codePointAt(0);
   if (cp === undefined || cp === 0xfffd || String.fromCodePoint(cp) !== text) return null;
   return cp;
@@ -250,8 +368,27 @@ function size(e: IrExpr, limit: number): number {
   return n;
 }
 
+/**
+ * The rules a rule body refers to, memoized by body for one simplification (bodies are never
+ * changed; the rounds ask again for the bodies that did not change). A module-wide WeakMap made
+ * its ephemeron table a large part of a lowering's garbage collection: every copied fragment
+ * brings fresh bodies.
+ */
+class BodyRefs {
+  private readonly known = new Map<IrExpr, ReadonlySet<number>>();
+
+  of(body: IrExpr): ReadonlySet<number> {
+    let refs = this.known.get(body);
+    if (!refs) {
+      refs = refsOf(body, new Set());
+      this.known.set(body, refs);
+    }
+    return refs;
+  }
+}
+
 function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<number> {
-  if (seen.has(e)) return out;
+  if (seen.has(e) || withoutRefs(e)) return out;
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
@@ -259,9 +396,9 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   return out;
 }
 
-/** Rules (not the root) small enough to inline and not on a reference cycle. */
-function tinyRules(rules: IrRule[], root: number, maxNodes: number): Map<number, IrExpr> {
-  const refs = rules.map((r) => refsOf(r.body, new Set()));
+/** Rules (not the root, not fixed) small enough to inline and not on a reference cycle. */
+function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: number, bodyRefs: BodyRefs): Map<number, IrExpr> {
+  const refs = rules.map((r) => bodyRefs.of(r.body));
   const onCycle = (start: number): boolean => {
     const stack = [...refs[start]!];
     const seen = new Set<number>();
@@ -291,15 +428,15 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number): Map<number,
   // none is on a cycle, so substitution ends.
   const out = new Map<number, IrExpr>();
   rules.forEach((r, i) => {
-    if (i === root || !used.has(i) || size(r.body, maxNodes) > maxNodes || onCycle(i)) return;
+    if (i === root || i < fixedRules || !used.has(i) || size(r.body, maxNodes) > maxNodes || onCycle(i)) return;
     out.set(i, r.body);
   });
   return out;
 }
 
-/** The grammar with only the rules the root reaches, references renumbered. */
-function removeUnreachable(grammar: IrGrammar): IrGrammar {
-  const refs = grammar.rules.map((r) => refsOf(r.body, new Set()));
+/** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */
+function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: BodyRefs): IrGrammar {
+  const refs = grammar.rules.map((r) => bodyRefs.of(r.body));
   const order: number[] = [];
   const seen = new Set<number>();
   const visit = (i: number): void => {
@@ -308,36 +445,57 @@ function removeUnreachable(grammar: IrGrammar): IrGrammar {
     order.push(i);
     for (const j of refs[i]!) visit(j);
   };
+  for (let i = 0; i < fixedRules; i++) visit(i);
   visit(grammar.root);
   // Keep the original order of the rules kept, so printing stays stable.
   const kept = grammar.rules.map((_, i) => i).filter((i) => seen.has(i));
   if (kept.length === grammar.rules.length) return grammar;
   const index = new Map(kept.map((old, i) => [old, i]));
   const memo = new Map<IrExpr, IrExpr>();
-  const renumber = (e: IrExpr): IrExpr => {
-    const known = memo.get(e);
-    if (known) return known;
-    let out: IrExpr;
-    switch (e.kind) {
-      case "ref":
-        out = { kind: "ref", rule: index.get(e.rule)! };
-        break;
-      case "seq":
-      case "choice":
-        out = { kind: e.kind, items: e.items.map(renumber) };
-        break;
-      case "repeat":
-      case "counted":
-      case "unit":
-      case "marks":
-      case "mark":
-        out = { ...e, item: renumber(e.item) };
-        break;
-      default:
-        out = e;
-    }
-    memo.set(e, out);
-    return out;
-  };
+  const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (rule) => index.get(rule)!, memo);
   return { rules: kept.map((i) => ({ name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+}
+
+/**
+ * `e` with each reference to rule `r` turned into one to `index(r)`, for a one-to-one `index`.
+ * Nodes without references are kept as they are; copies of normal forms stay normal forms (a
+ * one-to-one renumbering changes the outcome of no rewrite). `memo` serves every rule of one
+ * renumbering, so shared nodes stay shared.
+ */
+export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: Map<IrExpr, IrExpr>): IrExpr {
+  if (withoutRefs(e)) return e;
+  const known = memo.get(e);
+  if (known) return known;
+  let out: IrExpr;
+  switch (e.kind) {
+    case "ref":
+      out = { kind: "ref", rule: index(e.rule) };
+      break;
+    case "seq":
+    case "choice": {
+      const items = e.items.map((x) => renumberRefs(x, index, memo));
+      if (items.every((x, i) => x === e.items[i])) out = e;
+      else if (!NormalNode.is(e)) out = { kind: e.kind, items };
+      else out = e.kind === "seq" ? new NormalSeq(items) : new NormalChoice(items);
+      break;
+    }
+    case "repeat": {
+      const item = renumberRefs(e.item, index, memo);
+      if (item === e.item) out = e;
+      else out = NormalNode.is(e) ? new NormalRepeat(item, e.min, e.max) : { ...e, item };
+      break;
+    }
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark": {
+      const item = renumberRefs(e.item, index, memo);
+      out = item === e.item ? e : { ...e, item };
+      break;
+    }
+    default:
+      out = e;
+  }
+  memo.set(e, out);
+  return out;
 }

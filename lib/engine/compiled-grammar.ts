@@ -1,14 +1,25 @@
 /**
  * Compiling a grammar against a vocabulary: {@link compileGrammar} (on the calling thread),
- * {@link compileGrammarAsync} (on a worker thread), and the {@link CompiledGrammar} they return.
- * The native side builds the automata and the per-state mask cache (docs/engine.md).
+ * {@link compileGrammarAsync} (off the event loop: lowering on a worker thread, the native
+ * compilation on libuv's pool, cancellable), and the {@link CompiledGrammar} they return. The
+ * native side builds the automata and the per-state mask cache (docs/engine.md).
  */
 import { InvalidArgumentError } from "../errors.js";
 import { serializeGrammar, type IrGrammar } from "../compile/ir.js";
+import { lowerFormat, type LowerOptions } from "../compile/lower.js";
+import type { Format, StructuralTag } from "../format/types.js";
 import { DeviceMaskStore, type StreamLike } from "../mask/cuda.js";
 import type { MaskStore } from "../mask/types.js";
 import { native, type NativeCompiledGrammar, type NativeCompileStats, type NativeTokenizerInfoHandle } from "../native.js";
 import type { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
+import { NativeCompileRun, type CompileProgress } from "./compile-run.js";
+import { abortErrorOf, lowerOffThread, warmUpLowering } from "./lowering-pool.js";
+
+/**
+ * What can be compiled: grammar IR, its serialized bytes (serializeGrammar), or a structural tag
+ * or bare format, which is lowered first (lowerFormat).
+ */
+export type GrammarSource = IrGrammar | Uint8Array | StructuralTag | Format;
 
 /** Options of {@link compileGrammar}. */
 export interface CompileOptions {
@@ -17,6 +28,20 @@ export interface CompileOptions {
    * the shared native thread pool (see `setThreadPoolSize`).
    */
   threads?: number;
+  /** How a structural tag or format is lowered (lowerFormat's `simplify` and `cache`). */
+  lowering?: Pick<LowerOptions, "simplify" | "cache">;
+}
+
+/** Options of {@link compileGrammarAsync}. */
+export interface CompileAsyncOptions extends CompileOptions {
+  /**
+   * Gives up on the compilation: the promise rejects at once with an AbortError (the signal's
+   * reason as its `cause`), and the work stops and is freed (the lowering worker is stopped, the
+   * native compilation stops at its next checkpoint, within milliseconds).
+   */
+  signal?: AbortSignal;
+  /** Called as the compilation goes (at most every 25 ms while the native part runs). */
+  onProgress?: (progress: CompileProgress) => void;
 }
 
 /** What a compilation produced and how long it took. */
@@ -117,22 +142,56 @@ export class CompiledGrammar {
   }
 }
 
-function grammarBytes(grammar: IrGrammar | Uint8Array, what: string): Uint8Array {
-  if (grammar instanceof Uint8Array) return grammar;
-  if (grammar === null || typeof grammar !== "object" || !Array.isArray((grammar as IrGrammar).rules)) {
-    throw new InvalidArgumentError(`${what}: grammar must be an IrGrammar ({rules, root}) or its serialized Uint8Array`);
-  }
-  return serializeGrammar(grammar);
+/** Whether a source is grammar IR or its bytes (the rest is a structural tag or format). */
+function isIr(source: GrammarSource): source is IrGrammar | Uint8Array {
+  return source instanceof Uint8Array || Array.isArray((source as IrGrammar).rules);
 }
 
-function nativeTokenizer(tokenizer: TokenizerInfo, what: string): NativeTokenizerInfoHandle {
+function checkSource(source: GrammarSource, what: string): void {
+  if (source === null || typeof source !== "object") {
+    throw new InvalidArgumentError(`${what}: grammar must be an IrGrammar ({rules, root}), its serialized Uint8Array, a structural tag or a format`);
+  }
+}
+
+/** The serialized IR of a source, lowering a structural tag or format on the calling thread. */
+export function grammarBytes(source: GrammarSource, what: string, lowering: CompileOptions["lowering"] = {}): Uint8Array {
+  checkSource(source, what);
+  if (source instanceof Uint8Array) return source;
+  return serializeGrammar(isIr(source) ? source : lowerFormat(source, lowering));
+}
+
+/**
+ * The serialized IR of a source; a structural tag or format is lowered on the lowering worker
+ * thread (reporting `lower` progress), IR is serialized here.
+ */
+export async function grammarBytesAsync(source: GrammarSource, what: string, options: CompileAsyncOptions): Promise<Uint8Array> {
+  checkSource(source, what);
+  if (isIr(source)) return grammarBytes(source, what);
+  const { onProgress } = options;
+  return lowerOffThread(source, {
+    ...options.lowering,
+    signal: options.signal,
+    onProgress: onProgress && ((done, total) => onProgress({ phase: "lower", done, total })),
+  });
+}
+
+/** The options of an async compilation, checked; a bad one is an InvalidArgumentError naming it. */
+export function asyncOptions(options: CompileAsyncOptions | undefined, what: string): CompileAsyncOptions & { native: { threads?: number } } {
+  const checked = { ...(options ?? {}), native: nativeOptions(options, what) };
+  const { signal, onProgress } = checked;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError(`${what}: options.signal must be an AbortSignal`);
+  if (onProgress !== undefined && typeof onProgress !== "function") throw new InvalidArgumentError(`${what}: options.onProgress must be a function`);
+  return checked;
+}
+
+export function nativeTokenizer(tokenizer: TokenizerInfo, what: string): NativeTokenizerInfoHandle {
   if (tokenizer === null || typeof tokenizer !== "object" || typeof (tokenizer as { native?: unknown }).native !== "function") {
     throw new InvalidArgumentError(`${what}: tokenizer must be a TokenizerInfo (lib/tokenizer)`);
   }
   return tokenizer.native() as NativeTokenizerInfoHandle;
 }
 
-function nativeOptions(options: CompileOptions | undefined, what: string): { threads?: number } {
+export function nativeOptions(options: CompileOptions | undefined, what: string): { threads?: number } {
   if (options === undefined) return {};
   if (options === null || typeof options !== "object") throw new InvalidArgumentError(`${what}: options must be an object`);
   const { threads } = options;
@@ -143,25 +202,52 @@ function nativeOptions(options: CompileOptions | undefined, what: string): { thr
 }
 
 /**
- * Compiles a grammar (IR or its serialized bytes) against a vocabulary on the calling thread.
- * Throws GrammarError for an invalid or unsupported grammar (left recursion, size limits).
+ * Compiles a grammar (IR, its serialized bytes, or a structural tag or format, lowered first)
+ * against a vocabulary on the calling thread. Throws GrammarError for an invalid or unsupported
+ * grammar (left recursion, size limits), and the lowering's errors for a bad format.
  *
  * @example
  * const compiled = compileGrammar(tokenizer, grammar);
  * const matcher = new GrammarMatcher(compiled);
  */
-export function compileGrammar(tokenizer: TokenizerInfo, grammar: IrGrammar | Uint8Array, options?: CompileOptions): CompiledGrammar {
-  const handle = native().compileGrammar(nativeTokenizer(tokenizer, "compileGrammar"), grammarBytes(grammar, "compileGrammar"),
-    nativeOptions(options, "compileGrammar"));
+export function compileGrammar(tokenizer: TokenizerInfo, grammar: GrammarSource, options?: CompileOptions): CompiledGrammar {
+  const tok = nativeTokenizer(tokenizer, "compileGrammar");
+  const threads = nativeOptions(options, "compileGrammar");
+  const handle = native().compileGrammar(tok, grammarBytes(grammar, "compileGrammar", options?.lowering), threads);
   return new CompiledGrammar(tokenizer, handle);
 }
 
 /**
- * Compiles on a worker thread: the event loop keeps running. The arguments are checked and
- * copied before it returns; errors reject the promise with the same typed errors.
+ * Warms up {@link compileGrammarAsync}'s lowering worker (see docs/engine.md): its first-use
+ * automata and code are ready before the first real request. Resolves when done; `signal` stops it.
+ *
+ * @example
+ * await warmUpCompiler(); // at server start-up
  */
-export async function compileGrammarAsync(tokenizer: TokenizerInfo, grammar: IrGrammar | Uint8Array, options?: CompileOptions): Promise<CompiledGrammar> {
-  const handle = await native().compileGrammarAsync(nativeTokenizer(tokenizer, "compileGrammarAsync"),
-    grammarBytes(grammar, "compileGrammarAsync"), nativeOptions(options, "compileGrammarAsync"));
+export function warmUpCompiler(signal?: AbortSignal): Promise<void> {
+  if (signal !== undefined && !(signal instanceof AbortSignal)) return Promise.reject(new InvalidArgumentError("warmUpCompiler: signal must be an AbortSignal"));
+  return warmUpLowering(signal);
+}
+
+/**
+ * Compiles off the event loop: a structural tag or format is lowered on a worker thread, the
+ * native compilation runs on libuv's thread pool (the mask cache on the native pool), and the
+ * event loop keeps running meanwhile. `signal` cancels it, `onProgress` follows it. Errors reject
+ * the promise with the same typed errors as {@link compileGrammar}.
+ *
+ * @example
+ * const controller = new AbortController();
+ * const compiled = await compileGrammarAsync(tokenizer, structuralTag, {
+ *   signal: controller.signal,
+ *   onProgress: ({ phase, done, total }) => console.log(phase, done, total),
+ * });
+ */
+export async function compileGrammarAsync(tokenizer: TokenizerInfo, grammar: GrammarSource, options?: CompileAsyncOptions): Promise<CompiledGrammar> {
+  const what = "compileGrammarAsync";
+  const tok = nativeTokenizer(tokenizer, what);
+  const checked = asyncOptions(options, what);
+  const bytes = await grammarBytesAsync(grammar, what, checked);
+  if (checked.signal?.aborted) throw abortErrorOf(checked.signal);
+  const handle = await new NativeCompileRun(tok, bytes, checked.native).wait(checked.signal, checked.onProgress);
   return new CompiledGrammar(tokenizer, handle);
 }

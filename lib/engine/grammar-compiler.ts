@@ -3,10 +3,17 @@
  * vocabulary, bounded in bytes (least recently used entries go first).
  */
 import { InvalidArgumentError } from "../errors.js";
-import { serializeGrammar, type IrGrammar } from "../compile/ir.js";
 import type { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 import type { NativeTokenizerInfoHandle } from "../native.js";
-import { compileGrammar, compileGrammarAsync, type CompiledGrammar, type CompileOptions } from "./compiled-grammar.js";
+import {
+  asyncOptions, CompiledGrammar, compileGrammar, grammarBytes, grammarBytesAsync, nativeTokenizer, type CompileAsyncOptions,
+  type CompileOptions, type GrammarSource,
+} from "./compiled-grammar.js";
+import { NativeCompileRun } from "./compile-run.js";
+import { abortErrorOf } from "./lowering-pool.js";
+
+/** Options of one {@link GrammarCompiler.compileAsync} call. */
+export type CompileCallOptions = Pick<CompileAsyncOptions, "signal" | "onProgress">;
 
 /** Options of a {@link GrammarCompiler}. */
 export interface GrammarCompilerOptions extends CompileOptions {
@@ -44,11 +51,14 @@ export class GrammarCompiler {
   private readonly cacheBytes: number;
   private readonly compileOptions: CompileOptions;
   private readonly entries = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<CompiledGrammar>>();
+  private readonly pending = new Map<string, NativeCompileRun>();
   private total = 0;
   private counters = { hits: 0, misses: 0, evictions: 0 };
 
   constructor(options: GrammarCompilerOptions = {}) {
+    if (options === null || typeof options !== "object") {
+      throw new InvalidArgumentError(`new GrammarCompiler(options): options must be an object, got ${options === null ? "null" : typeof options}`);
+    }
     const { cacheBytes = DEFAULT_CACHE_BYTES, ...compileOptions } = options;
     if (!Number.isFinite(cacheBytes) || cacheBytes < 0) {
       throw new InvalidArgumentError(`GrammarCompiler: options.cacheBytes must be a non-negative number, got ${String(cacheBytes)}`);
@@ -57,9 +67,12 @@ export class GrammarCompiler {
     this.compileOptions = compileOptions;
   }
 
-  /** Compiles (or returns the cached result) on the calling thread. */
-  compile(tokenizer: TokenizerInfo, grammar: IrGrammar | Uint8Array): CompiledGrammar {
-    const bytes = grammar instanceof Uint8Array ? grammar : serializeGrammar(grammar);
+  /**
+   * Compiles (or returns the cached result) on the calling thread. A structural tag or format is
+   * lowered first (lowerFormat, whose own cache keeps the tools it saw).
+   */
+  compile(tokenizer: TokenizerInfo, grammar: GrammarSource): CompiledGrammar {
+    const bytes = grammarBytes(grammar, "GrammarCompiler.compile", this.compileOptions.lowering);
     const key = this.key(tokenizer, bytes);
     const hit = this.lookup(key);
     if (hit) return hit;
@@ -69,31 +82,38 @@ export class GrammarCompiler {
     return compiled;
   }
 
-  /** Compiles (or returns the cached result) on a worker thread. */
-  compileAsync(tokenizer: TokenizerInfo, grammar: IrGrammar | Uint8Array): Promise<CompiledGrammar> {
-    const bytes = grammar instanceof Uint8Array ? grammar : serializeGrammar(grammar);
+  /**
+   * Compiles (or returns the cached result) off the event loop, like compileGrammarAsync: a
+   * structural tag or format is lowered on the lowering worker, the native compilation runs on
+   * libuv's pool. Concurrent calls for the same grammar share one native compilation; `signal`
+   * gives up on this call (the shared compilation stops once every caller waiting for it gave up),
+   * `onProgress` follows it.
+   */
+  async compileAsync(tokenizer: TokenizerInfo, grammar: GrammarSource, options?: CompileCallOptions): Promise<CompiledGrammar> {
+    const what = "GrammarCompiler.compileAsync";
+    const tok = nativeTokenizer(tokenizer, what);
+    const checked = asyncOptions({ ...this.compileOptions, ...options }, what);
+    const bytes = await grammarBytesAsync(grammar, what, checked);
+    if (checked.signal?.aborted) throw abortErrorOf(checked.signal);
     const key = this.key(tokenizer, bytes);
     const hit = this.lookup(key);
-    if (hit) return Promise.resolve(hit);
-    const inFlight = this.pending.get(key);
-    if (inFlight) {
+    if (hit) return hit;
+    let run = this.pending.get(key);
+    if (run && !run.cancelled) {
       this.counters.hits++;
-      return inFlight;
+    } else {
+      this.counters.misses++;
+      const started = new NativeCompileRun(tok, bytes, checked.native);
+      this.pending.set(key, started);
+      run = started;
     }
-    this.counters.misses++;
-    const promise = compileGrammarAsync(tokenizer, bytes, this.compileOptions).then(
-      (compiled) => {
-        this.pending.delete(key);
-        this.store(key, compiled);
-        return compiled;
-      },
-      (err: unknown) => {
-        this.pending.delete(key);
-        throw err;
-      },
-    );
-    this.pending.set(key, promise);
-    return promise;
+    try {
+      const compiled = new CompiledGrammar(tokenizer, await run.wait(checked.signal, checked.onProgress));
+      this.store(key, compiled);
+      return this.entries.get(key)?.compiled ?? compiled;
+    } finally {
+      if (this.pending.get(key) === run && (run.cancelled || run.finished)) this.pending.delete(key);
+    }
   }
 
   /** Cache counters. */

@@ -8,9 +8,12 @@
  *
  * Options use the wire field names (`at_least_one`, `max_tokens`, …) so one vocabulary serves the
  * JSON form and the code. Each constructor validates the node it builds (children included) and
- * returns a normalized copy, so a mistake fails where it is made, with a `FormatError`.
+ * returns a normalized copy, so a mistake fails where it is made, with a `FormatError`. The
+ * copies are frozen: children that came from a constructor are taken as they are, not checked
+ * again (sealed.ts), so building a tree costs time linear in its size.
  */
 import { parseFormat, parseStructuralTag } from "./parse.js";
+import { seal, sealStructuralTag } from "./sealed.js";
 import type {
   AnyTextFormat, AnyTokensFormat, ConstStringFormat, DispatchFormat, ExcludeTokenFormat, Format, GrammarFormat, JsonSchema,
   JsonSchemaFormat, OptionalFormat, OrFormat, PlusFormat, RegexFormat, RepeatFormat, SequenceFormat, StarFormat, StructuralTag,
@@ -35,7 +38,7 @@ export type TokenTriggeredTagsOptions = Pick<TokenTriggeredTagsFormat, "exclude_
 export type TokenDispatchOptions = Pick<TokenDispatchFormat, "loop" | "exclude_tokens">;
 
 function checked<F extends Format>(node: F): F {
-  return parseFormat(node) as F;
+  return seal(parseFormat(node) as F);
 }
 
 /** Exactly `value`. */
@@ -140,5 +143,5 @@ export function tokenDispatch(rules: Array<[TokenRef, Format]>, options: TokenDi
 
 /** The top level `{"type": "structural_tag", "format": …}`. */
 export function structuralTag(format: Format): StructuralTag {
-  return parseStructuralTag({ type: "structural_tag", format });
+  return sealStructuralTag(parseStructuralTag({ type: "structural_tag", format }));
 }

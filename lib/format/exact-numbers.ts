@@ -9,6 +9,17 @@
  */
 
 const texts = new WeakMap<object, Map<string, string>>();
+/** Whether any text was ever recorded in this process (until then, JSON.stringify is exact). */
+let anyRecorded = false;
+
+/**
+ * Whether this process has recorded the text of any number (read from JSON text that a double
+ * cannot hold). Until it has, `JSON.stringify` of any value equals {@link stringifyExact}: the
+ * lowering cache keys formats and the lowering worker receives them the cheap way.
+ */
+export function hasRecordedNumberTexts(): boolean {
+  return anyRecorded;
+}
 
 /** A decimal as sign, digits without leading or trailing zeros, and the power of ten of the last digit. */
 function decimalParts(text: string): { neg: boolean; digits: string; exp: number } | null {
@@ -33,6 +44,7 @@ export function isShortestDecimal(text: string, value: number): boolean {
 /** Records the text of the number at `container[key]` when its double does not hold it exactly. */
 export function recordNumberText(container: object, key: string | number, text: string, value: number): void {
   if (isShortestDecimal(text, value)) return;
+  anyRecorded = true;
   let map = texts.get(container);
   if (!map) texts.set(container, (map = new Map()));
   map.set(String(key), text);

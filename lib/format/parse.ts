@@ -22,6 +22,7 @@ import { copyNumberText } from "./exact-numbers.js";
 import { parseJsonText } from "./json-text.js";
 import { inferFormatType, legacyTagsField, legacyToFormat } from "./parse-compat.js";
 import { checkTokenLevel, checkUnlimitedTagEnd } from "./parse-checks.js";
+import { sealedHeight } from "./sealed.js";
 import { ARGUMENT_STYLES } from "./styles.js";
 import type {
   AnyTextFormat, AnyTokensFormat, DispatchFormat, ExcludeTokenFormat, Format, FormatType, JsonSchema, JsonSchemaFormat,
@@ -309,6 +310,8 @@ function copyJson(value: unknown, path: string, depth: number): unknown {
 }
 
 function readTag(value: unknown, path: string, depth: number, inList: boolean): TagFormat {
+  const sealed = sealedHeight(value);
+  if (sealed !== undefined && depth + sealed <= MAX_NESTING && (value as Format).type === "tag") return value as TagFormat;
   if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
   const obj = readObject(value, path, "a tag object");
   const type = optionalField(obj, "type");
@@ -323,6 +326,9 @@ function readTag(value: unknown, path: string, depth: number, inList: boolean): 
 }
 
 function readFormat(value: unknown, path: string, depth: number): Format {
+  // A tree the builders sealed is checked and normalized already, and cannot have changed.
+  const sealed = sealedHeight(value);
+  if (sealed !== undefined && depth + sealed <= MAX_NESTING) return value as Format;
   if (depth > MAX_NESTING) fail(path, `expected formats nested at most ${MAX_NESTING} levels deep (is there a cycle?)`);
   const obj = readObject(value, path, "a format object");
   const type = field(obj, "type") ?? inferFormatType(obj);
@@ -495,7 +501,8 @@ function checkTriggers(triggers: readonly string[], begins: readonly string[], p
 
 /**
  * Checks and normalizes one format node and everything below it. `input` is a plain object (for
- * JSON text use {@link parseStructuralTag}); `path` names it in error messages.
+ * JSON text use {@link parseStructuralTag}); `path` names it in error messages. Trees made by the
+ * builders (`formats.*`) are checked and frozen already: they are returned as they are.
  * @throws FormatError naming the JSON path of the first problem.
  */
 export function parseFormat(input: unknown, path = "format"): Format {

@@ -17,7 +17,8 @@ export type JsonObject = { [key: string]: JsonValue };
  * @throws FormatError when `format` is not a valid format tree.
  */
 export function formatToJSON(format: Format): JsonObject {
-  return parseFormat(format) as unknown as JsonObject;
+  // Trees the builders made come back from parseFormat as they are, frozen (sealed.ts): copy.
+  return structuredClone(parseFormat(format)) as unknown as JsonObject;
 }
 
 /**
@@ -25,7 +26,7 @@ export function formatToJSON(format: Format): JsonObject {
  * @throws FormatError when `tag` is not a valid structural tag.
  */
 export function structuralTagToJSON(tag: StructuralTag): JsonObject {
-  return parseStructuralTag(tag) as unknown as JsonObject;
+  return structuredClone(parseStructuralTag(tag)) as unknown as JsonObject;
 }
 
 /**

@@ -2,8 +2,8 @@
  * The server's grammar cache: one compiled grammar per distinct (family, tools, tool_choice,
  * parallel_tool_calls, reasoning mode, response_format, limits), built once and shared by every
  * request that asks for it — concurrent requests for the same grammar wait for one build. The
- * structural tag is built and lowered on the event loop (milliseconds); the engine compile, the
- * long part, runs on the native pool (`GrammarCompiler.compileAsync`). Least recently used
+ * structural tag is built on the event loop (milliseconds); it is lowered on the lowering worker
+ * and compiled on the native pool (`GrammarCompiler.compileAsync`). Least recently used
  * entries go first past `maxEntries`; failed builds are not kept.
  */
 import { createHash } from "node:crypto";

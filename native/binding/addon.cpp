@@ -9,6 +9,7 @@
 #include "batch_matcher.h"
 #include "tokenizer_info.h"
 #include "compiled_grammar.h"
+#include "compile_job.h"
 #include "matcher.h"
 
 namespace tagmask::binding {
@@ -33,6 +34,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitBatchMatcher(env, exports);
   TokenizerInfoWrap::Init(env, exports);
   CompiledGrammarWrap::Init(env, exports);
+  CompileJobWrap::Init(env, exports);
   MatcherWrap::Init(env, exports);
   return exports;
 }

@@ -16,6 +16,10 @@
 
 namespace tagmask::binding {
 
+/// Reads (tokenizer, ir, options?) from `info` and compiles on a libuv worker thread; the promise
+/// settles with a CompiledGrammar or the typed error. `control` (may be null) cancels and reports.
+Napi::Promise QueueCompile(const Napi::CallbackInfo& info, const char* what, std::shared_ptr<CompileControl> control);
+
 class CompiledGrammarWrap : public Napi::ObjectWrap<CompiledGrammarWrap> {
  public:
   static void Init(Napi::Env env, Napi::Object exports);

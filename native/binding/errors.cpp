@@ -7,9 +7,9 @@
 namespace tagmask::binding {
 namespace {
 
-constexpr std::array<ErrorCode, 6> kCodes = {ErrorCode::InvalidArgument, ErrorCode::InvalidGrammar,
+constexpr std::array<ErrorCode, 7> kCodes = {ErrorCode::InvalidArgument, ErrorCode::InvalidGrammar,
                                              ErrorCode::InvalidTokenizer, ErrorCode::MatcherState,
-                                             ErrorCode::Device, ErrorCode::Internal};
+                                             ErrorCode::Device, ErrorCode::Internal, ErrorCode::Aborted};
 
 static_assert(kCodes.size() == AddonData::kErrorCodeCount, "one registered class per error code");
 

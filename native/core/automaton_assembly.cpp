@@ -63,17 +63,19 @@ bool IsAbsorbing(const Automaton& a, uint32_t s, const std::vector<std::vector<u
   return true;
 }
 
-// The op rows of the states whose transitions change or check the counter. The op columns were
-// appended to each class's target column (count entries each) when the classes were made.
-void AssembleCountOps(Automaton* a, const std::vector<std::vector<uint32_t>>& columns, uint32_t count) {
+// The op rows of the states whose transitions change or check the counter, one entry per class
+// (`opRows`: per minimized state and segment, as the classes were made from).
+void AssembleCountOps(Automaton* a, const std::vector<uint32_t>& opRows, uint32_t segCount, const std::vector<uint32_t>& firstSeg,
+                      uint32_t count) {
   a->opRow.assign(count, Automaton::kNoOpRow);
   a->transOps.clear();
   for (uint32_t s = 1; s < count; ++s) {
+    const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
     bool any = false;
-    for (uint32_t c = 0; c < a->classCount && !any; ++c) any = columns[c][count + s] != kNoCountOp;
+    for (uint32_t c = 0; c < a->classCount && !any; ++c) any = ops[firstSeg[c]] != kNoCountOp;
     if (!any) continue;
     a->opRow[s] = static_cast<uint32_t>(a->transOps.size());
-    for (uint32_t c = 0; c < a->classCount; ++c) a->transOps.push_back(columns[c][count + s]);
+    for (uint32_t c = 0; c < a->classCount; ++c) a->transOps.push_back(ops[firstSeg[c]]);
   }
 }
 
@@ -159,29 +161,35 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
                             uint32_t segCount, std::vector<CountOp> countOps, const TokenClasses* tokens) {
   const bool counters = countOps.size() > 1;
   const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
-  // Global numbering before trimming: 0 is dead, then each rule's states.
+  // Global numbering before trimming: 0 is dead, then each rule's states. Rows stay sparse
+  // (runs of segments); only the minimized automaton gets a dense table.
   std::vector<uint32_t> offset(ruleCount + 1, 1);
   for (uint32_t r = 0; r < ruleCount; ++r) offset[r + 1] = offset[r] + static_cast<uint32_t>(dfas[r].final.size());
   const uint32_t total = offset[ruleCount];
-  std::vector<uint32_t> trans(static_cast<size_t>(total) * segCount, 0);
+  std::vector<uint32_t> runBegin(total + 1, 0);
+  std::vector<SegmentRun> runs;
   std::vector<uint8_t> final(total, 0);
   std::vector<uint32_t> ruleOf(total, 0);
   std::vector<uint32_t> callBegin(total + 1, 0);
   std::vector<CallEdge> calls;
-  // Counter operations per transition and per end (count_op.h), when there are any.
+  // Counter operations per transition and per end (count_op.h), when there are any: dense per
+  // segment (few rules are counted, and the operations must be compared column by column).
   std::vector<uint32_t> transOp(counters ? static_cast<size_t>(total) * segCount : 0, kNoCountOp);
   std::vector<uint32_t> finalOp(counters ? total : 0, kNoCountOp);
   std::vector<uint32_t> region(counters ? total : 0, 0);
+  {
+    size_t runCount = 0;
+    for (const RuleDfa& d : dfas) runCount += d.runs.size();
+    runs.reserve(runCount);
+  }
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const RuleDfa& d = dfas[r];
     for (uint32_t l = 0; l < d.final.size(); ++l) {
       const uint32_t s = offset[r] + l;
       final[s] = d.final[l];
       ruleOf[s] = r;
-      for (uint32_t k = 0; k < segCount; ++k) {
-        const uint32_t t = d.trans[static_cast<size_t>(l) * segCount + k];
-        trans[static_cast<size_t>(s) * segCount + k] = t == 0 ? 0 : offset[r] + t - 1;
-      }
+      runBegin[s] = static_cast<uint32_t>(runs.size());
+      for (uint32_t i = d.runBegin[l]; i < d.runBegin[l + 1]; ++i) runs.push_back({d.runs[i].lo, d.runs[i].hi, offset[r] + d.runs[i].to - 1});
       if (!d.transOp.empty()) {
         std::copy(d.transOp.begin() + static_cast<size_t>(l) * segCount, d.transOp.begin() + static_cast<size_t>(l + 1) * segCount,
                   transOp.begin() + static_cast<size_t>(s) * segCount);
@@ -194,6 +202,8 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
       }
     }
   }
+  runBegin[0] = 0;
+  runBegin[total] = static_cast<uint32_t>(runs.size());
   callBegin[0] = 0;
   callBegin[total] = static_cast<uint32_t>(calls.size());
   dfas.clear();
@@ -204,13 +214,15 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   {
     // Predecessors by byte transitions, as compressed rows (a counting pass, then a fill pass);
     // a source appears once per distinct target.
+    std::vector<uint32_t> lastSource(total, UINT32_MAX);
     const auto forEachEdge = [&](auto&& fn) {
+      std::fill(lastSource.begin(), lastSource.end(), UINT32_MAX);
       for (uint32_t s = 1; s < total; ++s) {
-        uint32_t last = 0;
-        for (uint32_t k = 0; k < segCount; ++k) {
-          const uint32_t t = trans[static_cast<size_t>(s) * segCount + k];
-          if (t != 0 && t != last) fn(t, s);
-          last = t;
+        for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+          const uint32_t t = runs[i].to;
+          if (lastSource[t] == s) continue;
+          lastSource[t] = s;
+          fn(t, s);
         }
       }
     };
@@ -277,7 +289,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
           queue.push_back(t);
         }
       };
-      for (uint32_t k = 0; k < segCount; ++k) visit(trans[static_cast<size_t>(s) * segCount + k]);
+      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) visit(runs[i].to);
       for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) {
         if (!liveCall(calls[e])) continue;
         visit(startOf(calls[e].rule));
@@ -291,7 +303,8 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   mi.stateCount = total;
   mi.symbolCount = segCount;
   mi.keep = &keep;
-  mi.trans = &trans;
+  mi.runBegin = &runBegin;
+  mi.runs = &runs;
   mi.final = &final;
   mi.ruleOf = &ruleOf;
   mi.callBegin = &callBegin;
@@ -325,46 +338,87 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   const uint32_t count = next;
   const auto mapState = [&](uint32_t s) { return (s != 0 && keep[s]) ? newId[block[s]] : 0; };
 
-  // Byte classes: segments whose columns agree in every state.
+  // Byte classes: segments whose columns agree in every state. The minimized automaton's rows
+  // over segments, then columns grouped by a hash and checked exactly.
   std::vector<uint32_t> segClass(segCount, 0);
   {
-    std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
-    std::vector<uint32_t> column(count), opColumn(counters ? count : 0, kNoCountOp);
-    std::vector<std::vector<uint32_t>> columns;
+    std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, 0);
+    // What each live transition does to the counter, in the same layout (a class must also agree
+    // on what its bytes do to the counter).
+    std::vector<uint32_t> opRows(counters ? static_cast<size_t>(count) * segCount : 0, kNoCountOp);
+    for (uint32_t s = 1; s < total; ++s) {
+      if (!keep[s] || block[s] != s) continue;
+      uint32_t* row = rows.data() + static_cast<size_t>(newId[s]) * segCount;
+      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+        const uint32_t t = mapState(runs[i].to);
+        for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) row[k] = t;
+        if (counters && t != 0) {
+          for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) {
+            opRows[static_cast<size_t>(newId[s]) * segCount + k] = transOp[static_cast<size_t>(s) * segCount + k];
+          }
+        }
+      }
+    }
+    std::vector<uint64_t> hash(segCount, 1469598103934665603ull);
+    for (uint32_t s = 0; s < count; ++s) {
+      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ row[k]) * 1099511628211ull;
+      if (!counters) continue;
+      const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ ops[k]) * 1099511628211ull;
+    }
+    // Segments with equal hashes share a class; one pass over the rows confirms it (a hash
+    // collision, never seen, falls back to comparing columns one by one).
+    std::vector<uint32_t> firstSeg;  // per class, its first segment
+    {
+      std::unordered_map<uint64_t, uint32_t> classOfHash;
+      for (uint32_t k = 0; k < segCount; ++k) {
+        const auto [it, fresh] = classOfHash.emplace(hash[k], static_cast<uint32_t>(firstSeg.size()));
+        if (fresh) firstSeg.push_back(k);
+        segClass[k] = it->second;
+      }
+    }
+    std::vector<uint32_t> joined;  // segments that joined the class of an earlier one
     for (uint32_t k = 0; k < segCount; ++k) {
-      for (uint32_t s = 1; s < total; ++s) {
-        if (keep[s] && block[s] == s) {
-          const size_t at = static_cast<size_t>(s) * segCount + k;
-          column[newId[s]] = mapState(trans[at]);
-          // A class must also agree on what its bytes do to the counter.
-          if (counters) opColumn[newId[s]] = column[newId[s]] == 0 ? kNoCountOp : transOp[at];
-        }
-      }
-      if (counters) column.insert(column.end(), opColumn.begin(), opColumn.end());
-      uint64_t h = 1469598103934665603ull;
-      for (uint32_t v : column) h = (h ^ v) * 1099511628211ull;
-      auto& candidates = byHash[h];
-      uint32_t found = UINT32_MAX;
-      for (uint32_t c : candidates) {
-        if (columns[c] == column) {
-          found = c;
-          break;
-        }
-      }
-      if (found == UINT32_MAX) {
-        found = static_cast<uint32_t>(columns.size());
-        columns.push_back(column);
-        candidates.push_back(found);
-      }
-      segClass[k] = found;
-      column.resize(count);
+      if (firstSeg[segClass[k]] != k) joined.push_back(k);
     }
-    a.classCount = static_cast<uint32_t>(columns.size());
+    bool exact = true;
+    for (uint32_t s = 0; s < count && exact; ++s) {
+      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k : joined) exact = exact && row[k] == row[firstSeg[segClass[k]]];
+      if (!counters) continue;
+      const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k : joined) exact = exact && ops[k] == ops[firstSeg[segClass[k]]];
+    }
+    if (!exact) {
+      const auto sameColumn = [&](uint32_t x, uint32_t y) {
+        for (uint32_t s = 0; s < count; ++s) {
+          const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+          if (row[x] != row[y]) return false;
+          if (counters && opRows[static_cast<size_t>(s) * segCount + x] != opRows[static_cast<size_t>(s) * segCount + y]) return false;
+        }
+        return true;
+      };
+      firstSeg.clear();
+      for (uint32_t k = 0; k < segCount; ++k) {
+        uint32_t found = UINT32_MAX;
+        for (uint32_t c = 0; c < firstSeg.size() && found == UINT32_MAX; ++c) {
+          if (sameColumn(firstSeg[c], k)) found = c;
+        }
+        if (found == UINT32_MAX) {
+          found = static_cast<uint32_t>(firstSeg.size());
+          firstSeg.push_back(k);
+        }
+        segClass[k] = found;
+      }
+    }
+    a.classCount = static_cast<uint32_t>(firstSeg.size());
     a.trans.assign(static_cast<size_t>(count) * a.classCount, 0);
-    for (uint32_t c = 0; c < a.classCount; ++c) {
-      for (uint32_t s = 0; s < count; ++s) a.trans[static_cast<size_t>(s) * a.classCount + c] = columns[c][s];
+    for (uint32_t s = 0; s < count; ++s) {
+      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t c = 0; c < a.classCount; ++c) a.trans[static_cast<size_t>(s) * a.classCount + c] = row[firstSeg[c]];
     }
-    if (counters) AssembleCountOps(&a, columns, count);
+    if (counters) AssembleCountOps(&a, opRows, segCount, firstSeg, count);
   }
   for (int b = 0; b < 256; ++b) a.byteClass[b] = static_cast<uint8_t>(segClass[segOf[b]]);
 
@@ -418,7 +472,14 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     }
     const uint32_t base = segCount - tokens->count;
     FillTokenEdges(*tokens, count, [&](uint32_t s, uint32_t k) {
-      return s == 0 ? kDeadState : mapState(trans[static_cast<size_t>(oldOf[s]) * segCount + base + k]);
+      if (s == 0) return kDeadState;
+      // The run holding the column, if any (runs are sorted; token columns come last).
+      const uint32_t column = base + k;
+      for (uint32_t i = runBegin[oldOf[s] + 1]; i-- > runBegin[oldOf[s]];) {
+        if (runs[i].hi < column) break;
+        if (runs[i].lo <= column) return mapState(runs[i].to);
+      }
+      return kDeadState;
     }, &a.tokenEdges);
   }
   // States that were merged away keep callBegin consistent (they are never used).
@@ -430,12 +491,21 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<std::vector<uint32_t>> firstClasses;
   for (const LeadType& lt : kLeadTypes) firstClasses.push_back(ClassesIn(a, lt.lo, lt.hi));
   const std::vector<uint32_t> contClasses = ClassesIn(a, 0x80, 0xBF);
+  // Bytes per class and a byte of each: a state's live bytes are counted by class.
+  std::vector<uint32_t> classBytes(a.classCount, 0);
+  std::vector<int> classByte(a.classCount, -1);
+  for (int b = 255; b >= 0; --b) {
+    ++classBytes[a.byteClass[b]];
+    classByte[a.byteClass[b]] = b;
+  }
   for (uint32_t s = 1; s < count; ++s) {
-    int live = 0, byte = -1;
-    for (int b = 0; b < 256 && live < 2; ++b) {
-      if (a.Next(s, static_cast<uint8_t>(b)) != kDeadState) {
-        ++live;
-        byte = b;
+    uint32_t live = 0;
+    int byte = -1;
+    const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
+    for (uint32_t c = 0; c < a.classCount && live < 2; ++c) {
+      if (row[c] != kDeadState) {
+        live += classBytes[c];
+        byte = classByte[c];
       }
     }
     a.singleByte[s] = static_cast<int16_t>(live == 1 ? byte : live == 0 ? -1 : -2);

@@ -6,6 +6,7 @@
 #include "mask_builder.h"
 #include "nfa_builder.h"
 #include "rule_merge.h"
+#include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "tagmask/ir.h"
 #include "tagmask/thread_pool.h"
@@ -25,6 +26,13 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
                                                                 std::shared_ptr<const TokenizerInfo> tokenizer,
                                                                 const CompileOptions& options) {
   TAGMASK_CHECK(tokenizer != nullptr, "a tokenizer is required");
+  CompileControl* control = options.control.get();
+  const CompileControl::Scope scope(control);
+  const auto report = [&](CompilePhase phase) {
+    if (control != nullptr) control->Report(phase, 0, 0);
+    CompileCheckpoint();
+  };
+  report(CompilePhase::Read);
   const auto t0 = std::chrono::steady_clock::now();
   std::shared_ptr<CompiledGrammar> g(new CompiledGrammar());
   g->tokenizer_ = std::move(tokenizer);
@@ -33,6 +41,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   MergeEqualRules(&grammar);
   g->stats_.readMs = MsSince(t0);
 
+  report(CompilePhase::Automaton);
   const auto t1 = std::chrono::steady_clock::now();
   const CompileLimits limits;
   const TokenClasses tokenClasses = BuildTokenClasses(grammar, *g->tokenizer_);
@@ -59,6 +68,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
     }
   }
   g->stats_.automatonMs = MsSince(t1);
+  report(CompilePhase::Masks);  // BuildMasks reports its states as it walks them
 
   const auto t2 = std::chrono::steady_clock::now();
   uint32_t threads = options.threads == 0 ? static_cast<uint32_t>(SharedThreadPoolSize()) : options.threads;
@@ -83,6 +93,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.statesWithUncertain = ms.statesWithUncertain;
   st.residualTokens = ms.residualTokens;
   st.threads = threads;
+  if (control != nullptr) control->Report(CompilePhase::Done, 1, 1);
   return g;
 }
 

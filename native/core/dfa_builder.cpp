@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -169,7 +170,9 @@ class SubsetBuilder {
     Close(&set);
     Intern(set);
     std::vector<std::pair<uint64_t, uint32_t>> callTargets;  // ((callee, op), nfa target)
+    dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
+      if ((s & 1023) == 1023) CompileCheckpoint();
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
       const std::vector<Elem>& members = members_;
@@ -179,7 +182,6 @@ class SubsetBuilder {
       }
       dfa.final.push_back(finalOp != kNoFinal ? 1 : 0);
       if (kCounted) dfa.region.push_back(RegionOf(members));
-      dfa.trans.resize(static_cast<size_t>(s + 1) * width_, 0);
       if (kCounted) {
         dfa.transOp.resize(static_cast<size_t>(s + 1) * width_, kNoCountOp);
         // Only the condition matters at the end of the rule.
@@ -237,13 +239,19 @@ class SubsetBuilder {
           Close(&closed_);
           target = Intern(closed_) + 1;
         }
-        dfa.trans[static_cast<size_t>(s) * width_ + k] = target;
+        if (dfa.runs.size() > dfa.runBegin.back() && dfa.runs.back().hi + 1u == k && dfa.runs.back().to == target) {
+          dfa.runs.back().hi = k;
+        } else {
+          dfa.runs.push_back({k, k, target});
+        }
+        // Counter operations stay dense per segment (transOp), so runs need not split on them.
         if (kCounted) dfa.transOp[static_cast<size_t>(s) * width_ + k] = table_->Intern(ops_.Op(segOp_[k]));
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
         previousSeg = k;
         previousTarget = target;
       }
       if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
+      dfa.runBegin.push_back(static_cast<uint32_t>(dfa.runs.size()));
       // Call edges, grouped by callee (and operation: two operations are two edges, which the
       // matcher follows as two stacks).
       callTargets.clear();

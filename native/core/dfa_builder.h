@@ -11,11 +11,20 @@
 
 namespace tagmask {
 
+/// Consecutive columns [lo, hi] (byte segments, then token classes) that lead to the same state.
+struct SegmentRun {
+  uint32_t lo, hi;
+  uint32_t to;
+};
+
 /// The subset automaton of one rule, over byte segments and then token classes (one column
-/// each). Transitions hold local id + 1 (0 is dead); call edges hold the callee's rule index and a
-/// local return state.
+/// each), with sparse rows: state s's live transitions are runs[runBegin[s] .. runBegin[s + 1]),
+/// sorted and disjoint, holding local id + 1 (columns in no run lead to the dead state). Most
+/// states of a tool grammar have one live column (a byte of a literal), so a dense row per state
+/// would be mostly dead entries. Call edges hold the callee's rule index and a local return state.
 struct RuleDfa {
-  std::vector<uint32_t> trans;  // states x segments
+  std::vector<uint32_t> runBegin;  // states + 1
+  std::vector<SegmentRun> runs;
   std::vector<uint8_t> final;
   std::vector<uint32_t> callBegin;  // states + 1
   std::vector<CallEdge> calls;

@@ -10,6 +10,7 @@ const char* ErrorCodeName(ErrorCode code) noexcept {
     case ErrorCode::MatcherState: return "MatcherState";
     case ErrorCode::Device: return "Device";
     case ErrorCode::Internal: return "Internal";
+    case ErrorCode::Aborted: return "Aborted";
   }
   return "Internal";
 }

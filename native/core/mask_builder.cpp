@@ -11,6 +11,7 @@
 #include "token_equivalence.h"
 #include "trie_walker.h"
 #include "tagmask/bitmask.h"
+#include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "tagmask/thread_pool.h"
 
@@ -365,6 +366,15 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     }
   }
   const uint32_t todo = static_cast<uint32_t>(walked.size());
+  // Progress and cancellation, on every thread that walks (the pool's threads have no control
+  // installed of their own).
+  CompileControl* control = CurrentCompileControl();
+  if (control != nullptr) control->Report(CompilePhase::Masks, 0, todo);
+  const auto walkedOne = [control]() {
+    if (control == nullptr) return;
+    control->Check();
+    control->Advance(1);
+  };
   if (threads > 1 && todo > 8) {
     std::shared_ptr<ThreadPool> pool = SharedThreadPool();
     std::vector<std::unique_ptr<Worker>> workers;
@@ -378,7 +388,10 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
         for (uint32_t block = static_cast<uint32_t>(c) * kBlock; block < todo; block += static_cast<uint32_t>(chunks) * kBlock) {
-          for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) ComputeState(a, tok, cuts, walked[i], w, &results[walked[i]]);
+          for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) {
+            walkedOne();
+            ComputeState(a, tok, cuts, walked[i], w, &results[walked[i]]);
+          }
         }
         w.walker.Flush();
       }
@@ -386,7 +399,10 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     for (const auto& w : workers) visited += w->visited;
   } else {
     Worker w(a, maxDepth, &budget);
-    for (uint32_t s : walked) ComputeState(a, tok, cuts, s, w, &results[s]);
+    for (uint32_t s : walked) {
+      walkedOne();
+      ComputeState(a, tok, cuts, s, w, &results[s]);
+    }
     w.walker.Flush();
     visited = w.visited;
   }

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "tagmask/compile_control.h"
+
 namespace tagmask {
 
 std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const uint32_t n = in.stateCount, k = in.symbolCount;
   const std::vector<uint8_t>& keep = *in.keep;
-  const std::vector<uint32_t>& trans = *in.trans;
+  const std::vector<uint32_t>& runBegin = *in.runBegin;
+  const std::vector<SegmentRun>& runs = *in.runs;
   const auto takesPart = [&](uint32_t s) { return s == 0 || keep[s] != 0; };
   const auto target = [&](uint32_t t) { return (t != 0 && keep[t]) ? t : 0u; };
   // Call symbols: one per callee, or per (callee, counter operation) with counted repetition.
@@ -18,10 +21,33 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto callSymbol = [&](const CallEdge& c) {
     return static_cast<uint32_t>(std::lower_bound(callKinds.begin(), callKinds.end(), std::make_pair(c.rule, c.op)) - callKinds.begin());
   };
-  // What a state does to the counter, as one row (transitions into dead states left out).
-  const auto opOf = [&](uint32_t s, uint32_t c) -> uint32_t {
-    const size_t at = static_cast<size_t>(s) * k + c;
-    return in.transOp == nullptr || target(trans[at]) == 0 ? 0u : (*in.transOp)[at];
+  // The segments with a live transition, as maximal intervals (adjacent runs to different
+  // targets merged): two states with the same live set get the same list.
+  const auto liveIntervals = [&](uint32_t s, std::vector<std::pair<uint32_t, uint32_t>>* out) {
+    out->clear();
+    for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+      const SegmentRun& r = runs[i];
+      if (target(r.to) == 0) continue;
+      if (!out->empty() && out->back().second + 1 == r.lo) {
+        out->back().second = r.hi;
+      } else {
+        out->emplace_back(r.lo, r.hi);
+      }
+    }
+  };
+  // What a state does to the counter: (segment, operation) of its live transitions that have
+  // one, in segment order (transitions into dead states left out).
+  const auto opsOf = [&](uint32_t s, std::vector<std::pair<uint32_t, uint32_t>>* out) {
+    out->clear();
+    if (in.transOp == nullptr) return;
+    for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+      const SegmentRun& r = runs[i];
+      if (target(r.to) == 0) continue;
+      for (uint32_t c = r.lo; c <= r.hi; ++c) {
+        const uint32_t op = (*in.transOp)[static_cast<size_t>(s) * k + c];
+        if (op != 0) out->emplace_back(c, op);
+      }
+    }
   };
   const auto finalOpOf = [&](uint32_t s) -> uint32_t { return in.finalOp == nullptr ? 0u : (*in.finalOp)[s]; };
   const auto regionOf = [&](uint32_t s) -> uint32_t { return in.region == nullptr ? 0u : (*in.region)[s]; };
@@ -33,9 +59,10 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto forEachEdge = [&](auto&& fn) {
     for (uint32_t s = 1; s < n; ++s) {
       if (!takesPart(s)) continue;
-      for (uint32_t c = 0; c < k; ++c) {
-        const uint32_t t = target(trans[static_cast<size_t>(s) * k + c]);
-        if (t != 0) fn(t, c, s);
+      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+        const uint32_t t = target(runs[i].to);
+        if (t == 0) continue;
+        for (uint32_t c = runs[i].lo; c <= runs[i].hi; ++c) fn(t, c, s);
       }
       for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
         const CallEdge& call = (*in.calls)[e];
@@ -55,23 +82,22 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   // callees (so that missing edges never have to be represented).
   std::vector<uint32_t> order;
   std::vector<uint64_t> key(n, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> live, otherLive, ops, otherOps;
   for (uint32_t s = 0; s < n; ++s) {
     if (!takesPart(s)) continue;
     order.push_back(s);
     if (s == 0) continue;
     uint64_t h = (static_cast<uint64_t>((*in.ruleOf)[s]) << 33) | (static_cast<uint64_t>((*in.final)[s]) << 32) | 1u;
-    for (uint32_t c = 0; c < k; ++c) {
-      if (target(trans[static_cast<size_t>(s) * k + c]) != 0) h = (h ^ (c + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-    }
+    liveIntervals(s, &live);
+    for (const auto& [lo, hi] : live) h = (h ^ ((static_cast<uint64_t>(lo) << 32 | hi) + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
     uint64_t calls = 0;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
       if (in.liveCall((*in.calls)[e])) calls = (calls ^ (callSymbol((*in.calls)[e]) + 0x9E3779B9ull)) * 0x100000001B3ull;
     }
     if (in.transOp != nullptr) {
       h = (h ^ finalOpOf(s) ^ (static_cast<uint64_t>(regionOf(s)) << 32)) * 0xBF58476D1CE4E5B9ull;
-      for (uint32_t c = 0; c < k; ++c) {
-        if (opOf(s, c) != 0) h = (h ^ ((static_cast<uint64_t>(c) << 32) | opOf(s, c))) * 0xBF58476D1CE4E5B9ull;
-      }
+      opsOf(s, &ops);
+      for (const auto& [c, op] : ops) h = (h ^ ((static_cast<uint64_t>(c) << 32) | op)) * 0xBF58476D1CE4E5B9ull;
     }
     key[s] = h ^ (calls << 1);
   }
@@ -89,11 +115,12 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     if (x == 0 || y == 0) return x == y;
     if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
     if (finalOpOf(x) != finalOpOf(y) || regionOf(x) != regionOf(y)) return false;
-    for (uint32_t c = 0; c < k; ++c) {
-      if ((target(trans[static_cast<size_t>(x) * k + c]) != 0) != (target(trans[static_cast<size_t>(y) * k + c]) != 0)) return false;
-      if (opOf(x, c) != opOf(y, c)) return false;
-    }
-    return true;
+    liveIntervals(x, &live);
+    liveIntervals(y, &otherLive);
+    if (live != otherLive) return false;
+    opsOf(x, &ops);
+    opsOf(y, &otherOps);
+    return ops == otherOps;
   };
   // By key, ties in state order (order is ascending): the order a stable sort gives, without
   // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).
@@ -132,7 +159,8 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   std::vector<uint32_t> symCount(symbolCount, 0), symAt(symbolCount, 0), symbols;
   std::vector<uint32_t> sources;
   std::vector<uint32_t> touched;
-  while (!work.empty()) {
+  for (uint32_t round = 1; !work.empty(); ++round) {
+    if ((round & 4095) == 0) CompileCheckpoint();
     const uint32_t splitter = work.back();
     work.pop_back();
     inWork[splitter] = 0;

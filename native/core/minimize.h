@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "dfa_builder.h"
 #include "tagmask/automaton.h"
 
 namespace tagmask {
@@ -14,7 +15,9 @@ struct MinimizeInput {
   uint32_t stateCount = 0;   // including the dead state 0
   uint32_t symbolCount = 0;  // byte segments
   const std::vector<uint8_t>* keep = nullptr;  // states taking part; the others count as dead
-  const std::vector<uint32_t>* trans = nullptr;  // stateCount x symbolCount
+  /// Live transitions of state s: runs[runBegin[s] .. runBegin[s + 1]) (global target ids).
+  const std::vector<uint32_t>* runBegin = nullptr;
+  const std::vector<SegmentRun>* runs = nullptr;
   const std::vector<uint8_t>* final = nullptr;
   const std::vector<uint32_t>* ruleOf = nullptr;
   const std::vector<uint32_t>* callBegin = nullptr;

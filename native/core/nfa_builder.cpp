@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "rule_analysis.h"
+#include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "text_automaton.h"
 #include "utf8_ranges.h"
@@ -116,6 +117,7 @@ class NfaBuilder {
   }
 
   uint32_t NewState() {
+    if ((program_.nfa.stateCount & 0xFFFF) == 0xFFFF) CompileCheckpoint();
     if (softLimit_ && program_.nfa.stateCount >= limits_.inlineBudget) throw OverBudget{};
     if (program_.nfa.stateCount >= limits_.maxNfaStates) {
       FailRule(g_.rules[current_].name, "the grammar is too large: its automata need more than " +

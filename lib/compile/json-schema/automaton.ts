@@ -451,6 +451,27 @@ export function dfaKey(dfa: Dfa): string {
   return m.edges.map((list, s) => `${m.accept[s] ? "!" : ""}${list.map(([lo, hi, to]) => `${lo}-${hi}>${to}`).join(",")}`).join(";");
 }
 
+/** The DFA a {@link dfaKey} text describes (start 0; the inverse of dfaKey on minimal DFAs). */
+export function dfaFromKey(key: string): Dfa {
+  const accept: boolean[] = [];
+  const edges: Edge[][] = [];
+  for (const state of key.split(";")) {
+    const final = state.startsWith("!");
+    accept.push(final);
+    const body = final ? state.slice(1) : state;
+    const list: Edge[] = [];
+    if (body !== "") {
+      for (const edge of body.split(",")) {
+        const dash = edge.indexOf("-");
+        const arrow = edge.indexOf(">", dash);
+        list.push([Number(edge.slice(0, dash)), Number(edge.slice(dash + 1, arrow)), Number(edge.slice(arrow + 1))]);
+      }
+    }
+    edges.push(list);
+  }
+  return { start: 0, accept, edges };
+}
+
 /** Whether two DFAs accept the same language. */
 export function equivalent(a: Dfa, b: Dfa): boolean {
   return isEmpty(product(a, b, "diff")) && isEmpty(product(b, a, "diff"));

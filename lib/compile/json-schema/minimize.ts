@@ -26,14 +26,7 @@ export function markMinimal(dfa: Dfa): Dfa {
   return dfa;
 }
 
-export const STATS: Array<[number, number, number, string]> = [];
 function minimizeUncached(dfa: Dfa): Dfa {
-  const t0 = performance.now();
-  const r = minimizeUncached2(dfa);
-  STATS.push([dfa.accept.length, r.accept.length, performance.now() - t0, new Error().stack!.split("\n").slice(3, 6).map((l) => l.trim().split(" ")[1]).join("<")]);
-  return r;
-}
-function minimizeUncached2(dfa: Dfa): Dfa {
   const ok = live(dfa);
   // Reachable and live states, in BFS order (so the start is state 0 of the result).
   const order: number[] = [];
@@ -102,6 +95,108 @@ const MOORE_MAX_STATES = 64;
 const MOORE_EDGE_BUDGET = 20_000_000;
 
 /**
+ * Classes of states by signature: a state's signature is a list of integers (its current class
+ * or acceptance, then its edges read as ranges into classes), states with equal signatures share
+ * a class. Signatures are hashed and compared exactly against the first state of each class; the
+ * numeric form keeps this free of string building, which made up most of the schema compiler's
+ * minimization time.
+ */
+class SignatureClasses {
+  /** Per class: its signature, as [offset, length) into `pool`. */
+  private readonly begin: number[] = [];
+  private readonly size: number[] = [];
+  private pool = new Int32Array(256);
+  private used = 0;
+  /** Hash → the first class with it; further classes with the same hash chain through `nextSame`. */
+  private readonly byHash = new Map<number, number>();
+  private readonly nextSame: number[] = [];
+  /** The signature being written. */
+  sig = new Int32Array(64);
+  len = 0;
+
+  get count(): number {
+    return this.begin.length;
+  }
+
+  clear(): void {
+    this.begin.length = 0;
+    this.size.length = 0;
+    this.nextSame.length = 0;
+    this.byHash.clear();
+    this.used = 0;
+  }
+
+  start(head: number): void {
+    this.len = 0;
+    this.push(head);
+  }
+
+  push(x: number): void {
+    if (this.len === this.sig.length) {
+      const grown = new Int32Array(this.sig.length * 2);
+      grown.set(this.sig);
+      this.sig = grown;
+    }
+    this.sig[this.len++] = x;
+  }
+
+  /** Appends a state's edges as maximal ranges into classes (`classOf` of each target). */
+  pushEdges(list: readonly Edge[], classOf: Int32Array): void {
+    let lo = -1;
+    let hi = -2;
+    let to = -1;
+    for (const [elo, ehi, et] of list) {
+      const b = classOf[et]!;
+      if (b === to && elo === hi + 1) {
+        hi = ehi;
+        continue;
+      }
+      if (to >= 0) {
+        this.push(lo);
+        this.push(hi);
+        this.push(to);
+      }
+      lo = elo;
+      hi = ehi;
+      to = b;
+    }
+    if (to >= 0) {
+      this.push(lo);
+      this.push(hi);
+      this.push(to);
+    }
+  }
+
+  /** The class of the signature written since `start`, a new one when no class has it. */
+  classify(): number {
+    const { sig, len } = this;
+    let h = len | 0;
+    for (let i = 0; i < len; i++) h = Math.imul(h ^ sig[i]!, 0x9e3779b1) ^ (h >>> 15);
+    const first = this.byHash.get(h);
+    for (let c = first ?? -1; c >= 0; c = this.nextSame[c]!) {
+      if (this.size[c] !== len) continue;
+      const at = this.begin[c]!;
+      let same = true;
+      for (let i = 0; i < len && same; i++) same = this.pool[at + i] === sig[i];
+      if (same) return c;
+    }
+    const id = this.begin.length;
+    if (this.used + len > this.pool.length) {
+      const grown = new Int32Array(Math.max(this.pool.length * 2, this.used + len));
+      grown.set(this.pool.subarray(0, this.used));
+      this.pool = grown;
+    }
+    this.pool.set(sig.subarray(0, len), this.used);
+    this.begin.push(this.used);
+    this.size.push(len);
+    this.used += len;
+    this.nextSame.push(first ?? -1);
+    this.byHash.set(h, id);
+    return id;
+  }
+}
+
+/**
  * The equivalence classes of a trim DFA's states (Moore): states start split by acceptance, and
  * each round splits them by their edges, read as ranges into the current classes (adjacent ranges
  * into one class merged, so that how a range happens to be cut does not matter). Stable when a
@@ -109,38 +204,20 @@ const MOORE_EDGE_BUDGET = 20_000_000;
  */
 function moore(n: number, edges: ReadonlyArray<readonly Edge[]>, accept: readonly boolean[], maxRounds = Infinity): Int32Array | null {
   let block = Int32Array.from(accept, (a) => (a ? 1 : 0));
-  let classes = new Set(block).size;
+  let classes = block.includes(0) && block.includes(1) ? 2 : 1;
+  const table = new SignatureClasses();
   for (let round = 0; ; round++) {
     if (round > maxRounds) return null;
-    const ids = new Map<string, number>();
+    table.clear();
     const next = new Int32Array(n);
     for (let s = 0; s < n; s++) {
-      let key = String(block[s]);
-      let lo = -1;
-      let hi = -2;
-      let to = -1;
-      for (const [elo, ehi, et] of edges[s]!) {
-        const b = block[et]!;
-        if (b === to && elo === hi + 1) {
-          hi = ehi;
-          continue;
-        }
-        if (to >= 0) key += ` ${lo} ${hi} ${to}`;
-        lo = elo;
-        hi = ehi;
-        to = b;
-      }
-      if (to >= 0) key += ` ${lo} ${hi} ${to}`;
-      let id = ids.get(key);
-      if (id === undefined) {
-        id = ids.size;
-        ids.set(key, id);
-      }
-      next[s] = id;
+      table.start(block[s]!);
+      table.pushEdges(edges[s]!, block);
+      next[s] = table.classify();
     }
     block = next;
-    if (ids.size === classes) return block;
-    classes = ids.size;
+    if (table.count === classes) return block;
+    classes = table.count;
   }
 }
 
@@ -176,30 +253,11 @@ function acyclicClasses(n: number, edges: ReadonlyArray<readonly Edge[]>, accept
     }
   }
   const block = new Int32Array(n);
-  const ids = new Map<string, number>();
+  const table = new SignatureClasses();
   for (const s of post) {
-    let key = accept[s] ? "!" : "";
-    let lo = -1;
-    let hi = -2;
-    let to = -1;
-    for (const [elo, ehi, et] of edges[s]!) {
-      const b = block[et]!;
-      if (b === to && elo === hi + 1) {
-        hi = ehi;
-        continue;
-      }
-      if (to >= 0) key += ` ${lo} ${hi} ${to}`;
-      lo = elo;
-      hi = ehi;
-      to = b;
-    }
-    if (to >= 0) key += ` ${lo} ${hi} ${to}`;
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = ids.size;
-      ids.set(key, id);
-    }
-    block[s] = id;
+    table.start(accept[s] ? 1 : 0);
+    table.pushEdges(edges[s]!, block);
+    block[s] = table.classify();
   }
   return block;
 }

@@ -204,17 +204,19 @@ const RANGES: Array<[number, Rational, Rational]> = REGION_RANGES.map(([bit, sig
 function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = true): NumSet {
   let dfa = plainCompare(t, ge, inclusive);
   let domain = plainExact ? PLAIN : 0;
+  let whole = 0; // regions entirely on the accepted side: united in one product (regionsDfa caches it)
   for (const [bit, lo, hi] of RANGES) {
     const above = cmpRational(t, lo) < 0; // every value of the region is above t
     const below = cmpRational(t, hi) > 0; // every value is below t
     if (ge ? above : below) {
-      dfa = union(dfa, regionsDfa(bit));
+      whole |= bit;
       domain |= bit;
     } else if (ge ? below : above) domain |= bit;
     // t inside the region's range: compared numeral by numeral, exact by value (and so by double
     // for inclusive bounds); not a domain (doubles round within the region).
     else dfa = union(dfa, exponentCompare(bit, t, ge, inclusive));
   }
+  if (whole !== 0) dfa = union(dfa, regionsDfa(whole));
   return normalize(minimize(dfa), domain);
 }
 
@@ -224,8 +226,32 @@ function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = t
  * double. For inclusive bounds the first implies the second (rounding is monotonic); for
  * exclusive ones the stricter of the two thresholds decides.
  */
-export function boundAtom(number: number | SchemaNumber, keyword: "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum"): NumSet {
+export function boundAtom(number: number | SchemaNumber, keyword: BoundKeyword): NumSet {
   const n = asSchemaNumber(number);
+  // A bound's automaton takes a millisecond or more to build (the comparison over the numeral
+  // grid, united with the exponent regions and minimized), and schemas repeat their bounds: a
+  // tool's parameter is compiled once as an argument and again inside the whole object, and many
+  // tools share `minimum: 0` or `maximum: 100`. NumSets are never changed once built.
+  const key = `${keyword} ${n.value.n}/${n.value.d} ${n.double}`;
+  const known = boundAtoms.get(key);
+  if (known !== undefined) {
+    boundAtoms.delete(key);
+    boundAtoms.set(key, known);
+    return known;
+  }
+  const made = boundAtomUncached(n, keyword);
+  if (boundAtoms.size >= BOUND_ATOMS_MAX) boundAtoms.delete(boundAtoms.keys().next().value!);
+  boundAtoms.set(key, made);
+  return made;
+}
+
+type BoundKeyword = "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum";
+
+/** Bound atoms by keyword and value, least recently used first. */
+const boundAtoms = new Map<string, NumSet>();
+const BOUND_ATOMS_MAX = 1024;
+
+function boundAtomUncached(n: SchemaNumber, keyword: BoundKeyword): NumSet {
   const c = n.double;
   const agrees = plainAgrees(n);
   switch (keyword) {

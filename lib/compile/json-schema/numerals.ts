@@ -12,7 +12,9 @@
  * integer double unless it is an integer); in PLAIN_WIDE they can disagree. Only PLAIN counts
  * digits; the other regions, and so the automata of most keywords, have no counters.
  */
-import { canonical, DfaBuilder, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
+import { canonical, DfaBuilder, dfaFromKey, dfaNone, intersect, minimize, difference, union, type Dfa } from "./automaton.js";
+import { markMinimal } from "./minimize.js";
+import { NUMERAL_REGION_AUTOMATA } from "./numeral-regions.data.js";
 import { regexToDfa } from "./regex.js";
 
 export const PLAIN = 1;
@@ -76,43 +78,64 @@ function significantAtMost(max: number): Dfa {
   return minimize(b.build(start));
 }
 
-const cache = new Map<number, Dfa>();
-
-function regionDfa(bit: number): Dfa {
-  let d = cache.get(bit);
-  if (d) return d;
-  switch (bit) {
-    case PLAIN:
-      d = intersect(regexToDfa(`^${PLAIN_SYNTAX}$`, true), significantAtMost(SIGNIFICANT_DIGITS));
-      break;
-    case PLAIN_WIDE:
-      d = difference(regexToDfa(`^${WIDE_SYNTAX}$`, true), regionDfa(PLAIN));
-      break;
-    case LARGE_POS:
-      d = regexToDfa(`^${LARGE}$`, true);
-      break;
-    case LARGE_NEG:
-      d = regexToDfa(`^-${LARGE}$`, true);
-      break;
-    case SMALL_POS:
-      d = regexToDfa(`^${SMALL}$`, true);
-      break;
-    default:
-      d = regexToDfa(`^-${SMALL}$`, true);
-  }
-  cache.set(bit, d);
-  return d;
+/**
+ * The automaton of one region, or of the union of the regions in `mask`, built from the
+ * definitions above. Building them is the costliest part of a process's first number schema (the
+ * PLAIN region is the product of its syntax with a significant-digit counter, ~400 states;
+ * PLAIN_WIDE its difference from all plain numerals): ~250 ms, paid by a one-shot CLI run and a
+ * server's first request. So the automata are stored, precomputed, in numeral-regions.data.ts
+ * (scripts/generate-numeral-regions.mjs writes it from this function; a test checks that the
+ * stored ones equal what this builds).
+ */
+export function buildRegionsDfa(mask: number): Dfa {
+  const single = (bit: number): Dfa => {
+    switch (bit) {
+      case PLAIN:
+        return intersect(regexToDfa(`^${PLAIN_SYNTAX}$`, true), significantAtMost(SIGNIFICANT_DIGITS));
+      case PLAIN_WIDE:
+        return difference(regexToDfa(`^${WIDE_SYNTAX}$`, true), single(PLAIN));
+      case LARGE_POS:
+        return regexToDfa(`^${LARGE}$`, true);
+      case LARGE_NEG:
+        return regexToDfa(`^-${LARGE}$`, true);
+      case SMALL_POS:
+        return regexToDfa(`^${SMALL}$`, true);
+      default:
+        return regexToDfa(`^-${SMALL}$`, true);
+    }
+  };
+  let d = dfaNone();
+  for (const bit of REGION_BITS) if (mask & bit) d = union(d, single(bit));
+  return minimize(d);
 }
 
-const unionCache = new Map<number, Dfa>();
+/** The masks stored precomputed: each region, all plain numerals, every numeral. */
+export const STORED_REGION_MASKS = [...REGION_BITS, PLAIN | PLAIN_WIDE, ALL_REGIONS];
 
-/** The numerals of the regions in `mask` (cached). */
+const regionsCache = new Map<number, Dfa>();
+
+function regionDfa(bit: number): Dfa {
+  return regionsDfa(bit);
+}
+
+/** The numerals of the regions in `mask` (stored or cached). */
 export function regionsDfa(mask: number): Dfa {
-  let d = unionCache.get(mask);
+  let d = regionsCache.get(mask);
   if (d) return d;
-  d = dfaNone();
-  for (const bit of REGION_BITS) if (mask & bit) d = union(d, regionDfa(bit));
-  unionCache.set(mask, d);
+  const stored = NUMERAL_REGION_AUTOMATA[mask];
+  if (stored !== undefined) {
+    d = markMinimal(dfaFromKey(stored));
+  } else {
+    // All plain numerals are one small automaton: never the product of PLAIN with PLAIN_WIDE.
+    let rest = mask;
+    d = dfaNone();
+    if ((mask & (PLAIN | PLAIN_WIDE)) === (PLAIN | PLAIN_WIDE)) {
+      d = regionsDfa(PLAIN | PLAIN_WIDE);
+      rest &= ~(PLAIN | PLAIN_WIDE);
+    }
+    for (const bit of REGION_BITS) if (rest & bit) d = union(d, regionsDfa(bit));
+  }
+  regionsCache.set(mask, d);
   return d;
 }
 
@@ -153,8 +176,13 @@ function magnitudeCompare(K: bigint, ge: boolean): Dfa {
   };
   const pendingFrac: Array<[number, number]> = [];
   const fracStates = new Map<number, number>();
+  // Past the last non-zero digit of Fd (every position of an integer threshold), the positions
+  // are one state: equal so far, equal if it ends here, greater on any non-zero digit. Building
+  // them apart made a 30-state chain that minimization then merged, for every bound.
+  const zeroFrom = Math.max(1, Fd.replace(/0+$/, "").length);
   // Fraction digits while equal so far: position `pos` in Fd.
-  const fracState = (pos: number): number => {
+  const fracState = (at: number): number => {
+    const pos = Math.min(at, zeroFrom);
     let st = fracStates.get(pos);
     if (st === undefined) {
       st = b.addState(pos > 0 && ok(tailZero(pos) ? 0 : -1));
@@ -199,6 +227,13 @@ function magnitudeCompare(K: bigint, ge: boolean): Dfa {
   return minimize(b.build(start));
 }
 
+// Every unsigned and every negative numeral: the side of zero a threshold does not cut, the same
+// for every threshold (built once).
+let nonNegativesDfa: Dfa | undefined;
+let negativesDfa: Dfa | undefined;
+const nonNegatives = (): Dfa => (nonNegativesDfa ??= magnitudeCompare(0n, true));
+const negatives = (): Dfa => (negativesDfa ??= negated(nonNegatives()));
+
 /** "-" followed by a numeral of `m`. */
 function negated(m: Dfa): Dfa {
   const out = new DfaBuilder();
@@ -241,10 +276,10 @@ export function plainCompare(t: Rational, ge: boolean, inclusive: boolean): Dfa 
   let dfa: Dfa;
   if (ge) {
     // Non-negatives with magnitude ≥ K (all when K ≤ 0), negatives with magnitude ≤ -K.
-    dfa = K <= 0n ? union(magnitudeCompare(0n, true), negated(magnitudeCompare(-K, false))) : magnitudeCompare(K, true);
+    dfa = K <= 0n ? union(nonNegatives(), negated(magnitudeCompare(-K, false))) : magnitudeCompare(K, true);
   } else {
     // Non-negatives with magnitude ≤ K (none when K < 0), negatives with magnitude ≥ -K.
-    const neg = negated(magnitudeCompare(K >= 0n ? 0n : -K, true));
+    const neg = K >= 0n ? negatives() : negated(magnitudeCompare(-K, true));
     dfa = K >= 0n ? union(magnitudeCompare(K, false), neg) : neg;
   }
   return intersect(dfa, regionsDfa(PLAIN | PLAIN_WIDE));

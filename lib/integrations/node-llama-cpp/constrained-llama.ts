@@ -55,15 +55,26 @@ export interface GrammarOptions {
 export class ConstrainedGrammar {
   private gbnfText: string | undefined;
   private llamaGrammar: Promise<LlamaGrammar> | undefined;
+  private irValue: IrGrammar | undefined;
+  private readonly makeIr: (() => IrGrammar) | undefined;
 
   constructor(
-    /** The grammar IR. */
-    readonly ir: IrGrammar,
+    /** The grammar IR, or how to make it when it is first asked for. */
+    ir: IrGrammar | (() => IrGrammar),
     /** The grammar compiled against the model's vocabulary. */
     readonly compiled: CompiledGrammar,
     /** The structural tag or format it came from, if any. */
     readonly source?: StructuralTag | Format,
-  ) {}
+  ) {
+    if (typeof ir === "function") this.makeIr = ir;
+    else this.irValue = ir;
+  }
+
+  /** The grammar IR (a grammar compiled off the event loop lowers its source again on first use, from the lowering cache). */
+  get ir(): IrGrammar {
+    this.irValue ??= this.makeIr!();
+    return this.irValue;
+  }
 
   /** A matcher in the initial state. */
   createMatcher(): GrammarMatcher {
@@ -162,6 +173,12 @@ export class ConstrainedLlama {
         if (maxFreeTextTokens !== undefined) tag = limitFreeText(tag, maxFreeTextTokens);
         if (maxWhitespace !== undefined) tag = limitWhitespace(tag, maxWhitespace);
         origin = tag;
+      }
+      if (this.route !== "gbnf") {
+        // Lowered on the lowering worker, compiled on the native pool: the event loop stays free.
+        const lowered = origin;
+        const compiled = await this.compiler.compileAsync(this.tokenizer, lowered);
+        return new ConstrainedGrammar(() => lowerFormat(lowered), compiled, lowered);
       }
       ir = lowerFormat(origin);
       // Raw argument values of the markup styles are text too, but inside json_schema formats,

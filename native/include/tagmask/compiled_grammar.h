@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tagmask/automaton.h"
+#include "tagmask/compile_control.h"
 #include "tagmask/mask_store.h"
 #include "tagmask/resident_masks.h"
 #include "tagmask/tokenizer_info.h"
@@ -19,6 +20,8 @@ namespace tagmask {
 struct CompileOptions {
   /// Threads for the mask cache: 1 = on the calling thread only, 0 = the shared pool's size.
   uint32_t threads = 0;
+  /// Cancellation and progress (optional): checked and updated while compiling.
+  std::shared_ptr<CompileControl> control;
 };
 
 struct CompileStats {

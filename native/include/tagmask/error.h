@@ -21,6 +21,7 @@ enum class ErrorCode {
   MatcherState,     // the matcher is in its error state, or an operation is not allowed now
   Device,           // CUDA unavailable or a device call failed
   Internal,         // an invariant did not hold: a bug in tagmask
+  Aborted,          // the caller cancelled the work (a compilation's AbortSignal): AbortError in JS
 };
 
 /// The one exception type of the core. The binding catches it at every entry point.

@@ -1,0 +1,212 @@
+/**
+ * Pieces of lowered grammar kept across lowerings. A server's requests mostly repeat the same
+ * tools; lowering a tool's call tag (its JSON Schemas above all) is the costly part of lowering,
+ * so each tag and each JSON Schema format is lowered once, kept as a fragment (simplified, its
+ * rules numbered locally), and copied into every grammar that uses it again. Fragments nest: the
+ * JSON Schemas inside a tool's tag are fragments of their own that the tag's fragment depends on,
+ * so a schema that several tools share is lowered once and held once by a grammar of them all.
+ *
+ * Fragments are keyed by the exact content of the format (its JSON text, after validation) and
+ * the simplification options; a fragment does not depend on where the format stands. The cache
+ * is bounded by the IR nodes it holds and drops the least recently used fragments first.
+ */
+import { InternalError } from "../errors.js";
+import { GrammarBuilder, type IrExpr, type IrRule } from "./ir.js";
+import { renumberRefs, simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
+
+/**
+ * A lowered piece of grammar: an expression over rules of its own and over the rules of the
+ * fragments lowered inside it (its dependencies: a tool's call tag depends on the JSON Schemas of
+ * its arguments). References are numbered locally: the dependencies' rules first, each
+ * dependency's own rules as one block at its `offset`, then this fragment's own rules.
+ */
+export interface IrFragment {
+  /** The content key the fragment was made for (two fragments with one key are equal). */
+  readonly key: string;
+  /** The fragments whose rules this one refers to, every level down, each with its block's offset. */
+  readonly deps: ReadonlyArray<{ readonly fragment: IrFragment; readonly offset: number }>;
+  /** The rules of all dependencies together: own rule `i` is local index `depRules + i`. */
+  readonly depRules: number;
+  /** This fragment's own rules (their references in the local numbering). */
+  readonly rules: readonly IrRule[];
+  /** Per own rule, the base name its name was derived from (see GrammarBuilder.freshName). */
+  readonly bases: readonly string[];
+  readonly body: IrExpr;
+  /** IR nodes of the own rules and the body. */
+  readonly ownNodes: number;
+  /**
+   * IR nodes the fragment keeps alive, its dependencies' included (the bound of the cache counts
+   * these: a kept tag holds its schemas even after the cache dropped them; a dependency shared by
+   * several kept fragments is counted in each, so the bound errs on the safe side).
+   */
+  readonly nodes: number;
+}
+
+/** Counters of the fragment cache. */
+export interface FragmentCacheStats {
+  entries: number;
+  /** IR nodes held, against `maxNodes`. */
+  nodes: number;
+  maxNodes: number;
+  hits: number;
+  misses: number;
+  evictions: number;
+}
+
+/** A name no builder gives a rule (rule names are printable). */
+const FRAGMENT_ROOT = "\u0000fragment";
+
+/**
+ * Copies fragments into one builder, each once: a fragment imported again (a JSON Schema that two
+ * tools share, or the dependency of two fragments) gives the expression of its first import, so
+ * the grammar holds one copy of its rules. Its own rules get fresh names from their base names,
+ * as lowering straight into the builder would have named them.
+ */
+export class FragmentImporter {
+  private readonly imported = new Map<string, { body: IrExpr; rules: number[] }>();
+  /** The fragments imported, in order, with the builder's indices of their own rules. */
+  readonly blocks: Array<{ fragment: IrFragment; rules: number[] }> = [];
+
+  constructor(private readonly b: GrammarBuilder) {}
+
+  import(f: IrFragment): IrExpr {
+    const known = this.imported.get(f.key);
+    if (known) return known.body;
+    const local: number[] = new Array<number>(f.depRules + f.rules.length);
+    for (const { fragment, offset } of f.deps) {
+      this.import(fragment);
+      this.imported.get(fragment.key)!.rules.forEach((global, j) => (local[offset + j] = global));
+    }
+    const names = f.bases.map((base) => {
+      const name = this.b.freshName(base);
+      this.b.ruleRef(name); // takes the name before the next one is chosen
+      return name;
+    });
+    const own = names.map((name) => this.b.ruleRef(name).rule);
+    own.forEach((global, i) => (local[f.depRules + i] = global));
+    const memo = new Map<IrExpr, IrExpr>();
+    const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => local[r]!, memo);
+    f.rules.forEach((r, i) => this.b.define(names[i]!, renumber(r.body)));
+    const body = renumber(f.body);
+    this.imported.set(f.key, { body, rules: own });
+    this.blocks.push({ fragment: f, rules: own });
+    return body;
+  }
+}
+
+/**
+ * Lowers into a builder of its own (fragments met inside are imported into it by the importer
+ * given to `lower`) and keeps the result as a fragment under `key`. With `simplify`, the fragment
+ * is simplified as if its body were a rule of its own, the imported rules left as they are (they
+ * are simplified already, and they stay the dependencies' own): copies of it are then normal
+ * forms, which the simplification of a grammar that holds them passes over.
+ */
+export function captureFragment(key: string, lower: (b: GrammarBuilder, importer: FragmentImporter) => IrExpr, simplify: SimplifyOptions | null): IrFragment {
+  const scratch = new GrammarBuilder();
+  const importer = new FragmentImporter(scratch);
+  const lowered = lower(scratch, importer);
+  const scratchRules = scratch.rules();
+  // Local numbering: the imported blocks first, in import order, then the rules lowered here.
+  const order: number[] = [];
+  const deps: Array<{ fragment: IrFragment; offset: number }> = [];
+  const imported = new Uint8Array(scratchRules.length);
+  for (const { fragment, rules } of importer.blocks) {
+    deps.push({ fragment, offset: order.length });
+    for (const r of rules) {
+      order.push(r);
+      imported[r] = 1;
+    }
+  }
+  const depRules = order.length;
+  scratchRules.forEach((_, i) => {
+    if (!imported[i]) order.push(i);
+  });
+  const localOf = new Int32Array(scratchRules.length);
+  order.forEach((r, i) => (localOf[r] = i));
+  const memo = new Map<IrExpr, IrExpr>();
+  const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => localOf[r]!, memo);
+  const rules = order.map((r) => (depRules === 0 ? scratchRules[r]! : { name: scratchRules[r]!.name, body: renumber(scratchRules[r]!.body) }));
+  let own = rules.slice(depRules);
+  let body = depRules === 0 ? lowered : renumber(lowered);
+  if (simplify !== null) {
+    const simplified = simplifyValidGrammar({ rules: [...rules, { name: FRAGMENT_ROOT, body }], root: rules.length }, simplify, depRules);
+    // The body's rule came last and nothing refers to it, so it stays last; the fixed rules stay
+    // first and the other rules keep their order among themselves.
+    const last = simplified.rules.length - 1;
+    if (simplified.root !== last || simplified.rules[last]!.name !== FRAGMENT_ROOT) throw new InternalError("captureFragment: the body rule moved in simplification");
+    for (let i = 0; i < depRules; i++) {
+      if (simplified.rules[i]!.name !== rules[i]!.name) throw new InternalError("captureFragment: an imported rule moved in simplification");
+    }
+    own = simplified.rules.slice(depRules, last);
+    body = simplified.rules[last]!.body;
+  }
+  const ownNodes = countNodes(own, body);
+  // `deps` lists every level down, so their own nodes add up to all the fragment holds.
+  const nodes = deps.reduce((sum, d) => sum + d.fragment.ownNodes, ownNodes);
+  return { key, deps, depRules, rules: own, bases: own.map((r) => scratch.baseName(r.name)), body, ownNodes, nodes };
+}
+
+function countNodes(rules: readonly IrRule[], body: IrExpr): number {
+  const seen = new Set<IrExpr>();
+  const stack: IrExpr[] = [body, ...rules.map((r) => r.body)];
+  while (stack.length > 0) {
+    const e = stack.pop()!;
+    if (seen.has(e)) continue;
+    seen.add(e);
+    if (e.kind === "seq" || e.kind === "choice") stack.push(...e.items);
+    else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark") stack.push(e.item);
+  }
+  return seen.size;
+}
+
+/** Fragments by key, least recently used first, bounded by the IR nodes they hold. */
+export class FragmentCache {
+  private readonly entries = new Map<string, IrFragment>();
+  private total = 0;
+  private counters = { hits: 0, misses: 0, evictions: 0 };
+
+  constructor(private maxNodes: number) {}
+
+  /** The fragment under `key`, made by `make` (and kept) when there is none. */
+  get(key: string, make: () => IrFragment): IrFragment {
+    const known = this.entries.get(key);
+    if (known) {
+      this.entries.delete(key);
+      this.entries.set(key, known);
+      this.counters.hits++;
+      return known;
+    }
+    this.counters.misses++;
+    const made = make();
+    if (made.nodes <= this.maxNodes) {
+      this.entries.set(key, made);
+      this.total += made.nodes;
+      this.evict();
+    }
+    return made;
+  }
+
+  /** Changes the bound (0 keeps nothing), dropping fragments as needed. */
+  resize(maxNodes: number): void {
+    this.maxNodes = maxNodes;
+    this.evict();
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.total = 0;
+  }
+
+  get stats(): FragmentCacheStats {
+    return { entries: this.entries.size, nodes: this.total, maxNodes: this.maxNodes, ...this.counters };
+  }
+
+  private evict(): void {
+    for (const [key, f] of this.entries) {
+      if (this.total <= this.maxNodes) break;
+      this.entries.delete(key);
+      this.total -= f.nodes;
+      this.counters.evictions++;
+    }
+  }
+}

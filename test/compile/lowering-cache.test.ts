@@ -1,0 +1,149 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { InvalidArgumentError, SchemaError } from "../../lib/errors.js";
+import { printGrammar, type IrGrammar } from "../../lib/compile/ir.js";
+import { clearLoweringCache, loweringCacheStats, lowerFormat, setLoweringCacheSize } from "../../lib/compile/lower.js";
+import { isMatch, isViablePrefix } from "../../lib/compile/recognizer.js";
+import { parseStructuralTag } from "../../lib/format/parse.js";
+import type { StructuralTag } from "../../lib/format/types.js";
+import { buildToolCallingFormat, type FunctionTool, type ToolChoice } from "../../lib/tools/index.js";
+import { sixParameterTool, sixParameterTools } from "../helpers/many-tools.js";
+import { seeds } from "../helpers/seeds.js";
+
+const k3 = (tools: FunctionTool[], choice: ToolChoice = "auto"): StructuralTag => {
+  const tag = buildToolCallingFormat({ family: "kimi-k3", tools, tool_choice: choice });
+  if (!tag) throw new Error("no format");
+  return tag;
+};
+
+const callOf = (i: number, args: string): string => `<|open|>call tool="tool_${i}" index="1"<|sep|>${args}<|close|>call<|sep|>`;
+const arg = (key: string, type: string, value: string): string => `<|open|>argument key="${key}" type="${type}"<|sep|>${value}<|close|>argument<|sep|>`;
+const toolsChannel = (calls: string): string => `Sure.<|close|>response<|sep|><|open|>tools<|sep|>${calls}<|close|>tools<|sep|>`;
+
+/** Outputs of the six-parameter tools: each is checked with every prefix and a few broken copies. */
+const outputs = [
+  "Hello.<|close|>response<|sep|>",
+  toolsChannel(callOf(1, arg("query_1", "string", "cats") + arg("limit", "number", "7"))),
+  toolsChannel(callOf(2, arg("query_2", "string", "a<b") + arg("limit", "number", "12") + arg("mode", "string", "mode_2") +
+    arg("verbose", "boolean", "true") + arg("tags", "array", '["x", "y"]') + arg("range", "object", '{"from": "a", "extra": [1]}'))),
+  toolsChannel(callOf(0, '<|open|>json type="object"<|sep|>{"query_0": "q", "limit": 10, "range": {"from": "x"}}<|close|>json<|sep|>')),
+];
+
+function broken(s: string): string[] {
+  return [s.replace("limit", "limits"), s.replace('"7"', '"700"').replace(">7<", ">700<"), `${s}x`, s.replace("query_1", "query_2")];
+}
+
+/** Whether two grammars agree on every prefix of the outputs and on broken copies of them. */
+function expectSameLanguage(a: IrGrammar, b: IrGrammar, texts: string[]): void {
+  for (const text of texts) {
+    for (const s of [...broken(text), text]) {
+      expect(isMatch(a, s), s).toBe(isMatch(b, s));
+    }
+    for (let n = 0; n <= text.length; n += 7) {
+      const s = text.slice(0, n);
+      expect(isViablePrefix(a, s), s).toBe(isViablePrefix(b, s));
+    }
+  }
+}
+
+describe("lowering cache", () => {
+  afterEach(() => setLoweringCacheSize(200_000));
+
+  it("gives the same grammar text whether the pieces came from the cache or not", () => {
+    const tag = k3(sixParameterTools(4));
+    clearLoweringCache();
+    const first = printGrammar(lowerFormat(tag));
+    const { hits } = loweringCacheStats();
+    const again = printGrammar(lowerFormat(tag));
+    expect(loweringCacheStats().hits).toBeGreaterThan(hits);
+    expect(again).toBe(first);
+    // Another history (other tools lowered first) names the rules the same way.
+    clearLoweringCache();
+    lowerFormat(k3(sixParameterTools(6, { only: 3, variant: 2 })));
+    expect(printGrammar(lowerFormat(tag))).toBe(first);
+  });
+
+  it("lowers to the same language as without the cache", () => {
+    const tag = k3(sixParameterTools(3), "auto");
+    const cached = lowerFormat(tag);
+    const plain = lowerFormat(tag, { cache: false });
+    expect(isMatch(cached, outputs[1]!)).toBe(true);
+    expect(isMatch(cached, outputs[2]!)).toBe(true);
+    expect(isMatch(cached, outputs[3]!)).toBe(true);
+    expectSameLanguage(cached, plain, outputs);
+    for (const name of ["auto", "named", "required"] as const) {
+      const s = lowerFormat(seeds[name]);
+      const p = lowerFormat(seeds[name], { cache: false });
+      expectSameLanguage(s, p, ['<|open|>response<|sep|>Hi.<|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|>' +
+        '<|open|>argument key="location" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|>']);
+    }
+  });
+
+  it("lowers only what changed when one tool of a list changes", () => {
+    const tools = sixParameterTools(10);
+    clearLoweringCache();
+    const start = loweringCacheStats();
+    lowerFormat(k3(tools));
+    const before = loweringCacheStats();
+    // The ten call tags and their JSON Schemas: per tool its bounded integer and its whole
+    // argument object (both differ from tool to tool), and once for all ten the boolean, the
+    // string array and the range object that every tool shares (hits for the other nine).
+    expect(before.misses - start.misses).toBe(10 + 2 * 10 + 3);
+    expect(before.hits - start.hits).toBe(3 * 9);
+    const changed = tools.slice();
+    changed[4] = sixParameterTool(4, 1);
+    lowerFormat(k3(changed, "required"));
+    const after = loweringCacheStats();
+    // The changed tool's call tag, its integer and its object; the nine other tools come from
+    // the cache whole, and the changed tool's three shared schemas too.
+    expect(after.misses - before.misses).toBe(3);
+    expect(after.hits - before.hits).toBe(9 + 3);
+  });
+
+  it("holds a schema that several tools share once in their grammar", () => {
+    clearLoweringCache();
+    const text = printGrammar(lowerFormat(k3(sixParameterTools(5))));
+    // The range object's member rules (its open members take any JSON value): one copy, not five.
+    expect(text.match(/^json\/value(_\d+)? ::=/gm)?.length).toBe(1 + 5); // the range object's, and each whole argument object's
+    expect(text.match(/^tag_open_call_tool_tool_\d+_index ::=/gm)?.length).toBe(5);
+  });
+
+  it("keeps no more than its bound, and refuses a bad bound", () => {
+    setLoweringCacheSize(0);
+    lowerFormat(k3(sixParameterTools(2)));
+    expect(loweringCacheStats().entries).toBe(0);
+    expect(loweringCacheStats().nodes).toBe(0);
+    setLoweringCacheSize(2_000);
+    lowerFormat(k3(sixParameterTools(8)));
+    const stats = loweringCacheStats();
+    expect(stats.nodes).toBeLessThanOrEqual(2_000);
+    expect(stats.evictions).toBeGreaterThan(0);
+    expect(() => setLoweringCacheSize(-1)).toThrow(InvalidArgumentError);
+    expect(() => setLoweringCacheSize(1.5)).toThrow("setLoweringCacheSize: expected a non-negative integer");
+  });
+
+  it("tells apart schemas that differ only in digits a double cannot hold", () => {
+    const tag = (max: string): StructuralTag => parseStructuralTag(
+      `{"type":"structural_tag","format":{"type":"triggered_tags","triggers":["<f"],"tags":[{"begin":"<f>","content":{"type":"json_schema","json_schema":{"type":"integer","maximum":${max}}},"end":"</f>"}]}}`,
+    );
+    const low = lowerFormat(tag("9007199254740993"));
+    const high = lowerFormat(tag("9007199254740995"));
+    expect(isMatch(low, "<f>9007199254740993</f>")).toBe(true);
+    expect(isMatch(low, "<f>9007199254740994</f>")).toBe(false);
+    expect(isMatch(high, "<f>9007199254740994</f>")).toBe(true);
+  });
+
+  it("caches no failure: a bad schema fails the same way every time, naming its path", () => {
+    const bad = sixParameterTools(2);
+    (bad[1]!.function.parameters as { properties: Record<string, unknown> }).properties["limit"] = { type: "integer", minimum: "one" };
+    for (let i = 0; i < 2; i++) {
+      let error: unknown;
+      try {
+        lowerFormat(k3(bad, "required"));
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(SchemaError);
+      expect((error as Error).message).toBe('#/minimum: expected a number, got "one" (in format.elements[2].content.tags[1].content.elements[2].elements[0].elements[1].content.json_schema)');
+    }
+  });
+});
