@@ -12,6 +12,7 @@ import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { InvalidArgumentError } from "../../lib/errors.js";
+import type { StructuralTag } from "../../lib/format/types.js";
 import { runCli, scratchDir } from "../helpers/cli.js";
 import { loadWebXgrammar, type XgrCompiler } from "../helpers/web-xgrammar.js";
 
@@ -145,7 +146,7 @@ describe("the API", () => {
   });
 
   it("lowerFormat forbids by default and allows on request, in both lowerings the cache keeps apart", () => {
-    const tag = { type: "structural_tag", format: js({ type: "object", properties: { q: { type: "string" }, r: point } }) } as const;
+    const tag: StructuralTag = { type: "structural_tag", format: { type: "json_schema", json_schema: { type: "object", properties: { q: { type: "string" }, r: point } } } };
     const text = '{"q": "a", "r": {"x": 1, "y": 2}}';
     for (let round = 0; round < 2; round++) {
       expect(isMatch(lowerFormat(tag), text)).toBe(false);
