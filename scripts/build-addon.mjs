@@ -5,7 +5,9 @@
 // with a new warning never breaks a user's install.
 //
 //   node scripts/build-addon.mjs [--force] [--cpu-only] [--debug] [--werror] [--static-runtime]
-//                                [--out DIR] [--jobs N]
+//                                [--out DIR] [--jobs N] [--sanitize address|thread]
+//   --sanitize: a CPU-only build with AddressSanitizer + UBSan or ThreadSanitizer, for
+//   scripts/test-sanitized.mjs (npm run test:asan / test:tsan); cmake-js only.
 //   env: TAGMASK_CPU_ONLY=1, TAGMASK_WERROR=1, TAGMASK_BUILD_JOBS=N; CC/CXX choose the compiler.
 //
 // A successful build writes DIR/build-info.json (the sources hash, the options, the tool).
@@ -59,6 +61,8 @@ export function buildAddon(options = {}) {
   const out = resolve(root, options.out ?? "build");
   const jobs = options.jobs ?? Math.max(1, cpus().length);
   const config = options.debug ? "Debug" : "Release";
+  // Sanitizers instrument host code only: a sanitized build leaves the CUDA kernels out.
+  const cpuOnly = !!options.cpuOnly || !!options.sanitize;
   const env = { ...process.env };
   if (options.werror) env.TAGMASK_WERROR = "1";
   else delete env.TAGMASK_WERROR;
@@ -69,7 +73,7 @@ export function buildAddon(options = {}) {
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, "build-info.json"), `${JSON.stringify({
       tagmaskVersion: packageVersion(), sourcesHash: nativeSourcesHash(), tool, config,
-      cpuOnly: !!options.cpuOnly, werror: !!options.werror, staticRuntime: !!options.staticRuntime,
+      cpuOnly, werror: !!options.werror, staticRuntime: !!options.staticRuntime, sanitize: options.sanitize ?? null,
       compiler: process.env.CXX ?? null,
     }, null, 2)}\n`);
     return { ok: true, file, tool };
@@ -81,7 +85,7 @@ export function buildAddon(options = {}) {
   else {
     const common = ["--out", out, "--config", config,
       `--CDTAGMASK_WERROR=${options.werror ? "ON" : "OFF"}`, `--CDTAGMASK_STATIC_RUNTIME=${options.staticRuntime ? "ON" : "OFF"}`,
-      `--CDTAGMASK_CPU_ONLY=${options.cpuOnly ? "ON" : "OFF"}`];
+      `--CDTAGMASK_CPU_ONLY=${cpuOnly ? "ON" : "OFF"}`, `--CDTAGMASK_SANITIZE=${options.sanitize ?? ""}`];
     // Configure every time: `cmake-js build` alone keeps an existing build's old options.
     let res = run(process.execPath, [cmakeJs, "configure", ...common], env);
     if (res.ok) res = run(process.execPath, [cmakeJs, "build", ...common, "--parallel", String(jobs)], env);
@@ -89,8 +93,8 @@ export function buildAddon(options = {}) {
     failures.push(`cmake-js failed (${res.why}; its output is above)`);
   }
 
-  if (options.staticRuntime || out !== join(root, "build")) {
-    failures.push("node-gyp was not tried (it builds into build/ without the static runtime option)");
+  if (options.staticRuntime || options.sanitize || out !== join(root, "build")) {
+    failures.push("node-gyp was not tried (it builds into build/ without the static runtime or sanitizer options)");
     return { ok: false, failures };
   }
   const nodeGyp = resolveNodeGyp();
@@ -126,7 +130,7 @@ function main() {
   const { values } = parseArgs({
     options: {
       force: { type: "boolean" }, "cpu-only": { type: "boolean" }, debug: { type: "boolean" }, werror: { type: "boolean" },
-      "static-runtime": { type: "boolean" }, out: { type: "string" }, jobs: { type: "string" },
+      "static-runtime": { type: "boolean" }, out: { type: "string" }, jobs: { type: "string" }, sanitize: { type: "string" },
     },
     strict: true,
   });
@@ -135,9 +139,14 @@ function main() {
     console.error(`tagmask: --jobs / TAGMASK_BUILD_JOBS must be a positive integer, got ${values.jobs ?? process.env.TAGMASK_BUILD_JOBS}`);
     process.exit(2);
   }
+  if (values.sanitize !== undefined && values.sanitize !== "address" && values.sanitize !== "thread") {
+    console.error(`tagmask: --sanitize expects address or thread, got ${JSON.stringify(values.sanitize)}`);
+    process.exit(2);
+  }
   const res = buildAddon({
     force: values.force, cpuOnly: values["cpu-only"] || process.env.TAGMASK_CPU_ONLY === "1", debug: values.debug,
     werror: values.werror || process.env.TAGMASK_WERROR === "1", staticRuntime: values["static-runtime"], out: values.out, jobs,
+    sanitize: values.sanitize,
   });
   if (!res.ok) {
     console.error(buildFailureMessage(res.failures));

@@ -2,15 +2,15 @@
  * `tagmask compile --schema FILE`: compiles a JSON Schema to the grammar IR and prints the
  * grammar's size and the compile time, or the refusal (keyword and schema path) with exit code 2.
  */
-import { readFileSync } from "node:fs";
-import { compileJsonSchema, type Dialect, type JsonSchemaOptions } from "../compile/json-schema/index.js";
+import type { Dialect, JsonSchemaOptions } from "../compile/json-schema/index.js";
 import { DIALECTS } from "../compile/json-schema/resolve.js";
-import { parseJsonText } from "../format/json-text.js";
 import { printGrammar, serializeGrammar, type IrExpr, type IrGrammar } from "../compile/ir.js";
-import { InvalidArgumentError, SchemaError } from "../errors.js";
+import { SchemaError } from "../errors.js";
 import type { JsonSchema } from "../format/types.js";
 import { choiceOption, integerOption, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
+import { readOptionJson } from "./files.js";
+import { compileSchemaOption } from "./schema-file.js";
 
 const USAGE = [
   "tagmask compile --schema FILE [--lenient] [--any-order] [--compact | --max-whitespace N] [--formats assert|ignore|openapi] [--draft D] [--print] [--json]",
@@ -43,19 +43,9 @@ function countNodes(grammar: IrGrammar): number {
 }
 
 function readSchema(file: string): JsonSchema {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new InvalidArgumentError(`--schema ${file}: cannot read the file (${code === "ENOENT" ? "no such file" : (err as Error).message})`);
-  }
-  try {
-    // The package's reader keeps the written text of numbers no double holds (exact bounds).
-    return parseJsonText(text) as JsonSchema;
-  } catch (err) {
-    throw new InvalidArgumentError(`--schema ${file}: invalid JSON: ${(err as Error).message}`);
-  }
+  // The same reader as every other command: the package's JSON reader (depth-limited; it keeps
+  // the written text of numbers no double holds, for exact bounds), strict UTF-8, regular files.
+  return readOptionJson(file, "--schema") as JsonSchema;
 }
 
 export const command: CliCommand = {
@@ -87,7 +77,7 @@ export const command: CliCommand = {
     const t0 = performance.now();
     let result;
     try {
-      result = compileJsonSchema(schema, options);
+      result = compileSchemaOption(schema, options);
     } catch (err) {
       if (!(err instanceof SchemaError)) throw err;
       if (args.flags.has("json")) io.stdout.write(`${JSON.stringify({ refused: true, keyword: err.keyword ?? null, schemaPath: err.schemaPath, message: err.message })}\n`);

@@ -4,7 +4,6 @@
  * seed tools (or the user's tools file), generates with node-llama-cpp under the grammar, and
  * prints the outline, the raw output, the parsed tool calls and the per-step mask time.
  */
-import { readFileSync } from "node:fs";
 import { TagmaskError } from "../errors.js";
 import { printOutline } from "../format/outline.js";
 import type { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-llama.js";
@@ -13,6 +12,7 @@ import { buildToolCallingFormat, toolCallingFamilies } from "../tools/families.j
 import type { FunctionTool, ToolCallingRequest, ToolChoice } from "../tools/types.js";
 import { choiceOption, integerOption, optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
+import { readOptionJson } from "./files.js";
 import { modelProgress } from "./model-progress.js";
 import { reasoningArg } from "./outline.js";
 
@@ -71,17 +71,7 @@ const usage = [
 ].join("\n");
 
 function readTools(file: string): FunctionTool[] {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new UsageError(`--tools ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  try {
-    return JSON.parse(text) as FunctionTool[];
-  } catch (err) {
-    throw new UsageError(`--tools ${file}: not valid JSON (${(err as Error).message})`);
-  }
+  return readOptionJson(file, "--tools") as FunctionTool[];
 }
 
 function toolChoice(value: string): ToolChoice {

@@ -5,7 +5,6 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { compileJsonSchema } from "../compile/json-schema/index.js";
 import type { IrGrammar } from "../compile/ir.js";
 import { lowerFormat } from "../compile/lower.js";
 import { compileGrammar } from "../engine/compiled-grammar.js";
@@ -19,7 +18,8 @@ import { buildToolCallingFormat, toolCallingFamilies, toolCallingFamily } from "
 import type { FunctionTool, ReasoningMode } from "../tools/types.js";
 import { integerOption, optional, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
-import { readOptionJson, readOptionText } from "./files.js";
+import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
+import { compileSchemaOption } from "./schema-file.js";
 import { readToolsFile, toolChoiceArg } from "./tool-args.js";
 
 const USAGE = [
@@ -60,7 +60,7 @@ function grammarFrom(args: ReturnType<typeof parseArgs>): { grammar: IrGrammar; 
     case "format":
       return { grammar: lowerFormat(readOptionJson(optional(args, "format")!, "--format") as StructuralTag | Format), specials: [] };
     case "schema":
-      return { grammar: compileJsonSchema(readOptionJson(optional(args, "schema")!, "--schema") as JsonSchema).grammar, specials: [] };
+      return { grammar: compileSchemaOption(readOptionJson(optional(args, "schema")!, "--schema") as JsonSchema).grammar, specials: [] };
     default: {
       const family = optional(args, "family")!;
       const tools = readToolsFile(required(args, "tools", "FILE (a JSON list of tools)")) as FunctionTool[];
@@ -174,8 +174,9 @@ async function run(argv: string[], io: CliIO): Promise<number> {
   const vocabSize = integerOption(args, "vocab-size", undefined, 1);
   const { grammar, specials: familySpecials, textSpecials } = grammarFrom(args);
   const specials = [...new Set([...familySpecials, ...(args.values.get("special") ?? [])])];
-  if (!existsSync(tokenizerPath)) throw new InvalidArgumentError(`--tokenizer ${tokenizerPath}: no such file`);
-  const info = TokenizerInfo.fromTokenizerJson(tokenizerPath, {
+  // Read here, with the checks every option file gets (a regular file, size-capped).
+  const tokenizerBytes = readOptionBytes(tokenizerPath, "--tokenizer");
+  const info = TokenizerInfo.fromTokenizerJson(tokenizerBytes, {
     addedTokens: specials,
     ...(textSpecials === undefined ? {} : { textSpecialTokens: textSpecials }),
     ...(vocabSize === undefined ? {} : { vocabSize }),

@@ -4,7 +4,6 @@
  * input is a list of tokens instead (ids, or texts of a vocabulary), for grammars with
  * token-level formats: each token is taken through its bytes or, as a whole, by a token node.
  */
-import { compileJsonSchema } from "../compile/json-schema/index.js";
 import { ebnfToIr } from "../compile/ebnf/index.js";
 import { GrammarBuilder, type IrGrammar } from "../compile/ir.js";
 import { lowerFormat } from "../compile/lower.js";
@@ -17,7 +16,8 @@ import { TokenKind } from "../tokenizer/vocabulary.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
 import { choiceOption, optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
-import { readOptionBytes, readOptionJson, readOptionText } from "./files.js";
+import { readOptionBytes, readOptionJson, readOptionText, readStdinBytes } from "./files.js";
+import { compileSchemaOption } from "./schema-file.js";
 
 const USAGE = [
   "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--undeclared forbid|allow] [--input FILE] [--json]",
@@ -47,12 +47,6 @@ const USAGE = [
   "N`, the index in the list). Exit code 0 for a match (or a prefix with --prefix), 1 otherwise,",
   "2 for bad arguments or a bad grammar.",
 ].join("\n");
-
-async function readStdin(stdin: NodeJS.ReadableStream): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk as Uint8Array));
-  return Buffer.concat(chunks);
-}
 
 /** How far `bytes` get through the grammar: a match, a viable prefix, or the offset of the first byte no match continues with. */
 function matchBytes(r: Recognizer, bytes: Uint8Array): { result: "match" | "prefix" | "no match"; offset: number | null } {
@@ -84,7 +78,7 @@ function grammarFrom(args: ReturnType<typeof parseArgs>, io: CliIO): IrGrammar {
     }
     case "schema": {
       const undeclared = choiceOption(args, "undeclared", ["allow", "forbid"] as const, "allow");
-      const { grammar, unenforced } = compileJsonSchema(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient"), undeclared });
+      const { grammar, unenforced } = compileSchemaOption(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient"), undeclared });
       for (const u of unenforced) io.stderr.write(`tagmask match: warning: not enforced: ${JSON.stringify(u)}\n`);
       return grammar;
     }
@@ -183,7 +177,7 @@ export const command: CliCommand = {
     if (!tokenMode && (args.values.has("vocab") || args.values.has("tokenizer"))) throw new UsageError("--vocab and --tokenizer go with --tokens");
     const grammar = grammarFrom(args, io);
     const inputFile = optional(args, "input");
-    const bytes = inputFile === undefined ? await readStdin(io.stdin) : readOptionBytes(inputFile, "--input");
+    const bytes = inputFile === undefined ? await readStdinBytes(io.stdin) : readOptionBytes(inputFile, "--input");
     const json = args.flags.has("json");
     const exitCode = (result: "match" | "prefix" | "no match"): number =>
       result === "match" || (result === "prefix" && args.flags.has("prefix")) ? 0 : 1;

@@ -8,7 +8,7 @@ import { parseToolOutput, toolCallingFamilies, toolCallingFamily } from "../tool
 import type { FunctionTool, ResponseFormat, ToolOutputParserOptions } from "../tools/types.js";
 import { optional, parseArgs, required, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
-import { readOptionJson, readOptionText } from "./files.js";
+import { readOptionJson, readOptionText, readStdinText } from "./files.js";
 import { reasoningArg } from "./outline.js";
 import { readToolsFile } from "./tool-args.js";
 
@@ -27,12 +27,6 @@ const USAGE = [
   "Prints {reasoning?, content, tool_calls: [{name, arguments}]} as JSON. Exit code 0 when the output parses,",
   "1 when it is malformed (the error says at which offset and what was expected), 2 for bad arguments.",
 ].join("\n");
-
-async function readStdin(io: CliIO): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks).toString("utf8");
-}
 
 export const command: CliCommand = {
   summary: "parse a model output with a family's parser and print reasoning, content and tool calls as JSON",
@@ -55,7 +49,7 @@ export const command: CliCommand = {
       throw new UsageError(variants ? `--variant must be one of ${variants.join(", ")} for ${family}, not '${variant}'` : `the ${family} family has no variants`);
     }
     const inputFile = optional(args, "input");
-    const text = inputFile === undefined ? await readStdin(io) : readOptionText(inputFile, "--input");
+    const text = inputFile === undefined ? await readStdinText(io.stdin) : readOptionText(inputFile, "--input");
     const toolsFile = optional(args, "tools");
     const formatFile = optional(args, "response-format");
     const options: ToolOutputParserOptions = {

@@ -5,7 +5,7 @@
  * A grammar is a list of rules; each rule's body is an expression tree. Recursion goes through
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
-import { GrammarError } from "../errors.js";
+import { GrammarError, InvalidArgumentError } from "../errors.js";
 import {
   deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
 } from "./ir-tokens.js";
@@ -279,8 +279,91 @@ export function validateGrammarOnce(grammar: IrGrammar): void {
   validated.set(grammar, { root: grammar.root, rules: grammar.rules, bodies: grammar.rules.map((r) => r.body), names: grammar.rules.map((r) => r.name) });
 }
 
-/** Checks the structural rules docs/ir.md states; throws a GrammarError naming the node. */
+/**
+ * How deep expressions may nest (a node inside a node ...). The compilers here stay far below it
+ * (they name sub-grammars as rules); it bounds the recursion of every pass over a grammar, in
+ * TypeScript and natively, so that an IR built by hand cannot overflow a stack.
+ */
+export const MAX_IR_NESTING = 1000;
+
+const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text", "token", "excludeToken", "anyTokens"]);
+
+function describeValue(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `${typeof v} ${String(v).slice(0, 40)}`;
+}
+
+/** Checks one node's own fields (not its children); throws a GrammarError naming it. */
+function checkNode(e: IrExpr, where: () => string, ruleCount: number): void {
+  switch (e.kind) {
+    case "empty":
+    case "never":
+      return;
+    case "bytes":
+      if (!(e.bytes instanceof Uint8Array)) fail(where(), `a bytes node needs a Uint8Array, got ${describeValue(e.bytes)}`);
+      if (e.bytes.length === 0) fail(where(), "a bytes node needs at least one byte (use empty)");
+      return;
+    case "class": {
+      if (!Array.isArray(e.ranges) || e.ranges.length === 0) fail(where(), "a class needs at least one range");
+      let prev = -2;
+      for (const range of e.ranges) {
+        const [lo, hi] = Array.isArray(range) ? range : [Number.NaN, Number.NaN];
+        if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
+          fail(where(), `bad code-point range [${lo}, ${hi}]`);
+        }
+        if (lo <= prev + 1) fail(where(), "class ranges must be sorted, non-overlapping and non-adjacent");
+        prev = hi;
+      }
+      return;
+    }
+    case "seq":
+    case "choice":
+      if (!Array.isArray(e.items)) fail(where(), `a ${e.kind} node needs an items array, got ${describeValue(e.items)}`);
+      return;
+    case "repeat":
+      checkCount(where, e.min, "repeat min");
+      if (e.max !== null) {
+        checkCount(where, e.max, "repeat max");
+        if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
+      }
+      return;
+    case "ref":
+      if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
+        fail(where(), `reference to rule ${e.rule}, which does not exist`);
+      }
+      return;
+    case "text":
+      if (!Array.isArray(e.excludes)) fail(where(), `a text node needs an excludes array, got ${describeValue(e.excludes)}`);
+      e.excludes.forEach((x, i) => {
+        if (!(x instanceof Uint8Array)) fail(`${where()}.excludes[${i}]`, `an excluded string must be a Uint8Array, got ${describeValue(x)}`);
+        if (x.length === 0) fail(`${where()}.excludes[${i}]`, "an excluded string must not be empty");
+      });
+      if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
+      if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
+      return;
+    case "token":
+    case "excludeToken":
+    case "anyTokens":
+      if (!Array.isArray(e.kind === "token" ? e.tokens : e.excludes)) {
+        fail(where(), `a ${e.kind} node needs an array of token ids or texts, got ${describeValue(e.kind === "token" ? e.tokens : e.excludes)}`);
+      }
+      validateTokenNode(e, where());
+      return;
+  }
+}
+
+/** The children of a node, in order. */
+function childrenOf(e: IrExpr): readonly IrExpr[] {
+  return e.kind === "seq" || e.kind === "choice" ? e.items : e.kind === "repeat" ? [e.item] : [];
+}
+
+/**
+ * Checks the structural rules docs/ir.md states, and that expressions nest at most
+ * {@link MAX_IR_NESTING} deep; throws a GrammarError naming the node. Walks iteratively, each
+ * shared node once.
+ */
 export function validateGrammar(grammar: IrGrammar): void {
+  if (grammar === null || typeof grammar !== "object") fail("grammar", `expected a grammar object {rules, root}, got ${describeValue(grammar)}`);
+  if (!Array.isArray(grammar.rules)) fail("rules", `expected an array of rules, got ${describeValue(grammar.rules)}`);
   if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
   if (!Number.isInteger(grammar.root) || grammar.root < 0 || grammar.root >= grammar.rules.length) {
     fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
@@ -288,78 +371,50 @@ export function validateGrammar(grammar: IrGrammar): void {
   const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
-  // exponential time. The path of a node is spelled out only for the error message: the child
-  // indices of the nodes above it stand on a stack.
-  const checked = new Set<IrExpr>();
-  const path: Array<number | "item"> = [];
-  grammar.rules.forEach((rule, r) => {
-    if (seen.has(rule.name)) fail(`rules[${r}]`, `duplicate rule name '${rule.name}'`);
-    seen.add(rule.name);
-    const where = (): string => `rules[${r}] (${rule.name})${path.map((p) => (p === "item" ? ".item" : `.items[${p}]`)).join("")}`;
-    const visit = (e: IrExpr): void => {
-      if (checked.has(e)) return;
-      checked.add(e);
-      switch (e.kind) {
-        case "empty":
-        case "never":
-          break;
-        case "bytes":
-          if (e.bytes.length === 0) fail(where(), "a bytes node needs at least one byte (use empty)");
-          break;
-        case "class": {
-          if (e.ranges.length === 0) fail(where(), "a class needs at least one range");
-          let prev = -2;
-          for (const [lo, hi] of e.ranges) {
-            if (!(Number.isInteger(lo) && Number.isInteger(hi) && lo >= 0 && lo <= hi && hi <= MAX_CODE_POINT)) {
-              fail(where(), `bad code-point range [${lo}, ${hi}]`);
-            }
-            if (lo <= prev + 1) fail(where(), "class ranges must be sorted, non-overlapping and non-adjacent");
-            prev = hi;
-          }
-          break;
-        }
-        case "seq":
-        case "choice":
-          e.items.forEach((it, i) => {
-            path.push(i);
-            visit(it);
-            path.pop();
-          });
-          break;
-        case "repeat":
-          checkCount(where, e.min, "repeat min");
-          if (e.max !== null) {
-            checkCount(where, e.max, "repeat max");
-            if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
-          }
-          path.push("item");
-          visit(e.item);
-          path.pop();
-          break;
-        case "ref":
-          if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
-            fail(where(), `reference to rule ${e.rule}, which does not exist`);
-          }
-          break;
-        case "text":
-          e.excludes.forEach((x, i) => {
-            if (x.length === 0) fail(`${where()}.excludes[${i}]`, "an excluded string must not be empty");
-          });
-          if (e.maxChars !== null) checkCount(where, e.maxChars, "maxChars");
-          if (e.maxTokens !== null) checkCount(where, e.maxTokens, "maxTokens");
-          break;
-        case "token":
-        case "excludeToken":
-        case "anyTokens":
-          validateTokenNode(e, where());
-          break;
-        default: {
-          const bad: never = e;
-          fail(where(), `unknown node kind ${(bad as { kind: string }).kind}`);
-        }
+  // exponential time. `depthOf` is the deepest nesting below a node (0: a leaf). A node's path is
+  // spelled out only for an error message, from the child indices on the stack.
+  const depthOf = new Map<IrExpr, number>();
+  const onPath = new Set<IrExpr>();
+  grammar.rules.forEach((rule: unknown, r) => {
+    const ruleAt = `rules[${r}]`;
+    if (rule === null || typeof rule !== "object") fail(ruleAt, `expected a rule {name, body}, got ${describeValue(rule)}`);
+    const { name, body } = rule as IrRule;
+    if (typeof name !== "string") fail(ruleAt, `a rule name must be a string, got ${describeValue(name)}`);
+    if (seen.has(name)) fail(ruleAt, `duplicate rule name '${name}'`);
+    seen.add(name);
+    const stack: Array<{ e: IrExpr; next: number; depth: number }> = [];
+    const where = (): string =>
+      `${ruleAt} (${name})${stack.map((s) => (s.e.kind === "repeat" ? ".item" : `.items[${s.next - 1}]`)).join("")}`;
+    const enter = (e: unknown): void => {
+      if (e === null || typeof e !== "object" || !KINDS.has((e as { kind?: unknown }).kind as string)) {
+        fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
       }
+      const node = e as IrExpr;
+      if (onPath.has(node)) fail(where(), "an expression contains itself (use a rule reference for recursion)");
+      const known = depthOf.get(node);
+      if (known !== undefined) {
+        if (stack.length + known > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+        if (stack.length > 0) stack[stack.length - 1]!.depth = Math.max(stack[stack.length - 1]!.depth, known + 1);
+        return;
+      }
+      if (stack.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+      checkNode(node, where, ruleCount);
+      onPath.add(node);
+      stack.push({ e: node, next: 0, depth: 0 });
     };
-    visit(rule.body);
+    enter(body);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const children = childrenOf(top.e);
+      if (top.next < children.length) {
+        enter(children[top.next++]);
+        continue;
+      }
+      stack.pop();
+      onPath.delete(top.e);
+      depthOf.set(top.e, top.depth);
+      if (stack.length > 0) stack[stack.length - 1]!.depth = Math.max(stack[stack.length - 1]!.depth, top.depth + 1);
+    }
   });
 }
 
@@ -445,9 +500,8 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
     return id;
   };
   const memo = new Map<IrExpr, number>();
-  const emit = (e: IrExpr): number => {
-    const known = memo.get(e);
-    if (known !== undefined) return known;
+  // One node's record; its children have theirs already (post-order, see emit).
+  const emitOne = (e: IrExpr): number => {
     let id: number;
     switch (e.kind) {
       case "empty":
@@ -488,14 +542,13 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       }
       case "seq":
       case "choice": {
-        const ids = e.items.map(emit);
         const at = extra.length;
-        for (const x of ids) extra.push(x);
-        id = node(e.kind, at, ids.length, 0);
+        for (const it of e.items) extra.push(memo.get(it)!);
+        id = node(e.kind, at, e.items.length, 0);
         break;
       }
       case "repeat":
-        id = node("repeat", emit(e.item), e.min, e.max === null ? IR_NONE : e.max);
+        id = node("repeat", memo.get(e.item)!, e.min, e.max === null ? IR_NONE : e.max);
         break;
       case "ref":
         id = node("ref", e.rule, 0, 0);
@@ -513,6 +566,25 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
     }
     memo.set(e, id);
     return id;
+  };
+  const emit = (root: IrExpr): number => {
+    const stack: Array<{ e: IrExpr; next: number }> = [{ e: root, next: 0 }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (memo.has(top.e)) {
+        stack.pop();
+        continue;
+      }
+      const children = childrenOf(top.e);
+      if (top.next < children.length) {
+        const child = children[top.next++]!;
+        if (!memo.has(child)) stack.push({ e: child, next: 0 });
+        continue;
+      }
+      stack.pop();
+      emitOne(top.e);
+    }
+    return memo.get(root)!;
   };
   const ruleWords: number[] = [];
   for (const rule of grammar.rules) {
@@ -557,6 +629,9 @@ function leafKey(e: IrEmpty | IrNever | IrBytes | IrClass | IrText, latin1: (b: 
 
 /** Reads the binary form back (the inverse of {@link serializeGrammar}); validates as it goes. */
 export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
+  if (!(buffer instanceof Uint8Array)) {
+    throw new InvalidArgumentError(`deserializeGrammar(buffer): buffer must be a Uint8Array (from serializeGrammar), got ${describeValue(buffer)}`);
+  }
   if (buffer.length < 32 || buffer.length % 4 !== 0) {
     fail("header", `buffer length ${buffer.length} is not a whole number of u32 words of at least 32 bytes`);
   }
@@ -727,6 +802,7 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
 
 /** Prints the whole grammar, one `name ::= body` line per rule, the root rule first. */
 export function printGrammar(grammar: IrGrammar): string {
+  validateGrammar(grammar);
   const names = grammar.rules.map((r) => r.name);
   const order = [grammar.root, ...grammar.rules.map((_, i) => i).filter((i) => i !== grammar.root)];
   return order.map((i) => `${names[i]} ::= ${printExpr(grammar.rules[i]!.body, names)}\n`).join("");

@@ -56,6 +56,9 @@ export class GrammarCompiler {
   private counters = { hits: 0, misses: 0, evictions: 0 };
 
   constructor(options: GrammarCompilerOptions = {}) {
+    if (options === null || typeof options !== "object") {
+      throw new InvalidArgumentError(`new GrammarCompiler(options): options must be an object, got ${options === null ? "null" : typeof options}`);
+    }
     const { cacheBytes = DEFAULT_CACHE_BYTES, ...compileOptions } = options;
     if (!Number.isFinite(cacheBytes) || cacheBytes < 0) {
       throw new InvalidArgumentError(`GrammarCompiler: options.cacheBytes must be a non-negative number, got ${String(cacheBytes)}`);

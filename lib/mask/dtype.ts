@@ -2,6 +2,7 @@
  * Conversions between float32 and the 16-bit logits formats (bfloat16, IEEE half), as raw bits
  * in a Uint16Array: what CPU masking takes for 16-bit logits and what the GPU path uploads.
  */
+import { InvalidArgumentError } from "../errors.js";
 
 const f32 = new Float32Array(1);
 const u32 = new Uint32Array(f32.buffer);
@@ -57,8 +58,21 @@ export function fromFloat16Bits(h: number): number {
   return sign * (1 + mant / 1024) * 2 ** (exp - 15);
 }
 
+/** The array conversions' arguments: any other dtype would silently be read as float16. */
+function checkHalfArgs(what: string, values: unknown, type: Float32ArrayConstructor | Uint16ArrayConstructor, dtype: unknown): void {
+  if (!(values instanceof type)) {
+    const got = values === null ? "null" : ArrayBuffer.isView(values) ? values.constructor.name : typeof values;
+    throw new InvalidArgumentError(`${what}: the first argument must be a ${type.name}, got ${got}`);
+  }
+  if (dtype !== "bfloat16" && dtype !== "float16") {
+    const got = typeof dtype === "string" ? JSON.stringify(dtype.slice(0, 40)) : typeof dtype;
+    throw new InvalidArgumentError(`${what}: dtype must be "bfloat16" or "float16", got ${got}`);
+  }
+}
+
 /** Converts float32 logits to 16-bit bits of `dtype`. */
 export function toHalfBits(values: Float32Array, dtype: "bfloat16" | "float16"): Uint16Array {
+  checkHalfArgs("toHalfBits(values, dtype)", values, Float32Array, dtype);
   const out = new Uint16Array(values.length);
   const conv = dtype === "bfloat16" ? toBFloat16Bits : toFloat16Bits;
   for (let i = 0; i < values.length; i++) out[i] = conv(values[i]!);
@@ -67,6 +81,7 @@ export function toHalfBits(values: Float32Array, dtype: "bfloat16" | "float16"):
 
 /** Converts 16-bit logits bits of `dtype` to float32. */
 export function fromHalfBits(bits: Uint16Array, dtype: "bfloat16" | "float16"): Float32Array {
+  checkHalfArgs("fromHalfBits(bits, dtype)", bits, Uint16Array, dtype);
   const out = new Float32Array(bits.length);
   const conv = dtype === "bfloat16" ? fromBFloat16Bits : fromFloat16Bits;
   for (let i = 0; i < bits.length; i++) out[i] = conv(bits[i]!);

@@ -6,6 +6,7 @@
  * (default: `stride`, else `vocabSize`), rows are `stride` values apart (default: `columns`).
  * Values at or past `vocabSize` (padding columns the mask does not cover) count as disallowed.
  */
+import { InvalidArgumentError } from "../errors.js";
 
 /** Element type of logits. On the CPU, float32 is a `Float32Array`; float16 and bfloat16 are raw bits in a `Uint16Array`. */
 export type LogitsDType = "float32" | "float16" | "bfloat16";
@@ -66,8 +67,20 @@ export interface SampleOptions extends MaskShapeOptions {
   seed?: number | bigint | BigUint64Array;
 }
 
+/** The largest vocabulary a bitmask covers (token ids are below 2^31). */
+const MAX_VOCAB_SIZE = 2 ** 31;
+/** The most words one bitmask holds (a typed array's length limit, with room to spare). */
+const MAX_BITMASK_WORDS = 2 ** 31 - 1;
+
+function checkVocabSize(vocabSize: number, what: string): void {
+  if (!Number.isInteger(vocabSize) || vocabSize < 1 || vocabSize > MAX_VOCAB_SIZE) {
+    throw new InvalidArgumentError(`${what}: vocabSize must be an integer from 1 to 2^31, got ${String(vocabSize)}`);
+  }
+}
+
 /** Int32 words per bitmask row for a vocabulary: `ceil(vocabSize / 32)`. */
 export function bitmaskWords(vocabSize: number): number {
+  checkVocabSize(vocabSize, "bitmaskWords");
   return Math.ceil(vocabSize / 32);
 }
 
@@ -80,5 +93,15 @@ export function popcount32(word: number): number {
 
 /** A bitmask of `rows` rows for `vocabSize` tokens with every token allowed (all bits set). */
 export function allocateTokenBitmask(rows: number, vocabSize: number): Int32Array {
-  return new Int32Array(rows * bitmaskWords(vocabSize)).fill(-1);
+  checkVocabSize(vocabSize, "allocateTokenBitmask");
+  if (!Number.isInteger(rows) || rows < 0) {
+    throw new InvalidArgumentError(`allocateTokenBitmask: rows must be a non-negative integer, got ${String(rows)}`);
+  }
+  const words = rows * Math.ceil(vocabSize / 32);
+  if (words > MAX_BITMASK_WORDS) {
+    throw new InvalidArgumentError(
+      `allocateTokenBitmask: ${rows} rows of ${vocabSize} tokens need ${words} int32 words, more than one array holds (${MAX_BITMASK_WORDS}); split the batch`,
+    );
+  }
+  return new Int32Array(words).fill(-1);
 }

@@ -3,11 +3,12 @@
  * bytes, which tokens are text, which are control tokens, which end generation — loaded from a
  * Hugging Face tokenizer.json, a plain token list, or a node-llama-cpp model.
  */
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidArgumentError, TagmaskError, TokenizerError } from "../errors.js";
 import { native as loadNative, type NativeTokenizerInfoHandle } from "../native.js";
+import { FileReadFailure, readRegularFile } from "../regular-file.js";
 import { readLlamaModelVocabulary, type LlamaModelVocabularySource } from "./llama-model.js";
 import { buildVocabulary, lookupToken, type TokenRef, type VocabularyOptions } from "./build-vocabulary.js";
 import { TokenCollector, TokenFlag, type TokenTable } from "./token-table.js";
@@ -252,14 +253,13 @@ export class TokenizerInfo {
 }
 
 function readFile(path: string): Uint8Array {
+  // A regular file of bounded size: a device or a FIFO would be read (or waited on) forever.
   try {
-    if (statSync(path).isDirectory()) {
-      throw new TokenizerError(`${path}: is a directory (expected a tokenizer.json file)`);
-    }
-    return readFileSync(path);
+    return readRegularFile(path);
   } catch (err) {
-    if (err instanceof TokenizerError) throw err;
-    throw new TokenizerError(`cannot read tokenizer file ${path}: ${(err as Error).message}`);
+    if (!(err instanceof FileReadFailure)) throw err;
+    if (err.why === "it is a directory") throw new TokenizerError(`${path}: is a directory (expected a tokenizer.json file)`);
+    throw new TokenizerError(`cannot read tokenizer file ${path}: ${err.why}`);
   }
 }
 

@@ -232,6 +232,9 @@ export function normalizeToolRequest(request: {
   response_format?: unknown;
   variant?: unknown;
 }): NormalizedToolRequest {
+  if (request === null || typeof request !== "object" || Array.isArray(request)) {
+    throw new ToolError("", `expected a request object {tools, tool_choice, …}, found ${request === null ? "null" : Array.isArray(request) ? "an array" : typeof request}`);
+  }
   const all = normalizeTools(request.tools);
   const { mode, tools } = normalizeToolChoice(request.tool_choice, all);
   return {

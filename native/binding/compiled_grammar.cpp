@@ -5,6 +5,7 @@
 
 #include "addon_data.h"
 #include "errors.h"
+#include "js_args.h"
 #include "js_integer.h"
 #include "tokenizer_info.h"
 
@@ -24,11 +25,11 @@ CompileArgs ParseArgs(const Napi::CallbackInfo& info, const char* what) {
   CompileArgs args;
   if (info.Length() < 2) ThrowInvalidArgument(std::string(what) + " expects (tokenizer, ir: Uint8Array, options?)");
   args.tokenizer = TokenizerInfoWrap::FromValue(info[0], (std::string(what) + ": tokenizer").c_str())->info();
-  if (!info[1].IsTypedArray() || info[1].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
-    ThrowInvalidArgument(std::string(what) + ": ir must be a Uint8Array (the output of serializeGrammar)");
+  const std::optional<TypedArrayArg> ir = TypedArrayArg::Of(info[1], {napi_uint8_array});
+  if (!ir) {
+    ThrowInvalidArgument(std::string(what) + ": ir must be a Uint8Array (the output of serializeGrammar), got " +
+                         DescribeValue(info[1]));
   }
-  Napi::Uint8Array ir = info[1].As<Napi::Uint8Array>();
-  args.ir.assign(ir.Data(), ir.Data() + ir.ElementLength());
   if (info.Length() > 2 && !info[2].IsUndefined()) {
     if (!info[2].IsObject()) ThrowInvalidArgument(std::string(what) + ": options must be an object");
     Napi::Value threads = info[2].As<Napi::Object>().Get("threads");
@@ -36,11 +37,14 @@ CompileArgs ParseArgs(const Napi::CallbackInfo& info, const char* what) {
       const std::optional<uint32_t> count = IntegerIn<uint32_t>(threads, 0, 1024);
       if (!count) {
         ThrowInvalidArgument(std::string(what) + ": options.threads must be an integer in [0, 1024] (0: the thread pool's size), got " +
-                             threads.ToString().Utf8Value());
+                             DescribeValue(threads));
       }
       args.options.threads = *count;
     }
   }
+  // Phase 2 (js_args.h): the options' getters have run; the bytes are copied now.
+  const TypedSpan<const uint8_t> bytes = ir->Pin<const uint8_t>(what, "ir");
+  args.ir.assign(bytes.data, bytes.data + bytes.length);
   return args;
 }
 
@@ -64,15 +68,25 @@ class CompileWorker : public Napi::AsyncWorker {
       message_ = std::string("internal error: ") + e.what();
     }
   }
+  // Settling fails while the environment shuts down (a worker thread being terminated): the
+  // promise then stays pending, and nothing may escape into node-addon-api's callback.
   void OnOK() override {
     Napi::Env env = Env();
-    if (!result_) {
-      deferred_.Reject(MakeError(env, code_, message_).Value());
-      return;
+    try {
+      if (!result_) {
+        deferred_.Reject(MakeError(env, code_, message_).Value());
+        return;
+      }
+      deferred_.Resolve(CompiledGrammarWrap::Wrap(env, result_));
+    } catch (...) {
     }
-    deferred_.Resolve(CompiledGrammarWrap::Wrap(env, result_));
   }
-  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+  void OnError(const Napi::Error& e) override {
+    try {
+      deferred_.Reject(e.Value());
+    } catch (...) {
+    }
+  }
 
  private:
   CompileArgs args_;
@@ -110,10 +124,12 @@ void CompiledGrammarWrap::Init(Napi::Env env, Napi::Object exports) {
 }
 
 CompiledGrammarWrap* CompiledGrammarWrap::FromValue(const Napi::Value& value, const char* what) {
-  if (!IsWrapped(value, kClassName)) {
-    ThrowInvalidArgument(std::string(what) + " must be a native CompiledGrammar (from compileGrammar)");
+  CompiledGrammarWrap* wrap = UnwrapTagged<CompiledGrammarWrap>(value, WrappedClass::kCompiledGrammar);
+  if (wrap == nullptr) {
+    ThrowInvalidArgument(std::string(what) + " must be a native CompiledGrammar (from compileGrammar), got " +
+                         DescribeValue(value));
   }
-  return ObjectWrap<CompiledGrammarWrap>::Unwrap(value.As<Napi::Object>());
+  return wrap;
 }
 
 Napi::Object CompiledGrammarWrap::Wrap(Napi::Env env, std::shared_ptr<const CompiledGrammar> grammar) {
@@ -127,6 +143,7 @@ CompiledGrammarWrap::CompiledGrammarWrap(const Napi::CallbackInfo& info) : Napi:
       ThrowInvalidArgument("CompiledGrammar cannot be constructed directly; use compileGrammar(tokenizer, ir)");
     }
     grammar_ = *info[0].As<Napi::External<std::shared_ptr<const CompiledGrammar>>>().Data();
+    TagInstance(info, WrappedClass::kCompiledGrammar);
   });
 }
 

@@ -4,6 +4,7 @@
 #include "cuda_binding.h"
 #include "cuda_classes.h"
 #include "errors.h"
+#include "js_args.h"
 
 namespace tagmask::binding {
 
@@ -21,6 +22,7 @@ DeviceBitmaskWrap::DeviceBitmaskWrap(const Napi::CallbackInfo& info) : Napi::Obj
     cuda::RequireDevice(device_);
     memory_ = cuda::DeviceMemory(rows_ * ((vocab_ + 31) / 32) * sizeof(int32_t), device_);
 #endif
+    TagInstance(info, WrappedClass::kDeviceBitmask);
   });
 }
 
@@ -35,33 +37,41 @@ Napi::Value DeviceBitmaskWrap::Upload(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceBitmask.upload(source, options)";
-    int32_t* dst = const_cast<int32_t*>(Data(what));
-    const uint64_t words = (vocab_ + 31) / 32;
-    const uint64_t capacity = rows_ * words;
-    const uintptr_t stream = StreamOption(info[1], what, stream_);
-    // options.rows: only the first rows of the source (e.g. the compact rows of fillMaskRefs).
+    // Phase 1 (js_args.h): the options and the source's kind. options.rows: only the first rows
+    // of the source (e.g. the compact rows of fillMaskRefs).
     const Napi::Value rows_option = info[1].IsObject() ? info[1].As<Napi::Object>().Get("rows") : Napi::Value();
     const bool some_rows = !rows_option.IsEmpty() && !rows_option.IsUndefined();
     const uint64_t first_rows = some_rows ? ToSize(rows_option, what, "options.rows", rows_) : 0;
+    // Last: nothing read after it can destroy the stream it names.
+    const uintptr_t stream = StreamOption(info[1], what, stream_);
+    PinnedBitmaskWrap* pinned_source = nullptr;
+    std::optional<TypedArrayArg> array;
+    pinned_source = UnwrapTagged<PinnedBitmaskWrap>(info[0], WrappedClass::kPinnedBitmask);
+    if (pinned_source == nullptr) {
+      array = TypedArrayArg::Of(info[0], {napi_int32_array, napi_uint32_array});
+      if (!array) {
+        ThrowInvalidArgument(std::string(what) + ": source must be an Int32Array or a PinnedBitmask, got " +
+                             DescribeValue(info[0]));
+      }
+    }
+    // Phase 2: no JS runs from here on.
+    int32_t* dst = const_cast<int32_t*>(Data(what));
+    const uint64_t words = (vocab_ + 31) / 32;
+    const uint64_t capacity = rows_ * words;
     const int32_t* src = nullptr;
     uint64_t length = 0;
-    bool pinned = false;
-    if (IsWrapped(info[0], "PinnedBitmask")) {
-      PinnedBitmaskWrap* p = PinnedBitmaskWrap::Unwrap(info[0].As<Napi::Object>());
-      if (p->vocab() != vocab_) {
-        ThrowInvalidArgument(std::string(what) + ": the PinnedBitmask covers " + std::to_string(p->vocab()) +
+    const bool pinned = pinned_source != nullptr;
+    if (pinned) {
+      if (pinned_source->vocab() != vocab_) {
+        ThrowInvalidArgument(std::string(what) + ": the PinnedBitmask covers " + std::to_string(pinned_source->vocab()) +
                              " tokens, this DeviceBitmask " + std::to_string(vocab_));
       }
-      src = p->Data(what);
-      length = p->words();
-      pinned = true;
-    } else if (info[0].IsTypedArray() && (info[0].As<Napi::TypedArray>().TypedArrayType() == napi_int32_array ||
-                                          info[0].As<Napi::TypedArray>().TypedArrayType() == napi_uint32_array)) {
-      Napi::TypedArray a = info[0].As<Napi::TypedArray>();
-      src = reinterpret_cast<const int32_t*>(static_cast<const char*>(a.ArrayBuffer().Data()) + a.ByteOffset());
-      length = a.ElementLength();
+      src = pinned_source->Data(what);
+      length = pinned_source->words();
     } else {
-      ThrowInvalidArgument(std::string(what) + ": source must be an Int32Array or a PinnedBitmask");
+      const TypedSpan<const int32_t> span = array->Pin<const int32_t>(what, "source");
+      src = span.data;
+      length = span.length;
     }
     if (length % words != 0 || length > capacity) {
       ThrowInvalidArgument(std::string(what) + ": source has " + std::to_string(length) +

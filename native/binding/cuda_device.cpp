@@ -1,6 +1,7 @@
 #include <string>
 
 #include "cuda_binding.h"
+#include "js_args.h"
 #include "js_integer.h"
 #include "errors.h"
 
@@ -25,7 +26,7 @@ void RequireCudaBuild(const char* what) {
 uint64_t ToSize(const Napi::Value& v, const std::string& what, const std::string& name, uint64_t max) {
   if (const std::optional<uint64_t> size = IntegerIn<uint64_t>(v, 0, static_cast<double>(max))) return *size;
   ThrowInvalidArgument(what + ": " + name + " must be an integer from 0 to " + std::to_string(max) + ", got " +
-                       (v.IsUndefined() ? std::string("undefined") : v.ToString().Utf8Value()));
+                       DescribeValue(v));
 }
 
 uintptr_t ToHandle(const Napi::Value& v, const std::string& what, const std::string& name) {
@@ -37,7 +38,7 @@ uintptr_t ToHandle(const Napi::Value& v, const std::string& what, const std::str
     return *handle;
   }
   ThrowInvalidArgument(what + ": " + name + " must be a non-negative bigint (a CUDA pointer or stream handle), got " +
-                       (v.IsUndefined() ? std::string("undefined") : v.ToString().Utf8Value()));
+                       DescribeValue(v));
 }
 
 int DeviceOption(const Napi::Value& options, const std::string& what) {

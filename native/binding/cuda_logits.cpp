@@ -24,7 +24,10 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
  public:
   explicit DeviceLogitsWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceLogitsWrap>(info) {
     Napi::Env env = info.Env();
-    GuardedConstruct(env, [&]() { Construct(info); });
+    GuardedConstruct(env, [&]() {
+      Construct(info);
+      TagInstance(info, WrappedClass::kDeviceLogits);
+    });
   }
 
   Napi::Value Upload(const Napi::CallbackInfo& info);
@@ -43,15 +46,24 @@ class DeviceLogitsWrap : public Napi::ObjectWrap<DeviceLogitsWrap> {
   void* Logits(const char* what) const;
   uint64_t SpanElements() const noexcept { return (rows_ - 1) * stride_ + columns_; }
   uint64_t ElementBytes() const noexcept { return maskmath::ElementBytes(dtype_); }
+  // A kernel call's options, read in phase 1 (js_args.h): the row selection, the mask refs and
+  // the stream.
+  struct LaunchArgs {
+    RowSelectionArgs selection;
+    MaskRefsArgs refs;                     // options.refs and options.maskStore
+    DeviceMaskStoreWrap* store = nullptr;  // options.maskStore, unwrapped (kept alive by refs.store)
+    uintptr_t stream = 0;
+  };
+  LaunchArgs ReadLaunch(const Napi::Value& options, const char* what) const;
 #ifdef TAGMASK_WITH_CUDA
   // One call's kernel launch: the rows it covers and the stream it is queued on.
   struct Launch {
     cuda::DeviceBatch batch;
     uintptr_t stream = 0;
   };
-  // Reads the call's options (row selection, stream), validates them against this batch and
-  // `bitmask` (nullptr: no mask, for argmax only), uploads the indices, and describes the launch.
-  Launch Prepare(const Napi::Value& options, DeviceBitmaskWrap* bitmask, const char* what);
+  // Phase 2: validates the read options against this batch and `bitmask` (nullptr: no mask, for
+  // argmax only), uploads the indices, and describes the launch. Runs no JS.
+  Launch Prepare(LaunchArgs& args, DeviceBitmaskWrap* bitmask, const char* what);
   int32_t* IndicesArea() const { return static_cast<int32_t*>(workspace_.data()); }
   int32_t* TokensArea() const { return static_cast<int32_t*>(workspace_.data()) + rows_; }
   uint64_t* PackedArea() const {
@@ -136,16 +148,33 @@ void* DeviceLogitsWrap::Logits(const char* what) const {
 
 DeviceBitmaskWrap* UnwrapBitmask(const Napi::Value& v, const char* what, bool optional) {
   if (optional && (v.IsUndefined() || v.IsNull())) return nullptr;
-  if (!IsWrapped(v, "DeviceBitmask")) {
-    ThrowInvalidArgument(std::string(what) + ": bitmask must be a DeviceBitmask" + (optional ? " or null" : ""));
+  DeviceBitmaskWrap* wrap = UnwrapTagged<DeviceBitmaskWrap>(v, WrappedClass::kDeviceBitmask);
+  if (wrap == nullptr) {
+    ThrowInvalidArgument(std::string(what) + ": bitmask must be a DeviceBitmask" + (optional ? " or null" : "") +
+                         ", got " + DescribeValue(v));
   }
-  return DeviceBitmaskWrap::Unwrap(v.As<Napi::Object>());
+  return wrap;
+}
+
+DeviceLogitsWrap::LaunchArgs DeviceLogitsWrap::ReadLaunch(const Napi::Value& options, const char* what) const {
+  LaunchArgs args;
+  args.selection = ReadRowSelection(options, what);
+  args.refs = ReadMaskRefs(options, what, false);
+  if (args.refs.present) {
+    args.store = UnwrapTagged<DeviceMaskStoreWrap>(args.refs.store, WrappedClass::kDeviceMaskStore);
+    if (args.store == nullptr) {
+      ThrowInvalidArgument(std::string(what) + ": options.maskStore must be a DeviceMaskStore (from " +
+                           "CompiledGrammar.uploadMasks), got " + DescribeValue(args.refs.store));
+    }
+  }
+  // Last: nothing read after it can destroy the stream it names.
+  args.stream = StreamOption(options, what, stream_);
+  return args;
 }
 
 #ifdef TAGMASK_WITH_CUDA
-DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, DeviceBitmaskWrap* bitmask,
-                                                  const char* what) {
-  const uintptr_t stream = StreamOption(options, what, stream_);
+DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(LaunchArgs& args, DeviceBitmaskWrap* bitmask, const char* what) {
+  const uintptr_t stream = args.stream;
   void* logits = Logits(what);
   if (bitmask != nullptr) {
     if (bitmask->vocab() != vocab_) {
@@ -157,14 +186,8 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, D
                            ", the logits on device " + std::to_string(device_));
     }
   }
-  const MaskRefsArgs refs = ReadMaskRefs(options, what, false);
-  DeviceMaskStoreWrap* store = nullptr;
-  if (refs.present) {
-    if (!IsWrapped(refs.store, "DeviceMaskStore")) {
-      ThrowInvalidArgument(std::string(what) + ": options.maskStore must be a DeviceMaskStore (from " +
-                           "CompiledGrammar.uploadMasks)");
-    }
-    store = DeviceMaskStoreWrap::Unwrap(refs.store.As<Napi::Object>());
+  DeviceMaskStoreWrap* store = args.store;
+  if (store != nullptr) {
     if (bitmask == nullptr) {
       ThrowInvalidArgument(std::string(what) + ": with options.refs the bitmask holds the compact rows and is required");
     }
@@ -180,7 +203,6 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, D
   // Both may go when this returns: the indices and refs are copied to the device below, from
   // pageable memory, which CUDA stages before the copy call returns.
   MaskedLogits m;
-  std::vector<int32_t> index_storage;
   m.dtype = dtype_;
   m.logits = logits;
   m.logits_length = SpanElements();
@@ -192,10 +214,12 @@ DeviceLogitsWrap::Launch DeviceLogitsWrap::Prepare(const Napi::Value& options, D
   // their sizes. Without a bitmask (argmax over every token) there is no size to check.
   m.bitmask = bitmask != nullptr ? bitmask->Data(what) : reinterpret_cast<const int32_t*>(logits);
   m.bitmask_length = bitmask != nullptr ? bitmask->rows() * ((vocab_ + 31) / 32) : ~size_t{0};
-  ParseIndices(options, what, m, index_storage);
+  PinRowSelection(args.selection, what, m);
   if (store != nullptr) {
+    const TypedSpan<const int32_t> refs = PinMaskRefs(args.refs, what);
     m.has_refs = true;
-    m.refs = RefsData(refs, &m.num_refs);
+    m.refs = refs.data;
+    m.num_refs = refs.length;
     m.store = store->Data(what);
     m.store_length = store->count() * ((vocab_ + 31) / 32);
   }
@@ -237,15 +261,17 @@ Napi::Value DeviceLogitsWrap::Upload(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.upload(host)";
-    void* dst = Logits(what);
     const bool want_f32 = dtype_ == DType::kFloat32;
-    if (!info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() !=
-                                       (want_f32 ? napi_float32_array : napi_uint16_array)) {
+    const std::optional<TypedArrayArg> host = TypedArrayArg::Of(info[0], {want_f32 ? napi_float32_array : napi_uint16_array});
+    if (!host) {
       ThrowInvalidArgument(std::string(what) + ": host must be a " + (want_f32 ? "Float32Array" : "Uint16Array") +
-                           " for " + DTypeName(dtype_) + " logits");
+                           " for " + DTypeName(dtype_) + " logits, got " + DescribeValue(info[0]));
     }
-    Napi::TypedArray a = info[0].As<Napi::TypedArray>();
-    const uint64_t n = a.ElementLength();
+    const uintptr_t stream = StreamOption(info[1], what, stream_);
+    // Phase 2: no JS runs from here on.
+    void* dst = Logits(what);
+    const TypedArrayArg::UntypedSpan values = host->PinUntyped(what, "host");
+    const uint64_t n = values.length;
     if (n != SpanElements() && n != rows_ * stride_) {
       ThrowInvalidArgument(std::string(what) + ": host has " + std::to_string(n) + " values; expected rows*stride = " +
                            std::to_string(rows_ * stride_) + " (or (rows-1)*stride+columns = " +
@@ -253,11 +279,11 @@ Napi::Value DeviceLogitsWrap::Upload(const Napi::CallbackInfo& info) {
     }
     const uint64_t copy = std::min<uint64_t>(n, owned_ ? rows_ * stride_ : SpanElements());
 #ifdef TAGMASK_WITH_CUDA
-    cuda::CopyHostToDevice(dst, static_cast<const char*>(a.ArrayBuffer().Data()) + a.ByteOffset(), copy * ElementBytes(),
-                           StreamOption(info[1], what, stream_), device_);
+    cuda::CopyHostToDevice(dst, values.data, copy * ElementBytes(), stream, device_);
 #else
     (void)dst;
     (void)copy;
+    (void)stream;
 #endif
     return env.Undefined();
   });
@@ -267,17 +293,19 @@ Napi::Value DeviceLogitsWrap::Download(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.download()";
+    const uintptr_t stream = StreamOption(info[0], what, stream_);
     const void* src = Logits(what);
     const uint64_t n = SpanElements();
     Napi::TypedArray out = dtype_ == DType::kFloat32 ? Napi::TypedArray(Napi::Float32Array::New(env, n))
                                                       : Napi::TypedArray(Napi::Uint16Array::New(env, n));
 #ifdef TAGMASK_WITH_CUDA
-    const uintptr_t stream = StreamOption(info[0], what, stream_);
-    cuda::CopyDeviceToHost(static_cast<char*>(out.ArrayBuffer().Data()) + out.ByteOffset(), src, n * ElementBytes(),
-                           stream, device_);
+    // A new array of this call: nothing else can see it yet.
+    void* host = TypedArrayArg::Of(out, {out.TypedArrayType()})->PinUntyped(what, "the result").data;
+    cuda::CopyDeviceToHost(host, src, n * ElementBytes(), stream, device_);
     cuda::SynchronizeStream(stream, device_);
 #else
     (void)src;
+    (void)stream;
 #endif
     return out;
   });
@@ -288,11 +316,13 @@ Napi::Value DeviceLogitsWrap::ApplyBitmask(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.applyBitmask(bitmask, options)";
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[0], what, false);
+    LaunchArgs args = ReadLaunch(info[1], what);
 #ifdef TAGMASK_WITH_CUDA
-    const auto [b, stream] = Prepare(info[1], bitmask, what);
+    const auto [b, stream] = Prepare(args, bitmask, what);
     cuda::LaunchApplyBitmask(b, stream, device_);
 #else
     (void)bitmask;
+    (void)args;
 #endif
     return env.Undefined();
   });
@@ -303,8 +333,9 @@ Napi::Value DeviceLogitsWrap::Argmax(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.argmax(bitmask, options)";
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[0], what, true);
+    LaunchArgs args = ReadLaunch(info[1], what);
 #ifdef TAGMASK_WITH_CUDA
-    const auto [b, stream] = Prepare(info[1], bitmask, what);
+    const auto [b, stream] = Prepare(args, bitmask, what);
     cuda::LaunchArgmax(b, PackedArea(), stream, device_);
     cuda::CopyDeviceToHost(staging_.data(), PackedArea(), b.work_rows * sizeof(uint64_t), stream, device_);
     cuda::SynchronizeStream(stream, device_);
@@ -314,6 +345,7 @@ Napi::Value DeviceLogitsWrap::Argmax(const Napi::CallbackInfo& info) {
     return out;
 #else
     (void)bitmask;
+    (void)args;
     return env.Undefined();
 #endif
   });
@@ -324,10 +356,11 @@ Napi::Value DeviceLogitsWrap::Sample(const Napi::CallbackInfo& info) {
   return Guarded(env, [&]() -> Napi::Value {
     constexpr const char* what = "DeviceLogits.sample(bitmask, options)";
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[0], what, false);
+    const SampleArgs sample = ReadSampleParams(info[1].IsUndefined() ? Napi::Object::New(env) : info[1], what);
+    LaunchArgs args = ReadLaunch(info[1], what);
 #ifdef TAGMASK_WITH_CUDA
-    const auto [b, stream] = Prepare(info[1], bitmask, what);
-    const std::vector<SampleParams> params =
-        ParseSampleParams(info[1].IsUndefined() ? Napi::Object::New(env) : info[1], what, b.work_rows);
+    const auto [b, stream] = Prepare(args, bitmask, what);
+    const std::vector<SampleParams> params = PinSampleParams(sample, what, b.work_rows);
     cuda::CopyHostToDevice(ParamsArea(), params.data(), params.size() * sizeof(SampleParams), stream, device_);
     cuda::LaunchSample(b, ParamsArea(), TokensArea(), stream, device_);
     cuda::CopyDeviceToHost(staging_.data(), TokensArea(), b.work_rows * sizeof(int32_t), stream, device_);
@@ -337,6 +370,8 @@ Napi::Value DeviceLogitsWrap::Sample(const Napi::CallbackInfo& info) {
     return out;
 #else
     (void)bitmask;
+    (void)args;
+    (void)sample;
     return env.Undefined();
 #endif
   });
@@ -352,14 +387,16 @@ Napi::Value DeviceLogitsWrap::Benchmark(const Napi::CallbackInfo& info) {
     }
     DeviceBitmaskWrap* bitmask = UnwrapBitmask(info[1], what, kind == "argmax");
     const int iterations = static_cast<int>(ToSize(info[2], what, "iterations", 1000000));
+    LaunchArgs args = ReadLaunch(info[3], what);
 #ifdef TAGMASK_WITH_CUDA
-    auto [b, stream] = Prepare(info[3], bitmask, what);
+    auto [b, stream] = Prepare(args, bitmask, what);
     if (kind == "apply-waves") b.apply_variant = cuda::ApplyVariant::kWaves;
     return Napi::Number::New(env, cuda::TimeLaunches(b, kind == "argmax" ? PackedArea() : nullptr, iterations, stream,
                                                      device_));
 #else
     (void)bitmask;
     (void)iterations;
+    (void)args;
     return env.Undefined();
 #endif
   });

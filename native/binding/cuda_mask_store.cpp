@@ -18,6 +18,7 @@ Napi::Object DeviceMaskStoreWrap::New(Napi::Env env, const Init& init) {
 
 DeviceMaskStoreWrap::DeviceMaskStoreWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<DeviceMaskStoreWrap>(info) {
   GuardedConstruct(info.Env(), [&]() {
+    TagInstance(info, WrappedClass::kDeviceMaskStore);
     if (info.Length() != 1 || !info[0].IsExternal()) {
       ThrowInvalidArgument("DeviceMaskStore cannot be constructed directly; use CompiledGrammar.uploadMasks(device)");
     }

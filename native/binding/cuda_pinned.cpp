@@ -36,6 +36,7 @@ PinnedBitmaskWrap::PinnedBitmaskWrap(const Napi::CallbackInfo& info) : Napi::Obj
     data_ = static_cast<int32_t*>(data);
     words_ = words;
 #endif
+    TagInstance(info, WrappedClass::kPinnedBitmask);
   });
 }
 

@@ -28,6 +28,7 @@ class CudaStreamWrap : public Napi::ObjectWrap<CudaStreamWrap> {
 #else
       (void)device;
 #endif
+      TagInstance(info, WrappedClass::kCudaStream);
     });
   }
 

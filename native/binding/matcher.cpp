@@ -8,6 +8,7 @@
 #include "addon_data.h"
 #include "compiled_grammar.h"
 #include "errors.h"
+#include "js_args.h"
 #include "js_integer.h"
 
 namespace tagmask::binding {
@@ -23,25 +24,28 @@ uint32_t ArgU32(const Napi::CallbackInfo& info, size_t i, const char* what, cons
   const Napi::Value v = info[i];
   const std::optional<uint32_t> value = IntegerIn<uint32_t>(v, 0, 4294967295.0);
   if (!value) {
-    ThrowInvalidArgument(std::string(what) + ": " + name + " must be an integer in [0, 2^32-1], got " + v.ToString().Utf8Value());
+    ThrowInvalidArgument(std::string(what) + ": " + name + " must be an integer in [0, 2^32-1], got " + DescribeValue(v));
   }
   return *value;
 }
 
-// The row of an Int32Array bitmask, size-checked.
-uint32_t* MaskRow(const Napi::Value& value, uint32_t row, uint32_t words, const char* what) {
-  if (!value.IsTypedArray() || (value.As<Napi::TypedArray>().TypedArrayType() != napi_int32_array &&
-                                value.As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array)) {
-    ThrowInvalidArgument(std::string(what) + ": the bitmask must be an Int32Array");
-  }
-  Napi::TypedArray a = value.As<Napi::TypedArray>();
+// An Int32Array bitmask argument (phase 1: its kind only).
+TypedArrayArg MaskArg(const Napi::Value& value, const char* what) {
+  std::optional<TypedArrayArg> arg = TypedArrayArg::Of(value, {napi_int32_array, napi_uint32_array});
+  if (!arg) ThrowInvalidArgument(std::string(what) + ": the bitmask must be an Int32Array, got " + DescribeValue(value));
+  return *arg;
+}
+
+// Phase 2: the row of the pinned bitmask, size-checked.
+uint32_t* MaskRow(const TypedArrayArg& mask, uint32_t row, uint32_t words, const char* what) {
+  const TypedSpan<uint32_t> span = mask.Pin<uint32_t>(what, "the bitmask");
   const uint64_t need = (static_cast<uint64_t>(row) + 1) * words;
-  if (a.ElementLength() < need) {
+  if (span.length < need) {
     ThrowInvalidArgument(std::string(what) + ": bitmask must have at least (row+1)*ceil(V/32) = " + std::to_string(row + 1) +
                          "*" + std::to_string(words) + " = " + std::to_string(need) + " int32 words, got " +
-                         std::to_string(a.ElementLength()));
+                         std::to_string(span.length));
   }
-  return reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(a.ArrayBuffer().Data()) + a.ByteOffset()) + static_cast<size_t>(row) * words;
+  return span.data + static_cast<size_t>(row) * words;
 }
 
 double Median(std::vector<double>& v) {
@@ -76,10 +80,12 @@ void MatcherWrap::Init(Napi::Env env, Napi::Object exports) {
 }
 
 MatcherWrap* MatcherWrap::FromValue(const Napi::Value& value, const char* what) {
-  if (!IsWrapped(value, kClassName)) {
-    ThrowInvalidArgument(std::string(what) + " must be a native GrammarMatcher (from createMatcher)");
+  MatcherWrap* wrap = UnwrapTagged<MatcherWrap>(value, WrappedClass::kMatcher);
+  if (wrap == nullptr) {
+    ThrowInvalidArgument(std::string(what) + " must be a native GrammarMatcher (from createMatcher), got " +
+                         DescribeValue(value));
   }
-  return ObjectWrap<MatcherWrap>::Unwrap(value.As<Napi::Object>());
+  return wrap;
 }
 
 MatcherWrap::MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<MatcherWrap>(info) {
@@ -87,7 +93,8 @@ MatcherWrap::MatcherWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Matc
     if (info.Length() != 1 || !info[0].IsExternal()) {
       ThrowInvalidArgument("GrammarMatcher cannot be constructed directly; use createMatcher(compiledGrammar)");
     }
-    matcher_.reset(info[0].As<Napi::External<Matcher>>().Data());
+    matcher_ = *info[0].As<Napi::External<std::shared_ptr<Matcher>>>().Data();
+    TagInstance(info, WrappedClass::kMatcher);
   });
 }
 
@@ -111,15 +118,13 @@ Napi::Value MatcherWrap::Create(const Napi::CallbackInfo& info) {
       if (!depth.IsUndefined()) {
         const std::optional<uint32_t> value = IntegerIn<uint32_t>(depth, 1, 100000000);
         if (!value) {
-          ThrowInvalidArgument("createMatcher: options.maxStackDepth must be an integer in [1, 1e8], got " + depth.ToString().Utf8Value());
+          ThrowInvalidArgument("createMatcher: options.maxStackDepth must be an integer in [1, 1e8], got " + DescribeValue(depth));
         }
         options.maxStackDepth = *value;
       }
     }
-    auto matcher = std::make_unique<Matcher>(g->grammar(), options);
-    Napi::Object obj = AddonData::Of(env).constructors[kClassName].New({Napi::External<Matcher>::New(env, matcher.get())});
-    matcher.release();  // owned by the wrap now
-    return obj;
+    std::shared_ptr<Matcher> matcher = std::make_shared<Matcher>(g->grammar(), options);
+    return AddonData::Of(env).constructors[kClassName].New({Napi::External<std::shared_ptr<Matcher>>::New(env, &matcher)});
   });
 }
 
@@ -136,11 +141,12 @@ Napi::Value MatcherWrap::AcceptBytes(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     CheckNotHeld("acceptBytes");
-    if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
-      ThrowInvalidArgument("acceptBytes expects a Uint8Array");
-    }
-    Napi::Uint8Array bytes = info[0].As<Napi::Uint8Array>();
-    return Napi::Boolean::New(env, matcher_->AcceptBytes(bytes.Data(), bytes.ElementLength()));
+    const std::optional<TypedArrayArg> arg = TypedArrayArg::Of(info[0], {napi_uint8_array});
+    if (!arg) ThrowInvalidArgument("acceptBytes expects a Uint8Array, got " + DescribeValue(info[0]));
+    // The matcher may look at a byte more than once: a shared array is copied first.
+    std::vector<uint8_t> copy;
+    const TypedSpan<const uint8_t> bytes = arg->PinPrivate<uint8_t>("acceptBytes", "bytes", copy);
+    return Napi::Boolean::New(env, matcher_->AcceptBytes(bytes.data, bytes.length));
   });
 }
 
@@ -148,8 +154,9 @@ Napi::Value MatcherWrap::FillNextTokenBitmask(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     CheckNotHeld("fillNextTokenBitmask");
+    const TypedArrayArg mask = MaskArg(info[0], "fillNextTokenBitmask");
     const uint32_t row = ArgU32(info, 1, "fillNextTokenBitmask", "row", 0, true);
-    uint32_t* out = MaskRow(info.Length() > 0 ? info[0] : env.Undefined(), row, matcher_->MaskWordCount(), "fillNextTokenBitmask");
+    uint32_t* out = MaskRow(mask, row, matcher_->MaskWordCount(), "fillNextTokenBitmask");
     matcher_->FillNextTokenBitmask(out);
     return env.Undefined();
   });
@@ -193,10 +200,8 @@ Napi::Value MatcherWrap::Fork(const Napi::CallbackInfo& info) {
       throw Error(ErrorCode::MatcherState, "the matcher is in its error state after an earlier failure (" +
                                                matcher_->ErrorMessage() + "); call reset() or create a new matcher");
     }
-    auto copy = std::make_unique<Matcher>(*matcher_);
-    Napi::Object obj = AddonData::Of(env).constructors[kClassName].New({Napi::External<Matcher>::New(env, copy.get())});
-    copy.release();
-    return obj;
+    std::shared_ptr<Matcher> copy = std::make_shared<Matcher>(*matcher_);
+    return AddonData::Of(env).constructors[kClassName].New({Napi::External<std::shared_ptr<Matcher>>::New(env, &copy)});
   });
 }
 Napi::Value MatcherWrap::FindJumpForwardString(const Napi::CallbackInfo& info) {
@@ -246,12 +251,11 @@ Napi::Value MatcherWrap::BenchTrace(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   return Guarded(env, [&]() -> Napi::Value {
     CheckNotHeld("benchTrace");
-    if (info.Length() < 1 || !info[0].IsTypedArray() || info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint32_array) {
-      ThrowInvalidArgument("benchTrace expects (tokens: Uint32Array, repeats?)");
-    }
-    Napi::Uint32Array tokens = info[0].As<Napi::Uint32Array>();
-    const std::vector<uint32_t> ids(tokens.Data(), tokens.Data() + tokens.ElementLength());
+    const std::optional<TypedArrayArg> tokens = TypedArrayArg::Of(info[0], {napi_uint32_array});
+    if (!tokens) ThrowInvalidArgument("benchTrace expects (tokens: Uint32Array, repeats?), got " + DescribeValue(info[0]));
     const uint32_t repeats = std::max<uint32_t>(1, ArgU32(info, 1, "benchTrace", "repeats", 21, true));
+    const TypedSpan<const uint32_t> span = tokens->Pin<const uint32_t>("benchTrace", "tokens");
+    const std::vector<uint32_t> ids(span.data, span.data + span.length);
     Matcher& m = *matcher_;
     std::vector<uint32_t> row(m.MaskWordCount());
     std::vector<double> samples(repeats);

@@ -19,6 +19,7 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
 
   explicit MatcherWrap(const Napi::CallbackInfo& info);
   Matcher& matcher() { return *matcher_; }
+  const std::shared_ptr<Matcher>& shared() const { return matcher_; }
 
   /// A BatchMatcher's asynchronous operation takes the matcher for the pool (main thread only):
   /// while held, every call on this matcher and every other batch holding it throws MatcherState.
@@ -47,7 +48,9 @@ class MatcherWrap : public Napi::ObjectWrap<MatcherWrap> {
   /// Throws MatcherState naming `what` while an asynchronous batch operation holds the matcher.
   void CheckNotHeld(const char* what) const;
 
-  std::unique_ptr<Matcher> matcher_;
+  // Shared with the BatchMatchers that step this matcher: an asynchronous batch operation keeps
+  // it alive even if this object is finalized while the operation runs.
+  std::shared_ptr<Matcher> matcher_;
   uint32_t holds_ = 0;  // asynchronous batch operations in flight that step this matcher
 };
 

@@ -13,13 +13,17 @@ namespace {
 std::mutex g_users_mutex;
 size_t g_users = 0;
 
-void ReleaseUser(void* /*unused*/) {
-  bool last = false;
-  {
-    std::lock_guard<std::mutex> lock(g_users_mutex);
-    last = --g_users == 0;
+// An environment cleanup hook: nothing may escape it into Node.
+void ReleaseUser(void* /*unused*/) noexcept {
+  try {
+    bool last = false;
+    {
+      std::lock_guard<std::mutex> lock(g_users_mutex);
+      last = --g_users == 0;
+    }
+    if (last) ShutdownSharedThreadPool();
+  } catch (...) {
   }
-  if (last) ShutdownSharedThreadPool();
 }
 
 constexpr double kMaxThreads = 1024;

@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "addon_data.h"
 #include "errors.h"
+#include "js_args.h"
 #include "js_integer.h"
 
 namespace tagmask::binding {
@@ -12,18 +14,21 @@ namespace {
 
 constexpr const char* kClassName = "TokenizerInfo";
 
-// A typed array field of the vocabulary data, checked for its type.
-Napi::TypedArray Field(const Napi::Object& data, const char* name, napi_typedarray_type type, const char* typeName) {
+// A typed array field of the vocabulary data (phase 1: read and checked for its type).
+TypedArrayArg Field(const Napi::Object& data, const char* name, napi_typedarray_type type, const char* typeName) {
   Napi::Value v = data.Get(name);
-  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type) {
-    ThrowInvalidArgument(std::string("createTokenizerInfo: data.") + name + " must be a " + typeName);
+  std::optional<TypedArrayArg> arg = TypedArrayArg::Of(v, {type});
+  if (!arg) {
+    ThrowInvalidArgument(std::string("createTokenizerInfo: data.") + name + " must be a " + typeName + ", got " +
+                         DescribeValue(v));
   }
-  return v.As<Napi::TypedArray>();
+  return *arg;
 }
 
+// Phase 2: a field's elements, in private memory (the vocabulary is checked, then copied).
 template <typename T>
-const T* Data(const Napi::TypedArray& a) {
-  return reinterpret_cast<const T*>(static_cast<const uint8_t*>(a.ArrayBuffer().Data()) + a.ByteOffset());
+TypedSpan<const T> Pinned(const TypedArrayArg& field, const char* name, std::vector<T>& storage) {
+  return field.PinPrivate<T>("createTokenizerInfo", name, storage);
 }
 
 }  // namespace
@@ -46,10 +51,12 @@ void TokenizerInfoWrap::Init(Napi::Env env, Napi::Object exports) {
 }
 
 TokenizerInfoWrap* TokenizerInfoWrap::FromValue(const Napi::Value& value, const char* what) {
-  if (!IsWrapped(value, kClassName)) {
-    ThrowInvalidArgument(std::string(what) + " must be a native TokenizerInfo (from createTokenizerInfo)");
+  TokenizerInfoWrap* wrap = UnwrapTagged<TokenizerInfoWrap>(value, WrappedClass::kTokenizerInfo);
+  if (wrap == nullptr) {
+    ThrowInvalidArgument(std::string(what) + " must be a native TokenizerInfo (from createTokenizerInfo), got " +
+                         DescribeValue(value));
   }
-  return ObjectWrap<TokenizerInfoWrap>::Unwrap(value.As<Napi::Object>());
+  return wrap;
 }
 
 TokenizerInfoWrap::TokenizerInfoWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<TokenizerInfoWrap>(info) {
@@ -59,6 +66,7 @@ TokenizerInfoWrap::TokenizerInfoWrap(const Napi::CallbackInfo& info) : Napi::Obj
       ThrowInvalidArgument("TokenizerInfo cannot be constructed directly; use createTokenizerInfo(data)");
     }
     info_ = *info[0].As<Napi::External<std::shared_ptr<const TokenizerInfo>>>().Data();
+    TagInstance(info, WrappedClass::kTokenizerInfo);
   });
 }
 
@@ -72,22 +80,29 @@ Napi::Value TokenizerInfoWrap::Create(const Napi::CallbackInfo& info) {
     Napi::Value vs = data.Get("vocabSize");
     const std::optional<uint32_t> vocabSize = IntegerIn<uint32_t>(vs, 1, 2147483648.0);
     if (!vocabSize) {
-      ThrowInvalidArgument("createTokenizerInfo: data.vocabSize must be a positive integer, got " + vs.ToString().Utf8Value());
+      ThrowInvalidArgument("createTokenizerInfo: data.vocabSize must be a positive integer, got " + DescribeValue(vs));
     }
-    Napi::TypedArray bytes = Field(data, "bytes", napi_uint8_array, "Uint8Array");
-    Napi::TypedArray offsets = Field(data, "offsets", napi_uint32_array, "Uint32Array");
-    Napi::TypedArray kinds = Field(data, "kinds", napi_uint8_array, "Uint8Array");
-    Napi::TypedArray stops = Field(data, "stopTokenIds", napi_uint32_array, "Uint32Array");
+    const TypedArrayArg bytes = Field(data, "bytes", napi_uint8_array, "Uint8Array");
+    const TypedArrayArg offsets = Field(data, "offsets", napi_uint32_array, "Uint32Array");
+    const TypedArrayArg kinds = Field(data, "kinds", napi_uint8_array, "Uint8Array");
+    const TypedArrayArg stops = Field(data, "stopTokenIds", napi_uint32_array, "Uint32Array");
+    // Phase 2 (js_args.h): every getter has run; no JS runs from here on.
+    std::vector<uint8_t> bytes_copy, kinds_copy;
+    std::vector<uint32_t> offsets_copy, stops_copy;
+    const TypedSpan<const uint8_t> b = Pinned(bytes, "data.bytes", bytes_copy);
+    const TypedSpan<const uint32_t> o = Pinned(offsets, "data.offsets", offsets_copy);
+    const TypedSpan<const uint8_t> k = Pinned(kinds, "data.kinds", kinds_copy);
+    const TypedSpan<const uint32_t> s = Pinned(stops, "data.stopTokenIds", stops_copy);
     VocabularyView view;
     view.vocabSize = *vocabSize;
-    view.bytes = Data<uint8_t>(bytes);
-    view.byteCount = bytes.ElementLength();
-    view.offsets = Data<uint32_t>(offsets);
-    view.offsetCount = offsets.ElementLength();
-    view.kinds = Data<uint8_t>(kinds);
-    view.kindCount = kinds.ElementLength();
-    view.stopIds = Data<uint32_t>(stops);
-    view.stopCount = stops.ElementLength();
+    view.bytes = b.data;
+    view.byteCount = b.length;
+    view.offsets = o.data;
+    view.offsetCount = o.length;
+    view.kinds = k.data;
+    view.kindCount = k.length;
+    view.stopIds = s.data;
+    view.stopCount = s.length;
     std::shared_ptr<const TokenizerInfo> created = TokenizerInfo::Create(view);
     Napi::FunctionReference& ctor = AddonData::Of(env).constructors[kClassName];
     return ctor.New({Napi::External<std::shared_ptr<const TokenizerInfo>>::New(env, &created)});

@@ -64,7 +64,7 @@ uint16_t TokenizerInfo::ImpureEndWith(const uint8_t* p, uint32_t len, const bool
       ++i;
       continue;
     }
-    int n;
+    int n = 0;  // Lead leaves it unset for an invalid lead byte
     uint8_t lo, hi;
     bool valid = utf8::Lead(b, &n, &lo, &hi);
     // A character cut off by the end of the token counts as plain when what is there is a valid

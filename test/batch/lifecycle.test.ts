@@ -57,6 +57,24 @@ describe("asynchronous batches and environment teardown", () => {
     expect(errors).toEqual([]);
   });
 
+  // The pool thread may be anywhere in a job when the worker goes away: before the fill, inside
+  // it, settling it. Under ASan (npm run test:asan) a job touching freed memory is a report.
+  it.each([0, 1, 2, 4, 8])("a worker thread terminated %i ms into a batch fill", async (delay) => {
+    const worker = new Worker(
+      `const { workerData: data, parentPort } = require("node:worker_threads");
+       const addon = require(data.addon);
+       ${body}
+       parentPort.postMessage("started");`,
+      { eval: true, workerData: { addon, vocab: setup.vocab.data, ir: serializeGrammar(setup.grammar) } },
+    );
+    await new Promise<void>((resolve, reject) => {
+      worker.once("message", () => resolve());
+      worker.once("error", reject);
+    });
+    await new Promise((r) => setTimeout(r, delay));
+    expect(await worker.terminate()).toBe(1);
+  });
+
   const encode = (a: ArrayBufferView) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString("base64");
   function childScript(ending: string): string {
     const file = join(dir, "data.json");

@@ -30,13 +30,16 @@ describe("native thread pool (C++ test program)", () => {
       findCompiler(),
       [
         "-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-pthread",
+        // Sanitizer flags when `npm run test:asan` / `test:tsan` runs this (scripts/test-sanitized.mjs).
+        ...(process.env.TAGMASK_TEST_CXXFLAGS ?? "").split(" ").filter(Boolean),
         "-I", join(root, "native", "include"),
         join(root, "test", "batch", "native", "thread_pool_test.cpp"),
         join(root, "native", "core", "thread_pool.cpp"),
         join(root, "native", "core", "error.cpp"),
         "-o", exe,
       ],
-      { encoding: "utf8" },
+      // The compiler itself need not run under a preloaded sanitizer runtime.
+      { encoding: "utf8", env: { ...process.env, LD_PRELOAD: "" } },
     );
     expect(build.stderr, "compile errors").toBe("");
     expect(build.status).toBe(0);

@@ -75,7 +75,7 @@ describe("tagmask demo", () => {
     [["--route", "fastest"], "--route must be one of auto, "],
     [["--max-tokens", "0"], "--max-tokens must be an integer ≥ 1"],
     [["--temperature", "-1"], "--temperature must be a number ≥ 0"],
-    [["--tools", "/nonexistent/tools.json"], "--tools /nonexistent/tools.json: cannot read it"],
+    [["--tools", "/nonexistent/tools.json"], "--tools /nonexistent/tools.json: cannot read the file"],
     [["--model", "/nonexistent/model.gguf"], "node-llama-cpp could not load /nonexistent/model.gguf"],
     [["extra"], "unexpected argument \"extra\""],
     [["--model", "/nonexistent/model.gguf", "--tokenizer", "t.json"], "--tokenizer sets the tiny model's vocabulary; a --model has its own"],

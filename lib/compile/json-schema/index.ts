@@ -12,6 +12,7 @@ import { parseJsonText } from "../../format/json-text.js";
 import type { JsonSchema } from "../../format/types.js";
 import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
 import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
+import { checkSchemaNesting, stackOverflowAsSchemaError } from "./nesting.js";
 import { DIALECTS, type Dialect } from "./resolve.js";
 
 export type { JsonSchema };
@@ -94,6 +95,7 @@ function checkSchema(schema: unknown): asserts schema is JsonSchema {
   if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
     throw new SchemaError("#", `a schema must be an object or a boolean, got ${Array.isArray(schema) ? "an array" : JSON.stringify(schema)}`);
   }
+  checkSchemaNesting(schema);
 }
 
 /**
@@ -120,7 +122,12 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
     },
     prefix,
   );
-  const expr = compiler.compileRoot();
+  let expr: IrExpr;
+  try {
+    expr = compiler.compileRoot();
+  } catch (err) {
+    throw stackOverflowAsSchemaError(err);
+  }
   if (options.unenforced) options.unenforced.push(...compiler.unenforced);
   return expr;
 }
