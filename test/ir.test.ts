@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  GrammarBuilder, charClass, choice, deserializeGrammar, lit, optional, plus, printGrammar, repeat, seq,
-  serializeGrammar, text, validateGrammar, type IrExpr, type IrGrammar,
+  GrammarBuilder, charClass, choice, counted, deserializeGrammar, lit, optional, plus, printGrammar, repeat, seq,
+  serializeGrammar, star, text, unit, validateGrammar, type IrExpr, type IrGrammar,
 } from "../lib/compile/ir.js";
 import { GrammarError } from "../lib/errors.js";
 
@@ -42,8 +42,22 @@ describe("grammar IR", () => {
     bad((b) => { new DataView(b.buffer).setUint32(12, 99, true); return b; }); // root out of range
   });
 
+  it("round-trips and prints counted and unit nodes (kinds 9 and 10)", () => {
+    const b = new GrammarBuilder();
+    b.define("root", seq(lit('"'), counted(star(unit(charClass([[0x61, 0x7a]]))), 3, 65535), counted(unit(lit("x")), 0, null), lit('"')));
+    const g = b.build("root");
+    const bin = serializeGrammar(g);
+    expect(printGrammar(deserializeGrammar(bin))).toBe(printGrammar(g));
+    expect(printGrammar(g)).toBe('root ::= "\\"" counted{3,65535}(unit([a-z])*) counted{0,}(unit("x")) "\\""\n');
+    const view = new DataView(bin.buffer);
+    const kinds = Array.from({ length: view.getUint32(16, true) }, (_, i) => view.getUint32((8 + 3 + 4 * i) * 4, true));
+    expect(kinds.filter((k) => k === 9).length).toBe(2);
+    expect(kinds.filter((k) => k === 10).length).toBe(2);
+  });
+
   it("validates structure", () => {
     expect(() => validateGrammar({ rules: [], root: 0 })).toThrow(/at least one rule/);
+    expect(() => validateGrammar({ rules: [{ name: "r", body: counted(unit(lit("a")), 3, 2) }], root: 0 })).toThrow(/counted max 2 is below min 3/);
     expect(() => validateGrammar({ rules: [{ name: "r", body: repeat(lit("a"), 3, 2) }], root: 0 })).toThrow(/below min/);
     expect(() => validateGrammar({ rules: [{ name: "r", body: { kind: "ref", rule: 4 } }], root: 0 })).toThrow(/does not exist/);
     const b = new GrammarBuilder();

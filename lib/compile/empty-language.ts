@@ -54,6 +54,14 @@ export function matchesNothing(grammar: IrGrammar): boolean {
         case "repeat":
           result = e.min === 0 || derives(e.item);
           break;
+        // Counts and marks restrict the item's matches; whether some still fit is left to the
+        // engine, which sees the counts (here they count as matching, as token nodes do).
+        case "counted":
+        case "unit":
+        case "marks":
+        case "mark":
+          result = derives(e.item);
+          break;
         case "ref":
           result = productive[e.rule] === 1;
           break;

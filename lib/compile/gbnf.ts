@@ -270,6 +270,12 @@ class GbnfWriter {
         return this.repeat(e.item, e.min, e.max);
       case "text":
         return atom(this.textRules(e, false), true);
+      case "counted":
+      case "unit":
+        throw new GrammarError(`rule '${this.context}': the grammar counts units (a pattern or format with length bounds, or property counts); GBNF cannot express such a count`);
+      case "marks":
+      case "mark":
+        throw new GrammarError(`rule '${this.context}': the grammar has marks (object members in any order); GBNF cannot express them, use declared order`);
       case "token":
       case "excludeToken":
       case "anyTokens":

@@ -78,7 +78,50 @@ export interface IrText {
   maxTokens: number | null;
 }
 
-export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrTokenNode;
+/**
+ * Matches what `item` matches, restricted to the matches that hold between `min` and `max`
+ * (null: unbounded) `unit` nodes: those met anywhere in the derivation of the item (through
+ * references too), except inside nested `counted` nodes, which count their own. The engine keeps
+ * the count in the matcher instead of multiplying states (docs/engine.md, "Counted repetition");
+ * `repeat` is the special case of an item repeated as a whole.
+ */
+export interface IrCounted {
+  kind: "counted";
+  item: IrExpr;
+  min: number;
+  max: number | null;
+}
+/** Matches what `item` matches (never the empty string) and counts one for the innermost `counted` around it. */
+export interface IrUnit {
+  kind: "unit";
+  item: IrExpr;
+}
+
+/**
+ * Matches what `item` matches, restricted to the matches whose `mark` nodes (met anywhere in the
+ * derivation of the item, through references too, except inside nested `marks` nodes, which hold
+ * their own) carry pairwise different indices, and include every index of `required`. The engine
+ * keeps the used indices in the matcher (docs/engine.md, "Marks"): an object whose members may
+ * come in any order is a loop over its members with one mark per name, not an automaton over the
+ * subsets of its names.
+ */
+export interface IrMarks {
+  kind: "marks";
+  item: IrExpr;
+  /** Indices (0..31) that must be used, sorted. */
+  required: number[];
+}
+/** Matches what `item` matches (never the empty string) and uses mark `index` (0..31) of the innermost `marks` around it. */
+export interface IrMark {
+  kind: "mark";
+  item: IrExpr;
+  index: number;
+}
+
+/** The most marks one `marks` node holds. */
+export const MAX_MARKS = 32;
+
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrCounted | IrUnit | IrMarks | IrMark | IrTokenNode;
 export type IrKind = IrExpr["kind"];
 
 export interface IrRule {
@@ -116,6 +159,16 @@ export const optional = (item: IrExpr): IrRepeat => repeat(item, 0, 1);
 export const star = (item: IrExpr): IrRepeat => repeat(item, 0, null);
 export const plus = (item: IrExpr): IrRepeat => repeat(item, 1, null);
 export const ref = (rule: number): IrRef => ({ kind: "ref", rule });
+/** Matches of `item` holding between `min` and `max` (null: unbounded) units (see {@link IrCounted}). */
+export const counted = (item: IrExpr, min: number, max: number | null): IrCounted => ({ kind: "counted", item, min, max });
+/** One counted unit (see {@link IrUnit}). */
+export const unit = (item: IrExpr): IrUnit => ({ kind: "unit", item });
+/** Matches of `item` whose marks differ and include `required` (see {@link IrMarks}). */
+export const marks = (item: IrExpr, required: readonly number[] = []): IrMarks => ({
+  kind: "marks", item, required: [...new Set(required)].sort((x, y) => x - y),
+});
+/** Uses mark `index` (see {@link IrMark}). */
+export const mark = (index: number, item: IrExpr): IrMark => ({ kind: "mark", item, index });
 
 /**
  * A code-point class. Ranges may be given unsorted and overlapping; they are normalized.
@@ -286,7 +339,7 @@ export function validateGrammarOnce(grammar: IrGrammar): void {
  */
 export const MAX_IR_NESTING = 1000;
 
-const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text", "token", "excludeToken", "anyTokens"]);
+const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "counted", "unit", "marks", "mark", "ref", "text", "token", "excludeToken", "anyTokens"]);
 
 function describeValue(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `${typeof v} ${String(v).slice(0, 40)}`;
@@ -320,11 +373,23 @@ function checkNode(e: IrExpr, where: () => string, ruleCount: number): void {
       if (!Array.isArray(e.items)) fail(where(), `a ${e.kind} node needs an items array, got ${describeValue(e.items)}`);
       return;
     case "repeat":
-      checkCount(where, e.min, "repeat min");
+    case "counted":
+      checkCount(where, e.min, `${e.kind} min`);
       if (e.max !== null) {
-        checkCount(where, e.max, "repeat max");
-        if (e.max < e.min) fail(where(), `repeat max ${e.max} is below min ${e.min}`);
+        checkCount(where, e.max, `${e.kind} max`);
+        if (e.max < e.min) fail(where(), `${e.kind} max ${e.max} is below min ${e.min}`);
       }
+      return;
+    case "unit":
+      return;
+    case "marks":
+      if (!Array.isArray(e.required)) fail(where(), `a marks node needs a required array, got ${describeValue(e.required)}`);
+      for (const i of e.required) {
+        if (!Number.isInteger(i) || i < 0 || i >= MAX_MARKS) fail(where(), `required mark ${i} is not an integer 0..${MAX_MARKS - 1}`);
+      }
+      return;
+    case "mark":
+      if (!Number.isInteger(e.index) || e.index < 0 || e.index >= MAX_MARKS) fail(where(), `mark index ${e.index} is not an integer 0..${MAX_MARKS - 1}`);
       return;
     case "ref":
       if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
@@ -353,7 +418,19 @@ function checkNode(e: IrExpr, where: () => string, ruleCount: number): void {
 
 /** The children of a node, in order. */
 function childrenOf(e: IrExpr): readonly IrExpr[] {
-  return e.kind === "seq" || e.kind === "choice" ? e.items : e.kind === "repeat" ? [e.item] : [];
+  switch (e.kind) {
+    case "seq":
+    case "choice":
+      return e.items;
+    case "repeat":
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return [e.item];
+    default:
+      return [];
+  }
 }
 
 /**
@@ -384,7 +461,7 @@ export function validateGrammar(grammar: IrGrammar): void {
     seen.add(name);
     const stack: Array<{ e: IrExpr; next: number; depth: number }> = [];
     const where = (): string =>
-      `${ruleAt} (${name})${stack.map((s) => (s.e.kind === "repeat" ? ".item" : `.items[${s.next - 1}]`)).join("")}`;
+      `${ruleAt} (${name})${stack.map((s) => (s.e.kind === "seq" || s.e.kind === "choice" ? `.items[${s.next - 1}]` : ".item")).join("")}`;
     const enter = (e: unknown): void => {
       if (e === null || typeof e !== "object" || !KINDS.has((e as { kind?: unknown }).kind as string)) {
         fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
@@ -430,6 +507,10 @@ const KIND_CODE: Record<IrKind, number> = {
   repeat: 6,
   ref: 7,
   text: 8,
+  counted: 9,
+  unit: 10,
+  marks: 11,
+  mark: 12,
   ...TOKEN_KIND_CODE,
 };
 
@@ -548,7 +629,17 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
         break;
       }
       case "repeat":
-        id = node("repeat", memo.get(e.item)!, e.min, e.max === null ? IR_NONE : e.max);
+      case "counted":
+        id = node(e.kind, memo.get(e.item)!, e.min, e.max === null ? IR_NONE : e.max);
+        break;
+      case "unit":
+        id = node("unit", memo.get(e.item)!, 0, 0);
+        break;
+      case "marks":
+        id = node("marks", memo.get(e.item)!, e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0), 0);
+        break;
+      case "mark":
+        id = node("mark", memo.get(e.item)!, e.index, 0);
         break;
       case "ref":
         id = node("ref", e.rule, 0, 0);
@@ -691,7 +782,24 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
         break;
       }
       case "repeat":
-        exprs.push({ kind: "repeat", item: child(a), min: b, max: c === IR_NONE ? null : c });
+      case "counted":
+        exprs.push({ kind, item: child(a), min: b, max: c === IR_NONE ? null : c });
+        break;
+      case "unit":
+        if (b !== 0 || c !== 0) fail(where, "unit fields b and c must be 0");
+        exprs.push({ kind: "unit", item: child(a) });
+        break;
+      case "marks": {
+        if (c !== 0) fail(where, "marks field c must be 0");
+        const required: number[] = [];
+        for (let i = 0; i < MAX_MARKS; i++) if ((b >>> i) & 1) required.push(i);
+        exprs.push({ kind: "marks", item: child(a), required });
+        break;
+      }
+      case "mark":
+        if (b >= MAX_MARKS) fail(where, `mark index ${b} is not below ${MAX_MARKS}`);
+        if (c !== 0) fail(where, "mark field c must be 0");
+        exprs.push({ kind: "mark", item: child(a), index: b });
         break;
       case "ref":
         exprs.push({ kind: "ref", rule: a });
@@ -793,6 +901,14 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
       if (e.maxTokens !== null) parts.push(`max_tokens=${e.maxTokens}`);
       return parts.length === 0 ? "text" : `text(${parts.join("; ")})`;
     }
+    case "counted":
+      return `counted{${e.min},${e.max ?? ""}}(${printExpr(e.item, names)})`;
+    case "unit":
+      return `unit(${printExpr(e.item, names)})`;
+    case "marks":
+      return `marks${e.required.length > 0 ? `{required=${e.required.join(",")}}` : ""}(${printExpr(e.item, names)})`;
+    case "mark":
+      return `mark#${e.index}(${printExpr(e.item, names)})`;
     case "token":
     case "excludeToken":
     case "anyTokens":

@@ -1,6 +1,8 @@
 /**
  * The reference recognizer's view of a grammar: the IR rewritten as plain productions over
- * byte, code-point-class and text terminals, plus counted-repeat productions. Written apart from
+ * byte, code-point-class and text terminals, plus counted-repeat productions and the productions
+ * of `counted` and `unit` nodes (which count units along a derivation) and of `marks` and `mark`
+ * nodes (which use marks along a derivation). Written apart from
  * the engine on purpose (it is the engine's oracle): no automata, no shared code.
  *
  * Also the UTF-8 helpers the recognizer uses to decide, byte by byte, whether a partial character
@@ -38,6 +40,39 @@ export interface Bnf {
   prodStart: number[];
   /** For a repeat production: [min, max] (max null: unbounded); otherwise null. */
   prodRepeat: Array<readonly [number, number | null] | null>;
+  /**
+   * For the production of a `counted` node: [min, max]; it completes only when the units counted
+   * in its derivation lie in the range, and passes none up. Otherwise null.
+   */
+  prodCounted: Array<readonly [number, number | null] | null>;
+  /** Whether the production is a `unit` node's: completing it counts one more unit. */
+  prodUnit: boolean[];
+  /** 1 + the largest bound of any counted node: unit counts saturate there. */
+  unitCap: number;
+  /** Whether the grammar has counted or unit nodes (items then track units). */
+  counting: boolean;
+  /** For the production of a `marks` node: the required marks (a bit mask); otherwise null. */
+  prodMarks: Array<number | null>;
+  /** For the production of a `mark` node: its index; otherwise -1. */
+  prodMark: number[];
+  /** Whether the grammar has marks or mark nodes (items then track marks). */
+  marking: boolean;
+  /**
+   * Per nonterminal: the marks every one of its matches uses (on its own level: not those of
+   * nested `marks` nodes). Positions use {@link restMust}.
+   */
+  ntMust: number[];
+  /** Per position: the marks every match of the rest of its production (from the dot on) uses. */
+  restMust: number[];
+  /**
+   * Per position: the fewest and most units the rest of its production (from the dot on) can
+   * count (the most saturates at unitCap). Repeat productions use `ntUnits` of their item instead.
+   */
+  restMin: number[];
+  restMax: number[];
+  /** Per nonterminal: the fewest and most units one of its matches counts. */
+  ntMinUnits: number[];
+  ntMaxUnits: number[];
   posSym: number[];
   posProd: number[];
   /** The start nonterminal: one production, the root rule. */
@@ -83,7 +118,10 @@ export function toBnf(grammar: IrGrammar): Bnf {
   const terminals: Terminal[] = [];
   const terminalIndex = new Map<string, number>();
   const ntNames: string[] = grammar.rules.map((r) => r.name);
-  const prods: Array<{ lhs: number; rhs: number[]; repeat: readonly [number, number | null] | null }> = [];
+  type Bounds = readonly [number, number | null];
+  type Mark = { counted?: Bounds; unit?: boolean; marks?: number; mark?: number };
+  const prods: Array<{ lhs: number; rhs: number[]; repeat: Bounds | null } & Mark> = [];
+  let unitCap = 1;
   let symbols = 0;
 
   const terminal = (key: string, make: () => Terminal): number => {
@@ -99,12 +137,12 @@ export function toBnf(grammar: IrGrammar): Bnf {
     ntNames.push(name);
     return ntNames.length - 1;
   };
-  const addProd = (lhs: number, rhs: number[], repeat: readonly [number, number | null] | null = null): void => {
+  const addProd = (lhs: number, rhs: number[], repeat: Bounds | null = null, mark: Mark = {}): void => {
     symbols += rhs.length + 1;
     if (symbols > MAX_SYMBOLS) {
       throw new GrammarError(`the grammar is too large for the reference recognizer (over ${MAX_SYMBOLS} symbols)`);
     }
-    prods.push({ lhs, rhs, repeat });
+    prods.push({ lhs, rhs, repeat, ...mark });
   };
   // A nonterminal with no productions: matches nothing, removed by the reduction below.
   const neverNt = newNt("<never>");
@@ -184,6 +222,35 @@ export function toBnf(grammar: IrGrammar): Bnf {
         out.push(nt);
         return;
       }
+      case "counted":
+      case "unit": {
+        // A nonterminal of its own, whose completion checks or counts units.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<${e.kind} ${helpers.size}>`);
+          helpers.set(e, nt);
+          const rhs: number[] = [];
+          emit(e.item, rhs);
+          if (e.kind === "counted") unitCap = Math.max(unitCap, (e.max ?? e.min) + 1);
+          addProd(nt, rhs, null, e.kind === "counted" ? { counted: [e.min, e.max] } : { unit: true });
+        }
+        out.push(nt);
+        return;
+      }
+      case "marks":
+      case "mark": {
+        // A nonterminal of its own, whose completion checks or uses marks.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<${e.kind} ${helpers.size}>`);
+          helpers.set(e, nt);
+          const rhs: number[] = [];
+          emit(e.item, rhs);
+          addProd(nt, rhs, null, e.kind === "marks" ? { marks: e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0) } : { mark: e.index });
+        }
+        out.push(nt);
+        return;
+      }
       case "repeat": {
         if (e.max === 0) return;
         if (e.min === 1 && e.max === 1) {
@@ -253,29 +320,128 @@ export function toBnf(grammar: IrGrammar): Bnf {
     changed = false;
     for (const p of kept) {
       if (nullable[p.lhs]) continue;
-      const ok = p.repeat ? p.repeat[0] === 0 || symNullable(p.rhs[0]!) : p.rhs.every(symNullable);
+      // An empty match counts no unit.
+      const ok = p.repeat
+        ? p.repeat[0] === 0 || symNullable(p.rhs[0]!)
+        : p.rhs.every(symNullable) && (!p.counted || p.counted[0] === 0) && (p.marks === undefined || p.marks === 0);
       if (ok) {
         nullable[p.lhs] = true;
         changed = true;
       }
     }
   }
+  for (const p of kept) {
+    if (p.unit && p.rhs.every(symNullable)) {
+      throw new GrammarError(`${ntNames[p.lhs]}: a unit node must not match the empty string`);
+    }
+    if (p.mark !== undefined && p.rhs.every(symNullable)) {
+      throw new GrammarError(`${ntNames[p.lhs]}: a mark node must not match the empty string`);
+    }
+  }
+
+  // Units a nonterminal's matches count, as [fewest, most]: least and greatest fixed points
+  // (most saturates at unitCap, which a cycle that counts reaches).
+  const cap = unitCap;
+  const symMin = (sym: number, mins: number[]) => (sym < 0 ? 0 : mins[sym]!);
+  const ntMin = new Array<number>(ntCount).fill(Infinity);
+  const ntMax = new Array<number>(ntCount).fill(-Infinity);
+  const prodUnits = (p: (typeof kept)[number], get: (sym: number) => number, most: boolean): number => {
+    if (p.counted) return 0;
+    let total: number;
+    if (p.repeat) {
+      const item = get(p.rhs[0]!);
+      const times = most ? (p.repeat[1] ?? (item > 0 ? Infinity : 0)) : p.repeat[0];
+      total = item === 0 ? 0 : item * times;
+    } else {
+      total = p.rhs.reduce((sum, sym) => sum + get(sym), 0);
+    }
+    return Math.min(total + (p.unit ? 1 : 0), cap);
+  };
+  const symMinOf = (sym: number) => symMin(sym, ntMin);
+  const symMaxOf = (sym: number) => (sym < 0 ? 0 : ntMax[sym]!);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const p of kept) {
+      const v = prodUnits(p, symMinOf, false);
+      if (v < ntMin[p.lhs]!) (ntMin[p.lhs] = v), (changed = true);
+    }
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const p of kept) {
+      const v = prodUnits(p, (sym) => Math.max(0, symMaxOf(sym)), true);
+      if (v > ntMax[p.lhs]!) (ntMax[p.lhs] = v), (changed = true);
+    }
+  }
+
+  // Marks every match uses: a greatest fixed point (a nested marks node uses none of ours).
+  const ntMust = new Array<number>(ntCount).fill(-1);
+  const prodMust = (p: (typeof kept)[number]): number => {
+    if (p.marks !== undefined) return 0;
+    let m = 0;
+    if (p.repeat) m = p.repeat[0] > 0 && p.rhs[0]! >= 0 ? ntMust[p.rhs[0]!]! : 0;
+    else for (const sym of p.rhs) if (sym >= 0) m |= ntMust[sym]!;
+    return p.mark !== undefined ? m | (1 << p.mark) : m;
+  };
+  const marking = kept.some((p) => p.marks !== undefined || p.mark !== undefined);
+  if (marking) {
+    for (let changed = true; changed; ) {
+      changed = false;
+      const next = new Array<number>(ntCount).fill(-1);
+      for (const p of kept) next[p.lhs] = next[p.lhs]! & prodMust(p);
+      for (let nt = 0; nt < ntCount; nt++) {
+        if (next[nt] !== ntMust[nt]) (ntMust[nt] = next[nt]!), (changed = true);
+      }
+    }
+  } else {
+    ntMust.fill(0);
+  }
 
   const bnf: Bnf = {
     terminals, ntNames, ntProds: Array.from({ length: ntCount }, () => []), nullable,
-    prodLhs: [], prodStart: [], prodRepeat: [], posSym: [], posProd: [], start,
+    prodLhs: [], prodStart: [], prodRepeat: [], prodCounted: [], prodUnit: [], unitCap, posSym: [], posProd: [], start,
+    counting: kept.some((p) => p.counted !== undefined || p.unit === true),
+    prodMarks: [], prodMark: [], marking, ntMust: ntMust.map((m) => (m === -1 ? 0 : m)), restMust: [],
+    restMin: [], restMax: [], ntMinUnits: ntMin.map((x) => (x === Infinity ? 0 : x)), ntMaxUnits: ntMax.map((x) => Math.max(0, x)),
   };
   kept.forEach((p, i) => {
     bnf.prodLhs.push(p.lhs);
     bnf.prodStart.push(bnf.posSym.length);
     bnf.prodRepeat.push(p.repeat);
+    bnf.prodCounted.push(p.counted ?? null);
+    bnf.prodUnit.push(p.unit === true);
+    bnf.prodMarks.push(p.marks ?? null);
+    bnf.prodMark.push(p.mark ?? -1);
     bnf.ntProds[p.lhs]!.push(i);
+    const start = bnf.posSym.length;
     for (const s of p.rhs) {
       bnf.posSym.push(s);
       bnf.posProd.push(i);
     }
     bnf.posSym.push(DONE);
     bnf.posProd.push(i);
+    // The rest of the production from each position, back to front (counted productions pass
+    // no units up, but their own rest counts for their items).
+    let lo = 0;
+    let hi = 0;
+    const rest: Array<[number, number]> = [[0, 0]];
+    for (let k = p.rhs.length - 1; k >= 0; k--) {
+      const sym = p.rhs[k]!;
+      lo += sym < 0 ? 0 : bnf.ntMinUnits[sym]!;
+      hi = Math.min(cap, hi + (sym < 0 ? 0 : bnf.ntMaxUnits[sym]!));
+      rest.unshift([lo, hi]);
+    }
+    rest.forEach(([a, b], k) => {
+      bnf.restMin[start + k] = a;
+      bnf.restMax[start + k] = b;
+    });
+    let must = 0;
+    bnf.restMust[start + p.rhs.length] = 0;
+    for (let k = p.rhs.length - 1; k >= 0; k--) {
+      const sym = p.rhs[k]!;
+      if (sym >= 0) must |= bnf.ntMust[sym]!;
+      bnf.restMust[start + k] = must;
+    }
   });
   return bnf;
 }

@@ -16,6 +16,26 @@
  * costs time linear in the nesting depth per byte (no Leo optimization), which is fine for the
  * grammars lowered here, whose repetitions are counted repeats.
  *
+ * Units (`counted` / `unit` nodes): each item also carries the units its production has counted
+ * so far (saturating above every bound), its room (the most it may count before the innermost
+ * `counted` around it overflows) and its need (the fewest it must count for that node to reach
+ * its min); completing a nonterminal hands its count to the items waiting on it, a `unit`
+ * production adds one, and a `counted` production completes only within its bounds and hands up
+ * nothing (its units are its own). Predicted items get the room and need their predictor leaves
+ * them, given what the rest of its production can count; an item that can no longer end within
+ * them is dropped, so a prefix is viable only if its counts can still work out (exact when the
+ * counts a rest can take form a range, which the engine requires of counted nodes too).
+ *
+ * Marks (`marks` / `mark` nodes): each item also carries the marks its production has used so
+ * far and the marks it must not use (those its predictor had used, or that the predictor's rest
+ * will certainly use); completing a nonterminal hands its marks to the items waiting on it, a
+ * `mark` production adds its own (refused when already used), and a `marks` production completes
+ * only when its required marks are used and hands up nothing. An item is dropped when its rest
+ * must use a forbidden mark or cannot be matched at all without one (a productivity analysis per
+ * set of forbidden marks), so a prefix is viable only if its marks can still work out (exact when
+ * no rest needs the same mark twice and required marks can always still be added, as in the
+ * member loops the JSON Schema compiler writes).
+ *
  * `maxTokens` of text nodes is not a property of bytes and is ignored here.
  *
  * Token nodes match whole tokens, not bytes: {@link Recognizer.stepToken} takes one token as a
@@ -67,9 +87,17 @@ export class RecognizerState {
   }
 }
 
+/** Numbers per item: position, origin, sub, units, room, need, used, forbid. */
+const W = 8;
+type Seed = [number, number, number, number, number, number, number, number];
+
 interface SetData {
   state: RecognizerState;
-  /** Triples (position, origin, sub): origin is SELF or an earlier state id; sub is a terminal sub-state id or a repeat count. */
+  /**
+   * Items of W numbers (position, origin, sub, units, room, need, used, forbid): origin is SELF or
+   * an earlier state id; sub is a terminal sub-state id or a repeat count; units, room, need,
+   * used, forbid: see above.
+   */
   items: Int32Array;
   /** Item indices waiting on each nonterminal, built when first needed. */
   waiting: Map<number, number[]> | null;
@@ -108,6 +136,8 @@ export class Recognizer {
   private readonly tokenNodes: boolean;
   /** Per token terminal: its resolved ids. */
   private readonly tokenIds: Array<Set<number> | null>;
+  /** Per set of forbidden marks: which nonterminals can match without using one of them. */
+  private readonly avoiding = new Map<number, Uint8Array>();
 
   /** Prepares the grammar; an invalid one throws a GrammarError naming the bad node. */
   constructor(grammar: IrGrammar, options: RecognizerOptions = {}) {
@@ -119,7 +149,7 @@ export class Recognizer {
     this.subSteps = this.bnf.terminals.map(() => new Map());
     this.canFinish = this.bnf.terminals.map(() => new Map());
     // The start symbol has one production (the root rule) unless the grammar matches nothing.
-    const seeds: Array<[number, number, number]> = this.bnf.ntProds[this.bnf.start]!.map((p) => [this.bnf.prodStart[p]!, SELF, 0]);
+    const seeds: Seed[] = this.bnf.ntProds[this.bnf.start]!.map((p) => [this.bnf.prodStart[p]!, SELF, 0, 0, this.bnf.unitCap, 0, 0, 0]);
     this.build(seeds);
   }
 
@@ -173,7 +203,7 @@ export class Recognizer {
     const { posSym, terminals } = this.bnf;
     if (set.tokenTerms === null) {
       const terms = new Set<number>();
-      for (let i = 0; i < set.items.length; i += 3) {
+      for (let i = 0; i < set.items.length; i += W) {
         const sym = posSym[set.items[i]!]!;
         if (sym < 0 && sym !== DONE && terminals[-sym - 1]!.kind === "token") terms.add(-sym - 1);
       }
@@ -225,15 +255,15 @@ export class Recognizer {
   /** Takes token `id` through the token terminals of `from`, then closes the new set. */
   private advanceToken(from: SetData, id: number): number {
     const { posSym } = this.bnf;
-    const seeds: Array<[number, number, number]> = [];
+    const seeds: Seed[] = [];
     const items = from.items;
-    for (let i = 0; i < items.length; i += 3) {
+    for (let i = 0; i < items.length; i += W) {
       const pos = items[i]!;
       const sym = posSym[pos]!;
       if (sym >= 0 || sym === DONE) continue;
       const term = this.bnf.terminals[-sym - 1]!;
       if (term.kind !== "token" || !this.tokenMatches(-sym - 1, term, id)) continue;
-      seeds.push([pos, items[i + 1] === SELF ? from.state.id : items[i + 1]!, -1]);
+      seeds.push([pos, items[i + 1] === SELF ? from.state.id : items[i + 1]!, -1, items[i + 3]!, items[i + 4]!, items[i + 5]!, items[i + 6]!, items[i + 7]!]);
     }
     return seeds.length === 0 ? DEAD : this.build(seeds);
   }
@@ -241,25 +271,30 @@ export class Recognizer {
   /** Scans `byte` from `from`, then closes the new set. */
   private advance(from: SetData, byte: number): number {
     const { posSym } = this.bnf;
-    const seeds: Array<[number, number, number]> = [];
+    const seeds: Seed[] = [];
     const fromId = from.state.id;
     const items = from.items;
-    for (let i = 0; i < items.length; i += 3) {
+    for (let i = 0; i < items.length; i += W) {
       const pos = items[i]!;
       const sym = posSym[pos]!;
       if (sym >= 0 || sym === DONE) continue;
       const origin = items[i + 1] === SELF ? fromId : items[i + 1]!;
       const t = -sym - 1;
       const term = this.bnf.terminals[t]!;
+      const units = items[i + 3]!;
+      const room = items[i + 4]!;
+      const need = items[i + 5]!;
+      const used = items[i + 6]!;
+      const forbid = items[i + 7]!;
       if (term.kind === "byte") {
-        if (term.byte === byte) seeds.push([pos, origin, -1]);
+        if (term.byte === byte) seeds.push([pos, origin, -1, units, room, need, used, forbid]);
         continue;
       }
       if (term.kind === "token") continue;
       const sub = this.stepSub(t, term, items[i + 2]!, byte);
       if (sub === DEAD) continue;
-      if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1]);
-      else seeds.push([pos, origin, sub]);
+      if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1, units, room, need, used, forbid]);
+      else seeds.push([pos, origin, sub, units, room, need, used, forbid]);
     }
     if (seeds.length === 0) return DEAD;
     return this.build(seeds);
@@ -269,103 +304,260 @@ export class Recognizer {
    * Closes a set from its seeds and interns it. A seed with sub -1 is an item whose terminal was
    * just completed: it is advanced past it.
    */
-  private build(seeds: Array<[number, number, number]>): number {
-    const { posSym, posProd, prodLhs, prodRepeat, prodStart, ntProds, nullable, start } = this.bnf;
+  private build(seeds: Seed[]): number {
+    const { posSym, posProd, prodLhs, prodRepeat, prodCounted, prodUnit, prodStart, ntProds, nullable, start, unitCap, restMin, restMax, ntMinUnits, ntMaxUnits } = this.bnf;
+    const { prodMarks, prodMark, marking, restMust, ntMust } = this.bnf;
+    // The marks every match of an item's rest uses, and whether the rest can match avoiding `forbid`.
+    const mustOf = (pos: number, sub: number): number => {
+      const rep = prodRepeat[posProd[pos]!];
+      if (!rep) return restMust[pos]!;
+      return sub < rep[0] ? ntMust[posSym[pos]!]! : 0;
+    };
+    const canFinish = (pos: number, sub: number, forbid: number): boolean => {
+      const rep = prodRepeat[posProd[pos]!];
+      if (rep) return sub >= rep[0] || this.avoids(posSym[pos]!, forbid);
+      for (let k = pos; posSym[k] !== DONE; k++) if (!this.avoids(posSym[k]!, forbid)) return false;
+      return true;
+    };
+    // What the rest of an item's production can still count: [fewest, most].
+    const rest = (pos: number, sub: number): [number, number] => {
+      const rep = prodRepeat[posProd[pos]!];
+      if (!rep) return [restMin[pos]!, restMax[pos]!];
+      const item = posSym[pos]!;
+      const lo = Math.max(0, rep[0] - sub) * ntMinUnits[item]!;
+      const most = ntMaxUnits[item]!;
+      const hi = most === 0 ? 0 : rep[1] === null ? unitCap : Math.min(unitCap, (rep[1] - sub) * most);
+      return [lo, hi];
+    };
     const keys = new Set<string>();
     const list: number[] = [];
-    const predicted = new Set<number>();
+    const predicted = new Set<string>();
     const completed = new Set<string>();
     let accepting = false;
 
-    const add = (pos: number, origin: number, sub: number): void => {
-      const key = `${pos},${origin},${sub}`;
+    // Grammars without counted nodes keep units, room and need constant (0, unitCap, 0); those
+    // without marks keep used and forbid 0.
+    const counting = this.bnf.counting;
+    const add = (pos: number, origin: number, sub: number, units: number, room: number, need: number, used: number, forbid: number): void => {
+      let key: string;
+      if (counting) {
+        // Dropped when the counted node around it can no longer end within its bounds.
+        const [lo, hi] = rest(pos, sub);
+        if (units + lo > room || Math.min(unitCap, units + hi) < need) return;
+        key = `${pos},${origin},${sub},${units},${room},${need}`;
+      } else {
+        key = `${pos},${origin},${sub}`;
+      }
+      if (marking) {
+        // Dropped when its rest cannot match without a mark already used or forbidden.
+        const closed = used | forbid;
+        if ((mustOf(pos, sub) & closed) !== 0 || !canFinish(pos, sub, closed)) return;
+        key += `,${used},${forbid}`;
+      }
       if (keys.has(key)) return;
       keys.add(key);
-      list.push(pos, origin, sub);
+      list.push(pos, origin, sub, units, room, need, used, forbid);
     };
     // Completions wait in a queue rather than recursing, so long chains of rules ending at
     // once (right recursion) cannot overflow the stack.
     const pending: number[] = [];
-    const complete = (nt: number, origin: number): void => {
+    // The production p (at `origin`) ends having counted `units` and used `used`.
+    const complete = (p: number, origin: number, units: number, used: number): void => {
+      const bounds = prodCounted[p];
+      if (bounds) {
+        if (units < bounds[0] || (bounds[1] !== null && units > bounds[1])) return;
+        units = 0;
+      } else if (prodUnit[p]) {
+        units = Math.min(units + 1, unitCap);
+      }
+      const required = prodMarks[p];
+      if (required !== null && required !== undefined) {
+        if ((used & required) !== required) return;
+        used = 0;
+      } else if (prodMark[p]! >= 0) {
+        const bit = 1 << prodMark[p]!;
+        if (used & bit) return;
+        used |= bit;
+      }
+      const nt = prodLhs[p]!;
       if (nt === start) accepting = true;
-      // Completions of nullable symbols at this very position are handled when predicting.
+      // Completions of nullable symbols at this very position are handled when predicting
+      // (an empty match counts no unit).
       if (origin === SELF) return;
-      const key = `${nt},${origin}`;
+      const key = `${nt},${origin},${units},${used}`;
       if (completed.has(key)) return;
       completed.add(key);
-      pending.push(nt, origin);
+      pending.push(nt, origin, units, used);
     };
-    // Moves an item past the symbol after its dot (for a repeat: counts one more item).
-    const moveOn = (pos: number, origin: number, sub: number): void => {
+    // Moves an item past the symbol after its dot, which counted `more` units and used the
+    // marks `moreUsed` (for a repeat: counts one more item).
+    const moveOn = (pos: number, origin: number, sub: number, units: number, room: number, need: number, more: number,
+                    used: number, forbid: number, moreUsed: number): void => {
       const p = posProd[pos]!;
+      const total = Math.min(units + more, unitCap);
+      if (total > room) return;
+      if ((moreUsed & (used | forbid)) !== 0) return;
+      used |= moreUsed;
       const rep = prodRepeat[p];
       if (rep) {
         const [min, max] = rep;
         // Past `min`, an unbounded repeat behaves the same whatever the count: saturate it.
         const count = max === null ? Math.min(sub + 1, min) : sub + 1;
-        if (max === null || count < max) add(pos, origin, count);
-        if (count >= min) complete(prodLhs[p]!, origin);
+        if (max === null || count < max) add(pos, origin, count, total, room, need, used, forbid);
+        if (count >= min && total >= need) complete(p, origin, total, used);
         return;
       }
-      if (posSym[pos + 1] === DONE) complete(prodLhs[p]!, origin);
-      else add(pos + 1, origin, 0);
+      if (posSym[pos + 1] === DONE) {
+        if (total >= need) complete(p, origin, total, used);
+      } else {
+        add(pos + 1, origin, 0, total, room, need, used, forbid);
+      }
+    };
+    // The room and need of production p, predicted by an item at `pos` (repeat count `sub`) that
+    // has counted `units` of its `room` and `need`: what is left once the rest after the
+    // predicted symbol is accounted for.
+    const boundsFor = (p: number, pos: number, sub: number, units: number, room: number, need: number): [number, number] => {
+      const counted = prodCounted[p];
+      if (counted) return [counted[1] ?? unitCap, counted[0]];
+      const rep = prodRepeat[posProd[pos]!];
+      const [lo, hi] = rep ? rest(pos, sub + 1) : rest(pos + 1, 0);
+      const own = prodUnit[p] ? 1 : 0;
+      // A room of unitCap or more is no bound at all (an unbounded counted node).
+      return [room >= unitCap ? unitCap : room - units - lo - own, Math.max(0, need - units - hi - own)];
     };
 
-    for (const [pos, origin, sub] of seeds) {
-      if (sub === -1) moveOn(pos, origin, 0);
-      else add(pos, origin, sub);
+    for (const [pos, origin, sub, units, room, need, used, forbid] of seeds) {
+      if (sub === -1) moveOn(pos, origin, 0, units, room, need, 0, used, forbid, 0);
+      else add(pos, origin, sub, units, room, need, used, forbid);
     }
     let i = 0;
     while (i < list.length || pending.length > 0) {
       if (pending.length > 0) {
+        const used = pending.pop()!;
+        const units = pending.pop()!;
         const origin = pending.pop()!;
         const nt = pending.pop()!;
         const set = this.sets[origin]!;
         for (const w of this.waitingOn(set, nt)) {
           const o = set.items[w + 1] === SELF ? origin : set.items[w + 1]!;
-          moveOn(set.items[w]!, o, set.items[w + 2]!);
+          const it = set.items;
+          moveOn(it[w]!, o, it[w + 2]!, it[w + 3]!, it[w + 4]!, it[w + 5]!, units, it[w + 6]!, it[w + 7]!, used);
         }
         continue;
       }
       const pos = list[i]!;
       const origin = list[i + 1]!;
       const sub = list[i + 2]!;
-      i += 3;
+      const units = list[i + 3]!;
+      const room = list[i + 4]!;
+      const need = list[i + 5]!;
+      const used = list[i + 6]!;
+      const forbid = list[i + 7]!;
+      i += W;
       const sym = posSym[pos]!;
       if (sym >= 0) {
-        if (!predicted.has(sym)) {
-          predicted.add(sym);
-          for (const p of ntProds[sym]!) if (posSym[prodStart[p]!] !== DONE) add(prodStart[p]!, SELF, 0);
+        // What the predicted production must not use: what this item used or may not, and what
+        // the rest after the predicted symbol must use.
+        let closed = 0;
+        if (marking) {
+          const rep = prodRepeat[posProd[pos]!];
+          closed = used | forbid | (rep ? (sub + 1 < rep[0] ? ntMust[sym]! : 0) : restMust[pos + 1]!);
         }
-        if (nullable[sym]) moveOn(pos, origin, sub);
+        for (const p of ntProds[sym]!) {
+          if (posSym[prodStart[p]!] === DONE) continue;
+          const [r, n] = boundsFor(p, pos, sub, units, room, need);
+          let f = 0;
+          if (marking) {
+            const own = prodMark[p]!;
+            if (own >= 0 && (closed & (1 << own)) !== 0) continue;
+            // A marks node's own marks start over; a mark's item must not use the mark again.
+            f = prodMarks[p] !== null ? 0 : own >= 0 ? closed | (1 << own) : closed;
+          }
+          const key = marking ? `${p},${r},${n},${f}` : `${p},${r},${n}`;
+          if (predicted.has(key)) continue;
+          predicted.add(key);
+          add(prodStart[p]!, SELF, 0, 0, r, n, 0, f);
+        }
+        if (nullable[sym]) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0);
       } else if (sym !== DONE) {
         const term = this.bnf.terminals[-sym - 1]!;
         // Text may end at any character boundary.
-        if (term.kind === "text" && this.subs[sub]!.partial.length === 0) moveOn(pos, origin, sub);
+        if (term.kind === "text" && this.subs[sub]!.partial.length === 0) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0);
       }
     }
+    // Every item dropped (their counts or marks cannot work out): no match continues here. The
+    // initial set is kept, empty or not.
+    if (list.length === 0 && !accepting && this.sets.length > 0) return DEAD;
     return this.intern(list, accepting);
   }
 
   private intern(list: number[], accepting: boolean): number {
-    const triples: Array<[number, number, number]> = [];
-    for (let i = 0; i < list.length; i += 3) triples.push([list[i]!, list[i + 1]!, list[i + 2]!]);
-    triples.sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]);
-    const key = `${accepting ? 1 : 0}|${triples.join(";")}`;
+    const at: number[] = [];
+    for (let i = 0; i < list.length; i += W) at.push(i);
+    const l = list;
+    at.sort((x, y) => l[x]! - l[y]! || l[x + 1]! - l[y + 1]! || l[x + 2]! - l[y + 2]! || l[x + 3]! - l[y + 3]! || l[x + 4]! - l[y + 4]! ||
+      l[x + 5]! - l[y + 5]! || l[x + 6]! - l[y + 6]! || l[x + 7]! - l[y + 7]!);
+    // Only the numbers that can differ go into the key (units: counted grammars; marks: marked ones).
+    const fields = this.bnf.marking ? W : this.bnf.counting ? 6 : 3;
+    let key = accepting ? "1|" : "0|";
+    for (const x of at) {
+      for (let k = 0; k < fields; k++) key += `${l[x + k]},`;
+      key += ";";
+    }
     const known = this.setIndex.get(key);
     if (known !== undefined) return known;
     const id = this.sets.length;
-    const items = new Int32Array(triples.length * 3);
-    triples.forEach((t, i) => items.set(t, i * 3));
+    const items = new Int32Array(list.length);
+    at.forEach((x, i) => {
+      for (let k = 0; k < W; k++) items[i * W + k] = l[x + k]!;
+    });
     this.sets.push({ state: new RecognizerState(id, accepting), items, waiting: null, next: null, nextToken: null, tokenTerms: null });
     this.setIndex.set(key, id);
     return id;
   }
 
+  /** Whether symbol `sym` can match without using a mark of `forbid` (on its own level). */
+  private avoids(sym: number, forbid: number): boolean {
+    if (sym < 0 || forbid === 0) return true;
+    let ok = this.avoiding.get(forbid);
+    if (ok === undefined) {
+      ok = this.avoidingAll(forbid);
+      this.avoiding.set(forbid, ok);
+    }
+    return ok[sym] === 1;
+  }
+
+  /** Per nonterminal: whether it can match without a mark of `forbid` (a least fixed point). */
+  private avoidingAll(forbid: number): Uint8Array {
+    const { ntProds, prodMark, prodMarks, prodRepeat, prodStart, posSym, ntNames } = this.bnf;
+    const ok = new Uint8Array(ntNames.length);
+    const symOk = (s: number): boolean => s < 0 || ok[s] === 1;
+    const prodOk = (p: number): boolean => {
+      if (prodMarks[p] !== null) return true;  // its marks are its own (every kept production matches something)
+      const own = prodMark[p]!;
+      if (own >= 0 && (forbid & (1 << own)) !== 0) return false;
+      const rep = prodRepeat[p];
+      if (rep) return rep[0] === 0 || symOk(posSym[prodStart[p]!]!);
+      for (let k = prodStart[p]!; posSym[k] !== DONE; k++) if (!symOk(posSym[k]!)) return false;
+      return true;
+    };
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let nt = 0; nt < ntNames.length; nt++) {
+        if (ok[nt] === 1) continue;
+        if (ntProds[nt]!.some(prodOk)) {
+          ok[nt] = 1;
+          changed = true;
+        }
+      }
+    }
+    return ok;
+  }
+
   private waitingOn(set: SetData, nt: number): number[] {
     if (set.waiting === null) {
       set.waiting = new Map();
-      for (let i = 0; i < set.items.length; i += 3) {
+      for (let i = 0; i < set.items.length; i += W) {
         const sym = this.bnf.posSym[set.items[i]!]!;
         if (sym < 0 || sym === DONE) continue;
         let l = set.waiting.get(sym);

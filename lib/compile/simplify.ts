@@ -108,7 +108,19 @@ class NormalRepeat extends NormalNode implements IrRepeat {
 
 /** Whether a node is in normal form (see NormalNode). */
 function isNormal(e: IrExpr): boolean {
-  return e.kind === "seq" || e.kind === "choice" || e.kind === "repeat" ? NormalNode.is(e) : true;
+  switch (e.kind) {
+    case "seq":
+    case "choice":
+    case "repeat":
+      return NormalNode.is(e);
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return false; // rewritten through their item (Rewriter.rewrite)
+    default:
+      return true;
+  }
 }
 
 /** Whether a node is known to hold no rule reference (a leaf other than a reference, or a normal form without one). */
@@ -120,6 +132,11 @@ function withoutRefs(e: IrExpr): boolean {
     case "choice":
     case "repeat":
       return NormalNode.holdsNoRefs(e);
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return withoutRefs(e.item);
     default:
       return true;
   }
@@ -160,6 +177,18 @@ class StructureKeys {
       }
       case "repeat":
         s = `x${this.of(e.item)},${e.min},${e.max}`;
+        break;
+      case "counted":
+        s = `n${this.of(e.item)},${e.min},${e.max}`;
+        break;
+      case "unit":
+        s = `u${this.of(e.item)}`;
+        break;
+      case "marks":
+        s = `m${this.of(e.item)},${e.required.join(",")}`;
+        break;
+      case "mark":
+        s = `k${this.of(e.item)},${e.index}`;
         break;
       case "token":
       case "excludeToken":
@@ -206,6 +235,14 @@ class Rewriter {
         return this.choice(e.items.map((x) => this.expr(x)));
       case "repeat":
         return this.repeat(this.expr(e.item), e.min, e.max);
+      case "counted":
+      case "unit":
+      case "marks":
+      case "mark": {
+        const item = this.expr(e.item);
+        if (item.kind === "never") return never();
+        return item === e.item ? e : { ...e, item };
+      }
       case "ref": {
         const body = this.substitutions.get(e.rule);
         return body ? this.expr(body) : e;
@@ -325,7 +362,7 @@ function size(e: IrExpr, limit: number): number {
     if (n > limit) return;
     n++;
     if (x.kind === "seq" || x.kind === "choice") x.items.forEach(walk);
-    else if (x.kind === "repeat") walk(x.item);
+    else if (x.kind === "repeat" || x.kind === "counted" || x.kind === "unit" || x.kind === "marks" || x.kind === "mark") walk(x.item);
   };
   walk(e);
   return n;
@@ -355,7 +392,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
-  else if (e.kind === "repeat") refsOf(e.item, out, seen);
+  else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark") refsOf(e.item, out, seen);
   return out;
 }
 
@@ -446,6 +483,14 @@ export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: M
       const item = renumberRefs(e.item, index, memo);
       if (item === e.item) out = e;
       else out = NormalNode.is(e) ? new NormalRepeat(item, e.min, e.max) : { ...e, item };
+      break;
+    }
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark": {
+      const item = renumberRefs(e.item, index, memo);
+      out = item === e.item ? e : { ...e, item };
       break;
     }
     default:

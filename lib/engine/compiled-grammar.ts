@@ -60,6 +60,8 @@ export interface CompileStats {
   nfaStates: number;
   /** Token-trie nodes the mask builder visited, over all states. */
   trieNodesVisited: number;
+  /** Steps of the mask cache counted against its work budget (docs/engine.md, "Limits"). */
+  maskWork: number;
   /**
    * States the mask builder walked the tries from; every other state agrees with one of them on
    * all byte strings up to the longest token and takes its mask (docs/engine.md).

@@ -183,6 +183,7 @@ Napi::Value CompiledGrammarWrap::Stats(const Napi::CallbackInfo& info) {
   out.Set("byteClasses", s.byteClasses);
   out.Set("nfaStates", s.nfaStates);
   out.Set("trieNodesVisited", static_cast<double>(s.trieNodesVisited));
+  out.Set("maskWork", static_cast<double>(s.maskWork));
   out.Set("walkedStates", s.walkedStates);
   out.Set("distinctMasks", s.distinctMasks);
   out.Set("listMasks", s.listMasks);

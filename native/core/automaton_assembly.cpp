@@ -63,6 +63,22 @@ bool IsAbsorbing(const Automaton& a, uint32_t s, const std::vector<std::vector<u
   return true;
 }
 
+// The op rows of the states whose transitions change or check the counter, one entry per class
+// (`opRows`: per minimized state and segment, as the classes were made from).
+void AssembleCountOps(Automaton* a, const std::vector<uint32_t>& opRows, uint32_t segCount, const std::vector<uint32_t>& firstSeg,
+                      uint32_t count) {
+  a->opRow.assign(count, Automaton::kNoOpRow);
+  a->transOps.clear();
+  for (uint32_t s = 1; s < count; ++s) {
+    const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
+    bool any = false;
+    for (uint32_t c = 0; c < a->classCount && !any; ++c) any = ops[firstSeg[c]] != kNoCountOp;
+    if (!any) continue;
+    a->opRow[s] = static_cast<uint32_t>(a->transOps.size());
+    for (uint32_t c = 0; c < a->classCount; ++c) a->transOps.push_back(ops[firstSeg[c]]);
+  }
+}
+
 void CheckLeftRecursion(const Automaton& a) {
   const uint32_t n = static_cast<uint32_t>(a.rules.size());
   std::vector<std::vector<uint32_t>> edges(n);
@@ -142,7 +158,8 @@ void FillTokenEdges(const TokenClasses& tokens, uint32_t stateCount, const std::
 }  // namespace
 
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount, const TokenClasses* tokens) {
+                            uint32_t segCount, std::vector<CountOp> countOps, const TokenClasses* tokens) {
+  const bool counters = countOps.size() > 1;
   const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
   // Global numbering before trimming: 0 is dead, then each rule's states. Rows stay sparse
   // (runs of segments); only the minimized automaton gets a dense table.
@@ -155,6 +172,11 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<uint32_t> ruleOf(total, 0);
   std::vector<uint32_t> callBegin(total + 1, 0);
   std::vector<CallEdge> calls;
+  // Counter operations per transition and per end (count_op.h), when there are any: dense per
+  // segment (few rules are counted, and the operations must be compared column by column).
+  std::vector<uint32_t> transOp(counters ? static_cast<size_t>(total) * segCount : 0, kNoCountOp);
+  std::vector<uint32_t> finalOp(counters ? total : 0, kNoCountOp);
+  std::vector<uint32_t> region(counters ? total : 0, 0);
   {
     size_t runCount = 0;
     for (const RuleDfa& d : dfas) runCount += d.runs.size();
@@ -168,8 +190,16 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
       ruleOf[s] = r;
       runBegin[s] = static_cast<uint32_t>(runs.size());
       for (uint32_t i = d.runBegin[l]; i < d.runBegin[l + 1]; ++i) runs.push_back({d.runs[i].lo, d.runs[i].hi, offset[r] + d.runs[i].to - 1});
+      if (!d.transOp.empty()) {
+        std::copy(d.transOp.begin() + static_cast<size_t>(l) * segCount, d.transOp.begin() + static_cast<size_t>(l + 1) * segCount,
+                  transOp.begin() + static_cast<size_t>(s) * segCount);
+        finalOp[s] = d.finalOp[l];
+        region[s] = d.region[l];
+      }
       callBegin[s] = static_cast<uint32_t>(calls.size());
-      for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) calls.push_back({d.calls[e].rule, offset[r] + d.calls[e].returnState});
+      for (uint32_t e = d.callBegin[l]; e < d.callBegin[l + 1]; ++e) {
+        calls.push_back({d.calls[e].rule, offset[r] + d.calls[e].returnState, d.calls[e].op});
+      }
     }
   }
   runBegin[0] = 0;
@@ -280,6 +310,11 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   mi.callBegin = &callBegin;
   mi.calls = &calls;
   mi.liveCall = [&](const CallEdge& c) { return liveCall(c); };
+  if (counters) {
+    mi.transOp = &transOp;
+    mi.finalOp = &finalOp;
+    mi.region = &region;
+  }
   const std::vector<uint32_t> block = MinimizeStates(mi);  // old -> representative old state, or 0
 
   // Compact numbering: rules in order, representative states in order, the start first.
@@ -308,18 +343,29 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<uint32_t> segClass(segCount, 0);
   {
     std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, 0);
+    // What each live transition does to the counter, in the same layout (a class must also agree
+    // on what its bytes do to the counter).
+    std::vector<uint32_t> opRows(counters ? static_cast<size_t>(count) * segCount : 0, kNoCountOp);
     for (uint32_t s = 1; s < total; ++s) {
       if (!keep[s] || block[s] != s) continue;
       uint32_t* row = rows.data() + static_cast<size_t>(newId[s]) * segCount;
       for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
         const uint32_t t = mapState(runs[i].to);
         for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) row[k] = t;
+        if (counters && t != 0) {
+          for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) {
+            opRows[static_cast<size_t>(newId[s]) * segCount + k] = transOp[static_cast<size_t>(s) * segCount + k];
+          }
+        }
       }
     }
     std::vector<uint64_t> hash(segCount, 1469598103934665603ull);
     for (uint32_t s = 0; s < count; ++s) {
       const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
       for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ row[k]) * 1099511628211ull;
+      if (!counters) continue;
+      const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ ops[k]) * 1099511628211ull;
     }
     // Segments with equal hashes share a class; one pass over the rows confirms it (a hash
     // collision, never seen, falls back to comparing columns one by one).
@@ -340,12 +386,16 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     for (uint32_t s = 0; s < count && exact; ++s) {
       const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
       for (uint32_t k : joined) exact = exact && row[k] == row[firstSeg[segClass[k]]];
+      if (!counters) continue;
+      const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
+      for (uint32_t k : joined) exact = exact && ops[k] == ops[firstSeg[segClass[k]]];
     }
     if (!exact) {
       const auto sameColumn = [&](uint32_t x, uint32_t y) {
         for (uint32_t s = 0; s < count; ++s) {
           const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
           if (row[x] != row[y]) return false;
+          if (counters && opRows[static_cast<size_t>(s) * segCount + x] != opRows[static_cast<size_t>(s) * segCount + y]) return false;
         }
         return true;
       };
@@ -368,11 +418,18 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
       const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
       for (uint32_t c = 0; c < a.classCount; ++c) a.trans[static_cast<size_t>(s) * a.classCount + c] = row[firstSeg[c]];
     }
+    if (counters) AssembleCountOps(&a, opRows, segCount, firstSeg, count);
   }
   for (int b = 0; b < 256; ++b) a.byteClass[b] = static_cast<uint8_t>(segClass[segOf[b]]);
 
   a.flags.assign(count, 0);
   a.ruleOf.assign(count, 0);
+  if (counters) {
+    a.countOps = std::move(countOps);
+    a.finalOps.assign(count, kNoCountOp);
+  } else {
+    a.countOps.assign(1, CountOp{});
+  }
   a.callBegin.assign(count + 1, 0);
   a.singleByte.assign(count, -1);  // the dead state has no live byte
   a.rootRule = program.root;
@@ -385,15 +442,25 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
       if (program.rules[r].maxTokens != ir::kNone) a.flags[id] |= kLimitedText;
       a.callBegin[id] = static_cast<uint32_t>(a.calls.size());
       for (uint32_t e = callBegin[s]; e < callBegin[s + 1]; ++e) {
-        if (liveCall(calls[e])) a.calls.push_back({calls[e].rule, mapState(calls[e].returnState)});
+        if (liveCall(calls[e])) a.calls.push_back({calls[e].rule, mapState(calls[e].returnState), calls[e].op});
       }
       // Merged states may list a call twice.
-      std::sort(a.calls.begin() + a.callBegin[id], a.calls.end(),
-                [](const CallEdge& x, const CallEdge& y) { return x.rule != y.rule ? x.rule < y.rule : x.returnState < y.returnState; });
+      std::sort(a.calls.begin() + a.callBegin[id], a.calls.end(), [](const CallEdge& x, const CallEdge& y) {
+        return x.rule != y.rule ? x.rule < y.rule : x.returnState != y.returnState ? x.returnState < y.returnState : x.op < y.op;
+      });
       a.calls.erase(std::unique(a.calls.begin() + a.callBegin[id], a.calls.end(),
-                                [](const CallEdge& x, const CallEdge& y) { return x.rule == y.rule && x.returnState == y.returnState; }),
+                                [](const CallEdge& x, const CallEdge& y) {
+                                  return x.rule == y.rule && x.returnState == y.returnState && x.op == y.op;
+                                }),
                     a.calls.end());
       if (a.calls.size() > a.callBegin[id]) a.flags[id] |= kHasCalls;
+      if (counters) {
+        a.finalOps[id] = final[s] ? finalOp[s] : kNoCountOp;
+        bool counted = a.finalOps[id] != kNoCountOp || a.opRow[id] != Automaton::kNoOpRow;
+        for (uint32_t e = a.callBegin[id]; e < a.calls.size(); ++e) counted = counted || a.calls[e].op != kNoCountOp;
+        if (counted) a.flags[id] |= kCounted;
+        if (program.rules[r].hasOps) a.rules[r].counted = true;
+      }
     }
   }
   a.callBegin[count] = static_cast<uint32_t>(a.calls.size());
@@ -456,6 +523,14 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     ar.exactEscape = !ar.isRoot && ar.returnStates.size() == 1;
   }
   CheckLeftRecursion(a);
+  if (!program.regions.empty()) {
+    std::vector<uint32_t> stateRegion(count, 0);
+    for (uint32_t s = 1; s < total; ++s) {
+      if (keep[s] && block[s] == s) stateRegion[newId[s]] = region[s];
+    }
+    ComputeLiveness(program, stateRegion, &a);
+  }
+  if (counters) ComputeMarkLiveness(&a);
   return a;
 }
 

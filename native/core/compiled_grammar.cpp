@@ -44,10 +44,29 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   report(CompilePhase::Automaton);
   const auto t1 = std::chrono::steady_clock::now();
   const CompileLimits limits;
-  NfaProgram program = BuildNfa(grammar, limits);
-  g->stats_.nfaStates = program.nfa.stateCount;
   const TokenClasses tokenClasses = BuildTokenClasses(grammar, *g->tokenizer_);
-  g->automaton_ = BuildAutomaton(program, limits, tokenClasses.count > 0 ? &tokenClasses : nullptr);
+  // A counted repeat whose loop turns out ambiguous is unrolled instead, and the automaton built
+  // again (docs/engine.md, "Counted repetition").
+  UnrollSet unroll;
+  for (;;) {
+    NfaProgram program = BuildNfa(grammar, limits, unroll);
+    g->stats_.nfaStates = program.nfa.stateCount;
+    try {
+      g->automaton_ = BuildAutomaton(program, limits, tokenClasses.count > 0 ? &tokenClasses : nullptr);
+      break;
+    } catch (const CountConflict& conflict) {
+      // Repeats can be unrolled; a counted node cannot.
+      const size_t before = unroll.size();
+      for (uint32_t node : conflict.nodes) {
+        if (node < grammar.nodes.size() && grammar.nodes[node].kind == ir::Kind::Repeat) unroll.insert(node);
+      }
+      if (unroll.size() == before) {
+        throw Error(ErrorCode::InvalidGrammar, "a counted node's units or a marks node's marks cannot be told apart from the bytes (one "
+                                               "byte could both start a unit or mark and continue another, or end the node); make them "
+                                               "start unambiguously");
+      }
+    }
+  }
   g->stats_.automatonMs = MsSince(t1);
   report(CompilePhase::Masks);  // BuildMasks reports its states as it walks them
 
@@ -55,7 +74,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   uint32_t threads = options.threads == 0 ? static_cast<uint32_t>(SharedThreadPoolSize()) : options.threads;
   if (threads == 0) threads = 1;
   MaskBuildStats ms;
-  BuildMasks(g->automaton_, *g->tokenizer_, threads, &g->masks_, &ms);
+  BuildMasks(g->automaton_, *g->tokenizer_, threads, limits.maxMaskWork, &g->masks_, &ms);
   g->stats_.masksMs = MsSince(t2);
   g->stats_.totalMs = MsSince(t0);
 
@@ -64,6 +83,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.states = g->automaton_.StateCount();
   st.byteClasses = g->automaton_.classCount;
   st.trieNodesVisited = ms.trieNodesVisited;
+  st.maskWork = ms.work;
   st.walkedStates = ms.walkedStates;
   st.distinctMasks = ms.distinctMasks;
   st.listMasks = ms.listMasks;

@@ -4,6 +4,7 @@
 #include "dfa_builder.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <unordered_map>
 
 #include "tagmask/compile_control.h"
@@ -15,7 +16,7 @@ namespace {
 
 // Compressed adjacency of the NFA, by source state.
 struct NfaIndex {
-  std::vector<uint32_t> epsBegin, epsTo;
+  std::vector<uint32_t> epsBegin, epsTo, epsOp;
   std::vector<uint32_t> rangeBegin;
   std::vector<Nfa::Range> ranges;
   std::vector<uint32_t> callBegin;
@@ -29,9 +30,13 @@ struct NfaIndex {
     for (const auto& e : nfa.eps) ++epsBegin[e.from + 1];
     for (uint32_t i = 0; i < n; ++i) epsBegin[i + 1] += epsBegin[i];
     epsTo.resize(nfa.eps.size());
+    epsOp.resize(nfa.eps.size());
     {
       std::vector<uint32_t> at(epsBegin.begin(), epsBegin.end() - 1);
-      for (const auto& e : nfa.eps) epsTo[at[e.from]++] = e.to;
+      for (const auto& e : nfa.eps) {
+        epsOp[at[e.from]] = e.op;
+        epsTo[at[e.from]++] = e.to;
+      }
     }
     rangeBegin.assign(n + 1, 0);
     for (const auto& r : nfa.ranges) ++rangeBegin[r.from + 1];
@@ -62,10 +67,11 @@ struct NfaIndex {
   bool HasTokens(uint32_t q) const { return !tokenBegin.empty() && tokenBegin[q] != tokenBegin[q + 1]; }
 };
 
-uint64_t HashSet(const uint32_t* p, size_t n) {
+template <class T>
+uint64_t HashSet(const T* p, size_t n) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
   for (size_t i = 0; i < n; ++i) {
-    h ^= p[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h ^= static_cast<uint64_t>(p[i]) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
     h *= 0xBF58476D1CE4E5B9ull;
   }
   return h;
@@ -75,54 +81,154 @@ uint64_t HashSet(const uint32_t* p, size_t n) {
 // long items make subsets large, and the work grows with their total size.
 constexpr size_t kMaxSubsetWork = size_t{1} << 23;
 
+// The counter operations met on epsilon paths inside one rule's closures (count_op.h), each with
+// the repeat nodes it came from (to name them when two paths disagree).
+class PendingOps {
+ public:
+  PendingOps() : ops_(1), nodes_(1), regions_(1, 0) {}
+  const CountOp& Op(uint32_t id) const { return ops_[id]; }
+  /// The counted node whose count the operation last read or changed (0: none).
+  uint32_t Region(uint32_t id) const { return regions_[id]; }
+  // The operation `id` followed by the primitive `step`, or UINT32_MAX when no count passes it.
+  uint32_t Then(uint32_t id, const Nfa::CountStep& step) {
+    CountOp op = ops_[id];
+    if (!op.Then(step.kind, step.value)) return UINT32_MAX;
+    std::vector<uint32_t> nodes = nodes_[id];
+    if (std::find(nodes.begin(), nodes.end(), step.node) == nodes.end()) nodes.push_back(step.node);
+    const uint32_t region = step.region != 0 ? step.region : regions_[id];
+    for (uint32_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i] == op && regions_[i] == region) {
+        for (uint32_t n : nodes) {
+          if (std::find(nodes_[i].begin(), nodes_[i].end(), n) == nodes_[i].end()) nodes_[i].push_back(n);
+        }
+        return i;
+      }
+    }
+    ops_.push_back(op);
+    nodes_.push_back(std::move(nodes));
+    regions_.push_back(region);
+    return static_cast<uint32_t>(ops_.size()) - 1;
+  }
+  [[noreturn]] void Conflict(uint32_t x, uint32_t y) const {
+    CountConflict c;
+    for (uint32_t id : {x, y}) c.nodes.insert(c.nodes.end(), nodes_[id].begin(), nodes_[id].end());
+    throw c;
+  }
+
+ private:
+  std::vector<CountOp> ops_;
+  std::vector<std::vector<uint32_t>> nodes_;
+  std::vector<uint32_t> regions_;
+};
+
+// Operations of the whole automaton, by value; index 0 is kNoCountOp.
+class CountOpTable {
+ public:
+  CountOpTable() : ops_(1) {}
+  uint32_t Intern(const CountOp& op) {
+    if (op.IsIdentity()) return kNoCountOp;
+    for (uint32_t i = 1; i < ops_.size(); ++i) {
+      if (ops_[i] == op) return i;
+    }
+    ops_.push_back(op);
+    return static_cast<uint32_t>(ops_.size()) - 1;
+  }
+  std::vector<CountOp> Take() { return std::move(ops_); }
+
+ private:
+  std::vector<CountOp> ops_;
+};
+
 // The subset construction of one rule. Local state ids start at 0; transitions hold local id + 1
 // (0 = dead). Columns: the byte segments, then one per token class.
+//
+// With counted repetition (kCounted) a subset element is an NFA state together with the counter
+// operation of the epsilon path that reached it (high and low 32 bits), and each transition,
+// call edge and end gets the operation of its source elements. Two paths reaching one NFA state
+// with different operations, or one byte leaving elements with different operations, mean the
+// count cannot follow the bytes: a CountConflict.
+template <bool kCounted>
 class SubsetBuilder {
+  using Elem = std::conditional_t<kCounted, uint64_t, uint32_t>;
+
  public:
-  SubsetBuilder(const NfaIndex& index, uint32_t nfaStates, const std::array<uint8_t, 256>& segOf, uint32_t segCount,
-                const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName)
-      : index_(index), segOf_(segOf), segCount_(segCount), tokens_(tokens),
-        width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), mark_(nfaStates, 0),
-        buckets_(width_) {}
+  SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::vector<uint32_t>& stateRegion, const std::array<uint8_t, 256>& segOf,
+                uint32_t segCount, const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
+      : index_(index), nfa_(nfa), stateRegion_(stateRegion), segOf_(segOf), segCount_(segCount), tokens_(tokens),
+        width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), table_(table),
+        mark_(nfa.stateCount, 0), buckets_(width_) {
+    if (kCounted) {
+      opAt_.assign(nfa.stateCount, 0);
+      segOp_.assign(width_, 0);
+    }
+  }
 
   RuleDfa Run(uint32_t start, uint32_t final) {
     final_ = final;
     RuleDfa dfa;
-    std::vector<uint32_t> set{start};
+    std::vector<Elem> set{static_cast<Elem>(start)};
     Close(&set);
     Intern(set);
-    std::vector<std::pair<uint32_t, uint32_t>> callTargets;  // (callee, nfa target)
+    std::vector<std::pair<uint64_t, uint32_t>> callTargets;  // ((callee, op), nfa target)
     dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
       if ((s & 1023) == 1023) CompileCheckpoint();
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
-      const std::vector<uint32_t>& members = members_;
-      dfa.final.push_back(std::binary_search(members.begin(), members.end(), final) ? 1 : 0);
+      const std::vector<Elem>& members = members_;
+      uint32_t finalOp = kNoFinal;
+      for (Elem e : members) {
+        if (StateOf(e) == final) finalOp = OpOf(e);
+      }
+      dfa.final.push_back(finalOp != kNoFinal ? 1 : 0);
+      if (kCounted) dfa.region.push_back(RegionOf(members));
+      if (kCounted) {
+        dfa.transOp.resize(static_cast<size_t>(s + 1) * width_, kNoCountOp);
+        // Only the condition matters at the end of the rule.
+        CountOp end = finalOp == kNoFinal ? CountOp{} : ops_.Op(finalOp);
+        end.add = 0;
+        end.reset = 0;
+        end.markSet = 0;
+        end.markReset = 0;
+        dfa.finalOp.push_back(table_->Intern(end));
+      }
       // Byte transitions, segment by segment.
       touched_.clear();
-      for (uint32_t q : members) {
-        for (uint32_t e = index_.rangeBegin[q]; e < index_.rangeBegin[q + 1]; ++e) {
-          const Nfa::Range& r = index_.ranges[e];
+      for (Elem e : members) {
+        const uint32_t q = StateOf(e);
+        for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
+          const Nfa::Range& r = index_.ranges[i];
           for (uint32_t k = segOf_[r.lo]; k <= segOf_[r.hi]; ++k) {
-            if (buckets_[k].empty()) touched_.push_back(k);
-            buckets_[k].push_back(r.to);
+            if (buckets_[k].empty()) {
+              touched_.push_back(k);
+              if (kCounted) segOp_[k] = OpOf(e);
+            } else if (kCounted && segOp_[k] != OpOf(e)) {
+              ops_.Conflict(segOp_[k], OpOf(e));
+            }
+            buckets_[k].push_back(static_cast<Elem>(r.to));
           }
         }
         // Token edges: one column per token class the edge's node takes.
         if (!index_.HasTokens(q)) continue;
-        for (uint32_t e = index_.tokenBegin[q]; e < index_.tokenBegin[q + 1]; ++e) {
-          for (uint32_t c : tokens_->ofNode.at(index_.tokens[e].node)) {
+        if (kCounted && OpOf(e) != 0) {
+          throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': a token node right after a counter operation (inside counted "
+                                                 "repetition) is not supported");
+        }
+        for (uint32_t t = index_.tokenBegin[q]; t < index_.tokenBegin[q + 1]; ++t) {
+          for (uint32_t c : tokens_->ofNode.at(index_.tokens[t].node)) {
             const uint32_t k = segCount_ + c;
-            if (buckets_[k].empty()) touched_.push_back(k);
-            buckets_[k].push_back(index_.tokens[e].to);
+            if (buckets_[k].empty()) {
+              touched_.push_back(k);
+              if (kCounted) segOp_[k] = 0;
+            }
+            buckets_[k].push_back(static_cast<Elem>(index_.tokens[t].to));
           }
         }
       }
       std::sort(touched_.begin(), touched_.end());
       uint32_t previousSeg = UINT32_MAX, previousTarget = 0;
       for (uint32_t k : touched_) {
-        std::vector<uint32_t>& b = buckets_[k];
+        std::vector<Elem>& b = buckets_[k];
         std::sort(b.begin(), b.end());
         b.erase(std::unique(b.begin(), b.end()), b.end());
         uint32_t target;
@@ -138,17 +244,21 @@ class SubsetBuilder {
         } else {
           dfa.runs.push_back({k, k, target});
         }
+        // Counter operations stay dense per segment (transOp), so runs need not split on them.
+        if (kCounted) dfa.transOp[static_cast<size_t>(s) * width_ + k] = table_->Intern(ops_.Op(segOp_[k]));
         if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
         previousSeg = k;
         previousTarget = target;
       }
       if (previousSeg != UINT32_MAX) buckets_[previousSeg].clear();
       dfa.runBegin.push_back(static_cast<uint32_t>(dfa.runs.size()));
-      // Call edges, grouped by callee.
+      // Call edges, grouped by callee (and operation: two operations are two edges, which the
+      // matcher follows as two stacks).
       callTargets.clear();
-      for (uint32_t q : members) {
-        for (uint32_t e = index_.callBegin[q]; e < index_.callBegin[q + 1]; ++e) {
-          callTargets.emplace_back(index_.calls[e].rule, index_.calls[e].to);
+      for (Elem e : members) {
+        const uint32_t q = StateOf(e);
+        for (uint32_t i = index_.callBegin[q]; i < index_.callBegin[q + 1]; ++i) {
+          callTargets.emplace_back((static_cast<uint64_t>(index_.calls[i].rule) << 32) | OpOf(e), index_.calls[i].to);
         }
       }
       std::sort(callTargets.begin(), callTargets.end());
@@ -156,9 +266,11 @@ class SubsetBuilder {
       for (size_t i = 0; i < callTargets.size();) {
         size_t j = i;
         closed_.clear();
-        while (j < callTargets.size() && callTargets[j].first == callTargets[i].first) closed_.push_back(callTargets[j++].second);
+        while (j < callTargets.size() && callTargets[j].first == callTargets[i].first) closed_.push_back(static_cast<Elem>(callTargets[j++].second));
         Close(&closed_);
-        dfa.calls.push_back({callTargets[i].first, Intern(closed_)});
+        CallEdge edge{static_cast<uint32_t>(callTargets[i].first >> 32), Intern(closed_)};
+        if (kCounted) edge.op = table_->Intern(ops_.Op(static_cast<uint32_t>(callTargets[i].first)));
+        dfa.calls.push_back(edge);
         i = j;
       }
     }
@@ -167,34 +279,72 @@ class SubsetBuilder {
   }
 
  private:
+  static constexpr uint32_t kNoFinal = UINT32_MAX;
+  static uint32_t StateOf(Elem e) { return kCounted ? static_cast<uint32_t>(static_cast<uint64_t>(e) >> 32) : static_cast<uint32_t>(e); }
+  static uint32_t OpOf(Elem e) { return kCounted ? static_cast<uint32_t>(e) : 0u; }
+  static Elem Make(uint32_t state, uint32_t op) {
+    return kCounted ? static_cast<Elem>((static_cast<uint64_t>(state) << 32) | op) : static_cast<Elem>(state);
+  }
+  // The counted node a subset lies in: the one region its members are tagged with.
+  uint32_t RegionOf(const std::vector<Elem>& members) const {
+    uint32_t region = 0;
+    for (Elem e : members) {
+      const uint32_t q = StateOf(e);
+      uint32_t r = q < stateRegion_.size() ? stateRegion_[q] : 0;
+      // A pending check (or count) of a node keeps the state in it: its count still decides.
+      if (r == 0 && OpOf(e) != 0 && !ops_.Op(OpOf(e)).reset) r = ops_.Region(OpOf(e));
+      if (r == 0 || r == region) continue;
+      if (region != 0) {
+        throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': two counted nodes overlap (one byte could belong to either); "
+                                               "make what precedes the second one end unambiguously");
+      }
+      region = r;
+    }
+    return region;
+  }
+  bool Keeps(uint32_t q) const {
+    return q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
+           index_.HasTokens(q);
+  }
+
   // Epsilon closure, sorted, keeping only the states that matter for the future: those with byte
   // or call edges, and the rule's final state. States that only pass epsilons on would make
   // equal futures look different (a choice's branches meeting again), and the subsets blow up.
-  void Close(std::vector<uint32_t>* set) {
+  // `set` holds plain NFA states on entry (the targets of one byte or call).
+  void Close(std::vector<Elem>* set) {
     ++epoch_;
-    std::vector<uint32_t>& out = *set;
+    std::vector<Elem>& out = *set;
     stack_.assign(out.begin(), out.end());
     out.clear();
-    for (uint32_t q : stack_) mark_[q] = epoch_;
+    for (Elem q : stack_) {
+      mark_[static_cast<uint32_t>(q)] = epoch_;
+      if (kCounted) opAt_[static_cast<uint32_t>(q)] = 0;
+    }
     while (!stack_.empty()) {
-      const uint32_t q = stack_.back();
+      const uint32_t q = static_cast<uint32_t>(stack_.back());
       stack_.pop_back();
-      if (q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
-          index_.HasTokens(q)) {
-        out.push_back(q);
-      }
+      const uint32_t op = kCounted ? opAt_[q] : 0u;
+      if (Keeps(q)) out.push_back(Make(q, op));
       for (uint32_t e = index_.epsBegin[q]; e < index_.epsBegin[q + 1]; ++e) {
         const uint32_t t = index_.epsTo[e];
-        if (mark_[t] != epoch_) {
-          mark_[t] = epoch_;
-          stack_.push_back(t);
+        uint32_t next = op;
+        if (kCounted && index_.epsOp[e] != 0) {
+          next = ops_.Then(op, nfa_.ops[index_.epsOp[e]]);
+          if (next == UINT32_MAX) continue;  // no count takes this path
         }
+        if (mark_[t] == epoch_) {
+          if (kCounted && opAt_[t] != next) ops_.Conflict(opAt_[t], next);
+          continue;
+        }
+        mark_[t] = epoch_;
+        if (kCounted) opAt_[t] = next;
+        stack_.push_back(static_cast<Elem>(t));
       }
     }
     std::sort(out.begin(), out.end());
   }
 
-  uint32_t Intern(const std::vector<uint32_t>& set) {
+  uint32_t Intern(const std::vector<Elem>& set) {
     const uint64_t h = HashSet(set.data(), set.size());
     auto it = byHash_.find(h);
     if (it != byHash_.end()) {
@@ -223,20 +373,27 @@ class SubsetBuilder {
   }
 
   const NfaIndex& index_;
+  const Nfa& nfa_;
+  const std::vector<uint32_t>& stateRegion_;
   const std::array<uint8_t, 256>& segOf_;
   uint32_t segCount_;
   const TokenClasses* tokens_;
   uint32_t width_;  // columns: byte segments, then token classes
   uint32_t stateLimit_;
   const std::string& ruleName_;
+  CountOpTable* table_;
+  PendingOps ops_;
   std::vector<uint32_t> mark_;
+  std::vector<uint32_t> opAt_;  // kCounted: per NFA state, its operation in the current closure
+  std::vector<uint32_t> segOp_;  // kCounted: per column, the operation of its sources
   uint32_t epoch_ = 0;
   uint32_t final_ = 0;
-  std::vector<uint32_t> stack_;
-  std::vector<std::vector<uint32_t>> buckets_;
+  std::vector<Elem> stack_;
+  std::vector<std::vector<Elem>> buckets_;
   std::vector<uint32_t> touched_;
-  std::vector<uint32_t> members_, closed_;  // scratch, reused
-  std::vector<uint32_t> pool_, setBegin_, setEnd_, sameHash_;
+  std::vector<Elem> members_, closed_;  // scratch, reused
+  std::vector<Elem> pool_;
+  std::vector<uint32_t> setBegin_, setEnd_, sameHash_;
   std::unordered_map<uint64_t, uint32_t> byHash_;
 };
 
@@ -270,17 +427,23 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits,
   const uint32_t ruleCount = static_cast<uint32_t>(program.rules.size());
   std::vector<RuleDfa> dfas(ruleCount);
   uint64_t total = 1;
+  CountOpTable ops;
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const NfaRule& rule = program.rules[r];
-    SubsetBuilder builder(index, program.nfa.stateCount, segOf, segCount, tokens, limits.maxDfaStates, rule.name);
-    dfas[r] = builder.Run(rule.start, rule.final);
+    if (rule.hasOps) {
+      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
+      dfas[r] = builder.Run(rule.start, rule.final);
+    } else {
+      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
+      dfas[r] = builder.Run(rule.start, rule.final);
+    }
     total += dfas[r].final.size();
     if (total > limits.maxDfaStates) {
       throw Error(ErrorCode::InvalidGrammar, "rule '" + rule.name + "': the grammar's automata need more than " +
                                                  std::to_string(limits.maxDfaStates) + " states (the grammar is too large)");
     }
   }
-  return AssembleAutomaton(program, std::move(dfas), segOf, segCount + (tokens ? tokens->count : 0), tokens);
+  return AssembleAutomaton(program, std::move(dfas), segOf, segCount + (tokens ? tokens->count : 0), ops.Take(), tokens);
 }
 
 }  // namespace tagmask

@@ -28,16 +28,31 @@ struct RuleDfa {
   std::vector<uint8_t> final;
   std::vector<uint32_t> callBegin;  // states + 1
   std::vector<CallEdge> calls;
+  /// Rules with counted repetition: per transition, and per state for its end, an index into
+  /// the automaton's countOps (empty otherwise).
+  std::vector<uint32_t> transOp;
+  std::vector<uint32_t> finalOp;
+  /// Per state: the counted node (NfaProgram::regions index + 1) it lies in, or 0.
+  std::vector<uint32_t> region;
 };
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that
-/// match nothing, left recursion, and size limits. `tokens`: the classes of the grammar's token
-/// nodes, when it has any.
+/// match nothing, left recursion, and size limits; CountConflict for an ambiguous counted repeat.
+/// `tokens`: the classes of the grammar's token nodes, when it has any.
 Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens = nullptr);
+
+/// The liveness conditions of the states of counted nodes (count_liveness.cpp). Throws
+/// GrammarError when the numbers of units a node can still hold from some state are not an
+/// interval (only those are supported).
+void ComputeLiveness(const NfaProgram& program, const std::vector<uint32_t>& stateRegion, Automaton* a);
+
+/// The liveness conditions of the states of rules with marks (mark_liveness.cpp), together with
+/// those of counted nodes. Throws GrammarError when a state's condition is not one operation.
+void ComputeMarkLiveness(Automaton* a);
 
 /// Trims, minimizes, numbers and classifies the rule automata (automaton_assembly.cpp). The
 /// last `tokens->count` of the `segCount` columns are token classes.
 Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas, const std::array<uint8_t, 256>& segOf,
-                            uint32_t segCount, const TokenClasses* tokens = nullptr);
+                            uint32_t segCount, std::vector<CountOp> countOps, const TokenClasses* tokens = nullptr);
 
 }  // namespace tagmask

@@ -12,8 +12,9 @@ namespace tagmask::ir {
 namespace {
 
 const char* KindName(uint32_t code) {
-  static const char* const kNames[] = {"empty", "never", "bytes", "class", "seq", "choice", "repeat", "ref", "text"};
-  return code <= 8 ? kNames[code] : "unknown";
+  static const char* const kNames[] = {"empty", "never", "bytes", "class", "seq",  "choice", "repeat",
+                                       "ref",   "text",  "counted", "unit", "marks", "mark"};
+  return code <= 12 ? kNames[code] : "unknown";
 }
 
 [[noreturn]] void Fail(const std::string& where, const std::string& what) {
@@ -88,7 +89,7 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
       continue;
     }
     const std::string where = NodeWhere(id, code);
-    if (code > 8) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..8)");
+    if (code > 12) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..12 or 16..18)");
     const Kind kind = static_cast<Kind>(code);
     switch (kind) {
       case Kind::Empty:
@@ -135,11 +136,26 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
         }
         break;
       case Kind::Repeat:
+      case Kind::Counted:
         if (a >= id) {
           Fail(where, "its item is node " + std::to_string(a) + ", which does not come before it (nodes must be in post-order)");
         }
         if (b == kNone) Fail(where, "min must be below 2^32-1");
         if (c != kNone && c < b) Fail(where, "max " + std::to_string(c) + " is below min " + std::to_string(b));
+        break;
+      case Kind::Unit:
+        if (a >= id) {
+          Fail(where, "its item is node " + std::to_string(a) + ", which does not come before it (nodes must be in post-order)");
+        }
+        if (b != 0 || c != 0) Fail(where, "fields b and c must be 0");
+        break;
+      case Kind::Marks:
+      case Kind::Mark:
+        if (a >= id) {
+          Fail(where, "its item is node " + std::to_string(a) + ", which does not come before it (nodes must be in post-order)");
+        }
+        if (kind == Kind::Mark && b >= 32) Fail(where, "mark index " + std::to_string(b) + " is not below 32");
+        if (c != 0) Fail(where, "field c must be 0");
         break;
       case Kind::Ref:
         if (a >= ruleCount) {

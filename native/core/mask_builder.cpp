@@ -4,8 +4,10 @@
 #include <array>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 
+#include "count_regimes.h"
 #include "token_equivalence.h"
 #include "trie_walker.h"
 #include "tagmask/bitmask.h"
@@ -20,10 +22,12 @@ namespace {
 struct WalkResult {
   Ranges accepted[2];
   Ranges uncertain[2];
+  std::vector<CondSpan> conditional[2];
   void Clear() {
     for (int t = 0; t < 2; ++t) {
       accepted[t].Clear();
       uncertain[t].Clear();
+      conditional[t].clear();
     }
   }
 };
@@ -37,9 +41,49 @@ struct MaskData {
   uint32_t accepted = 0;
   std::vector<uint32_t> uncertain;
   // Per return state of the state's rule (in returnStates order): the uncertain tokens accepted
-  // when that is the frame below, and those that still depend on the stack further down.
-  std::vector<std::pair<std::vector<uint32_t>, std::vector<uint32_t>>> pairs;
+  // when that is the frame below, those that still depend on the stack further down, and those
+  // accepted for some counts of the frame (counted repetition).
+  struct Pair {
+    std::vector<uint32_t> accepted, residual;
+    std::vector<CountedToken> counted;
+  };
+  std::vector<Pair> pairs;
+  // Counted repetition: tokens accepted only for some counts of the state's level.
+  std::vector<CondSpan> cond[2];
+  // Marks: tokens accepted only for some marks (and counts) of the state's level.
+  std::vector<CondSpan> marked[2];
 };
+
+// The marked token groups of a state (docs/engine.md, "Marks"): one per distinct condition, its
+// token ids sorted.
+void StoreMarked(const TokenizerInfo& tok, const std::vector<CondSpan> marked[2], MaskStore* store, StateMask* sm) {
+  sm->markedBegin = static_cast<uint32_t>(store->marked.size());
+  const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
+  std::vector<std::pair<const CondSpan*, int>> spans;
+  for (int t = 0; t < 2; ++t) {
+    for (const CondSpan& sp : marked[t]) spans.emplace_back(&sp, t);
+  }
+  const auto key = [](const CondSpan& x) { return std::make_tuple(x.markClear, x.markNeed, x.markAny, x.lo, x.hi); };
+  std::stable_sort(spans.begin(), spans.end(), [&](const auto& x, const auto& y) { return key(*x.first) < key(*y.first); });
+  for (size_t i = 0; i < spans.size();) {
+    const CondSpan& first = *spans[i].first;
+    MarkedTokens g;
+    g.clear = first.markClear;
+    g.need = first.markNeed;
+    g.any = first.markAny;
+    g.lo = first.lo;
+    g.hi = first.hi;
+    g.offset = static_cast<uint32_t>(store->markedIds.size());
+    for (; i < spans.size() && key(*spans[i].first) == key(first); ++i) {
+      const uint32_t* ids = tries[spans[i].second]->TokenIds();
+      for (uint32_t k = spans[i].first->a; k < spans[i].first->b; ++k) store->markedIds.push_back(ids[k]);
+    }
+    std::sort(store->markedIds.begin() + g.offset, store->markedIds.end());
+    g.size = static_cast<uint32_t>(store->markedIds.size()) - g.offset;
+    store->marked.push_back(g);
+  }
+  sm->markedCount = static_cast<uint32_t>(store->marked.size()) - sm->markedBegin;
+}
 
 void AppendIds(const TokenTrie& trie, const Ranges& ranges, std::vector<uint32_t>* out) {
   const uint32_t* ids = trie.TokenIds();
@@ -239,7 +283,7 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
 
 // Per-thread scratch of the walks.
 struct Worker {
-  explicit Worker(const Automaton& a, uint32_t maxDepth) : walker(a, maxDepth) {}
+  Worker(const Automaton& a, uint32_t maxDepth, WorkBudget* budget) : walker(a, maxDepth) { walker.SetBudget(budget); }
   Walker walker;
   SubtreeMemo memo[2];
   WalkResult result;
@@ -252,9 +296,14 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   for (int t = 0; t < 2; ++t) {
     if (tries[t]->NodeCount() <= 1) continue;
-    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t]);
+    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t]);
   }
-  for (int t = 0; t < 2; ++t) out->acc[t] = w.result.accepted[t].r;
+  for (int t = 0; t < 2; ++t) {
+    out->acc[t] = w.result.accepted[t].r;
+    out->cond[t].clear();
+    out->marked[t].clear();
+    for (const CondSpan& sp : w.result.conditional[t]) (sp.HasMarks() ? out->marked[t] : out->cond[t]).push_back(sp);
+  }
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
   for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.result.uncertain[t], &out->uncertain);
@@ -274,8 +323,8 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   });
   for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
     out->pairs.emplace_back();
-    auto& [acc, residual] = out->pairs.back();
-    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual);
+    auto& [acc, residual, counted] = out->pairs.back();
+    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual, &counted);
     std::sort(acc.begin(), acc.end());
     std::sort(residual.begin(), residual.end());
   }
@@ -283,7 +332,9 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
 
 }  // namespace
 
-void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, MaskStore* store, MaskBuildStats* stats) {
+void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, uint64_t workLimit, MaskStore* store,
+                MaskBuildStats* stats) {
+  WorkBudget budget(workLimit);
   const uint32_t count = a.StateCount();
   const uint32_t listMax = std::max<uint32_t>(32, tok.MaskWordCount() / 4);
   std::vector<MaskData> results(count);
@@ -332,7 +383,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     // the round robin spreads the costly regions over the threads.
     const size_t chunks = std::max<size_t>(1, std::min<size_t>(threads, pool->Size()));
     constexpr uint32_t kBlock = 16;
-    for (size_t i = 0; i < chunks; ++i) workers.push_back(std::make_unique<Worker>(a, maxDepth));
+    for (size_t i = 0; i < chunks; ++i) workers.push_back(std::make_unique<Worker>(a, maxDepth, &budget));
     pool->ParallelFor(chunks, 1, [&](size_t begin, size_t end) {
       for (size_t c = begin; c < end; ++c) {
         Worker& w = *workers[c];
@@ -342,15 +393,17 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
             ComputeState(a, tok, cuts, walked[i], w, &results[walked[i]]);
           }
         }
+        w.walker.Flush();
       }
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
-    Worker w(a, maxDepth);
+    Worker w(a, maxDepth, &budget);
     for (uint32_t s : walked) {
       walkedOne();
       ComputeState(a, tok, cuts, s, w, &results[s]);
     }
+    w.walker.Flush();
     visited = w.visited;
   }
 
@@ -361,13 +414,19 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->words.clear();
   store->uncertain.clear();
   store->pairs.clear();
+  store->regimes.clear();
+  store->countedTokens.clear();
+  store->marked.clear();
+  store->markedIds.clear();
   store->states.assign(count, StateMask{});
   std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
   std::vector<uint32_t> sourceOf(1, 0);  // per stored mask: the state it came from
   std::vector<uint32_t> data;
   MaskBuildStats st;
   st.trieNodesVisited = visited;
+  st.work = budget.Used();
   st.walkedStates = todo;
+  RegimeBuilder regimes(tok, store, listMax);
   for (uint32_t s = 1; s < count; ++s) {
     const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
@@ -377,8 +436,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     st.uncertainTokens += sm.uncertainCount;
     if (sm.uncertainCount > 0) ++st.statesWithUncertain;
     sm.pairBegin = static_cast<uint32_t>(store->pairs.size());
-    for (const auto& [acc, residual] : d.pairs) {
+    for (const auto& [acc, residual, counted] : d.pairs) {
       PairMask pm;
+      pm.countedOffset = static_cast<uint32_t>(store->countedTokens.size());
+      pm.countedCount = static_cast<uint32_t>(counted.size());
+      store->countedTokens.insert(store->countedTokens.end(), counted.begin(), counted.end());
       pm.acceptedOffset = static_cast<uint32_t>(store->uncertain.size());
       pm.acceptedCount = static_cast<uint32_t>(acc.size());
       store->uncertain.insert(store->uncertain.end(), acc.begin(), acc.end());
@@ -387,6 +449,12 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       store->uncertain.insert(store->uncertain.end(), residual.begin(), residual.end());
       store->pairs.push_back(pm);
       st.residualTokens += pm.residualCount;
+    }
+    if (!d.marked[0].empty() || !d.marked[1].empty()) StoreMarked(tok, d.marked, store, &sm);
+    if (!d.cond[0].empty() || !d.cond[1].empty()) {
+      regimes.Add(d.acc, d.cond, &sm, &st);
+      sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges
+      continue;
     }
     if (d.accepted == 0) {
       sm.mask = 0;

@@ -13,6 +13,7 @@ namespace tagmask {
 
 struct MaskBuildStats {
   uint64_t trieNodesVisited = 0;
+  uint64_t work = 0;  // steps counted against the work budget
   uint32_t walkedStates = 0;  // states walked from; the others share a walked state's result
   uint32_t uncertainTokens = 0;   // summed over states
   uint32_t statesWithUncertain = 0;
@@ -22,7 +23,9 @@ struct MaskBuildStats {
 };
 
 /// Fills `store` for every state of `a`. `threads` > 1 runs the walks on the shared thread pool.
-void BuildMasks(const Automaton& a, const TokenizerInfo& tokenizer, uint32_t threads, MaskStore* store,
+/// Throws GrammarError when the walks need more than `workLimit` steps (trie nodes visited plus
+/// parser configurations made).
+void BuildMasks(const Automaton& a, const TokenizerInfo& tokenizer, uint32_t threads, uint64_t workLimit, MaskStore* store,
                 MaskBuildStats* stats);
 
 }  // namespace tagmask

@@ -13,11 +13,12 @@ namespace tagmask {
 
 namespace {
 
-constexpr uint8_t kSlowFlags = kHasCalls | kLimitedText;
+constexpr uint8_t kSlowFlags = kHasCalls | kLimitedText | kCounted;
 constexpr size_t kMaxJumpForward = 4096;
 
-uint32_t HashFrame(uint32_t ret, uint32_t parent) {
+uint32_t HashFrame(uint32_t ret, uint32_t parent, uint32_t count, uint32_t marks) {
   uint64_t h = (static_cast<uint64_t>(ret) << 32 | parent) * 0x9E3779B97F4A7C15ull;
+  h = (h ^ count ^ (static_cast<uint64_t>(marks) << 32)) * 0xBF58476D1CE4E5B9ull;
   return static_cast<uint32_t>(h >> 32);
 }
 
@@ -41,7 +42,7 @@ Matcher& Matcher::operator=(const Matcher& other) = default;
 Matcher::~Matcher() = default;
 
 void Matcher::Reset() {
-  frames_.assign(1, Frame{0, 0, 0});
+  frames_.assign(1, Frame{0, 0, 0, 0, 0});
   frameNext_.assign(1, 0);
   bucketHead_.assign(64, 0);
   stacks_.clear();
@@ -88,14 +89,14 @@ auto Matcher::Guard(const char* operation, Fn&& fn) -> decltype(fn()) {
 
 // ---- the frame arena -------------------------------------------------------------------------
 
-uint32_t Matcher::InternFrame(uint32_t ret, uint32_t parent) {
+uint32_t Matcher::InternFrame(uint32_t ret, uint32_t parent, uint32_t count, uint32_t marks) {
   const uint32_t mask = static_cast<uint32_t>(bucketHead_.size()) - 1;
-  const uint32_t bucket = HashFrame(ret, parent) & mask;
+  const uint32_t bucket = HashFrame(ret, parent, count, marks) & mask;
   for (uint32_t f = bucketHead_[bucket]; f != 0; f = frameNext_[f]) {
-    if (frames_[f].ret == ret && frames_[f].parent == parent) return f;
+    if (frames_[f].ret == ret && frames_[f].parent == parent && frames_[f].count == count && frames_[f].marks == marks) return f;
   }
   const uint32_t id = static_cast<uint32_t>(frames_.size());
-  frames_.push_back(Frame{ret, parent, frames_[parent].depth + 1});
+  frames_.push_back(Frame{ret, parent, frames_[parent].depth + 1, count, marks});
   frameNext_.push_back(bucketHead_[bucket]);
   bucketHead_[bucket] = id;
   if (frames_.size() > bucketHead_.size()) Rehash(bucketHead_.size() * 2);
@@ -107,10 +108,16 @@ void Matcher::Rehash(size_t buckets) {
   const uint32_t mask = static_cast<uint32_t>(buckets) - 1;
   // In creation order, so that every chain stays newest-first (truncation relies on it).
   for (uint32_t f = 1; f < frames_.size(); ++f) {
-    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent) & mask;
+    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent, frames_[f].count, frames_[f].marks) & mask;
     frameNext_[f] = bucketHead_[bucket];
     bucketHead_[bucket] = f;
   }
+}
+
+void Matcher::RestoreLevel(const Frame& frame, Config* c) {
+  c->count = frame.count;
+  c->marks = frame.marks;
+  c->markMode = kMarksKnown;
 }
 
 void Matcher::TruncateFrames(uint32_t count) {
@@ -118,7 +125,7 @@ void Matcher::TruncateFrames(uint32_t count) {
   // Frames go in reverse creation order, so each is the head of its chain when removed.
   while (frames_.size() > count) {
     const uint32_t f = static_cast<uint32_t>(frames_.size()) - 1;
-    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent) & mask;
+    const uint32_t bucket = HashFrame(frames_[f].ret, frames_[f].parent, frames_[f].count, frames_[f].marks) & mask;
     TAGMASK_CHECK(bucketHead_[bucket] == f, "frame arena chains out of order");
     bucketHead_[bucket] = frameNext_[f];
     frames_.pop_back();
@@ -149,11 +156,14 @@ bool Matcher::Advance(const uint8_t* bytes, size_t length) {
       const uint32_t t = a.Next(c.state, bytes[i]);
       if (t == kDeadState) return false;
       c.state = t;
+      // Entering a counted node's state: its count must still be able to end the node.
+      if ((a.flags[t] & kCounted) && !ApplyCountOp(a, a.LiveOp(t), &c)) return false;
     }
   }
   if (i < length) {
     RealArena arena(*this);
     PdaStepper<RealArena> stepper(a, arena);
+    ConfigTable table;  // allocates only when a step has many stacks
     for (; i < length; ++i) {
       next_.clear();
       stepper.ClearVisited();
@@ -168,7 +178,12 @@ bool Matcher::Advance(const uint8_t* bytes, size_t length) {
         TruncateFrames(frameMark);
         return false;
       }
-      DedupeConfigs(&next_);
+      DedupeConfigs(&next_, 0, &table);
+      if (next_.size() > options_.maxStacks) {
+        TruncateFrames(frameMark);
+        throw Error(ErrorCode::Internal, "the grammar is ambiguous here: more than maxStacks = " + std::to_string(options_.maxStacks) +
+                                             " parses of the output are alive at once (docs/engine.md, \"Limits\")");
+      }
       cur_.swap(next_);
     }
   }
@@ -230,12 +245,21 @@ void Matcher::Rollback(uint32_t n) {
 
 bool Matcher::IsTerminated() const { return steps_.back().terminated != 0; }
 
-bool Matcher::CanEnd(uint32_t state, uint32_t frame) const {
-  // Ending pops frames without consuming; every state on the way must be final.
+bool Matcher::CanEnd(const Config& stack) const {
+  // Ending pops frames without consuming; every state on the way must be final (and its
+  // counter must allow the end).
+  uint32_t state = stack.state, frame = stack.frame, count = stack.count, marks = stack.marks;
   for (;;) {
-    if (!(a_->flags[state] & kFinal)) return false;
+    const uint8_t f = a_->flags[state];
+    if (!(f & kFinal)) return false;
+    if (f & kCounted) {
+      const uint32_t op = a_->FinalOp(state);
+      if (op != kNoCountOp && !a_->countOps[op].Apply(&count, &marks)) return false;
+    }
     if (frame == 0) return true;
     state = frames_[frame].ret;
+    count = frames_[frame].count;
+    marks = frames_[frame].marks;
     frame = frames_[frame].parent;
   }
 }
@@ -245,8 +269,7 @@ bool Matcher::CanTerminate() const {
   const Step& step = steps_.back();
   if (step.terminated) return true;
   for (uint32_t i = 0; i < step.size; ++i) {
-    const Config& c = stacks_[step.begin + i];
-    if (CanEnd(c.state, c.frame)) return true;
+    if (CanEnd(stacks_[step.begin + i])) return true;
   }
   return false;
 }
@@ -280,17 +303,20 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
       Config popped;
       popped.state = frames_[stack.frame].ret;
       popped.frame = frames_[stack.frame].parent;
+      RestoreLevel(frames_[stack.frame], &popped);
       FillStack(popped, row, first);
     }
     return;
   }
   const StateMask& sm = store.states[stack.state];
+  const uint32_t mask = sm.regimeCount == 0 ? sm.mask : store.RegimeMask(sm, stack.count);
   if (*first) {
-    store.Write(sm.mask, eligible, row);
+    store.Write(mask, eligible, row);
     *first = false;
   } else {
-    store.OrInto(sm.mask, eligible, row, scratchRow_.data());
+    store.OrInto(mask, eligible, row, scratchRow_.data());
   }
+  if (sm.markedCount != 0) FillMarked(sm, stack, row);
   if (sm.uncertainCount == 0 || stack.frame == 0) return;  // at the bottom, leaving the rule ends the grammar
   // The frame below decides most uncertain tokens (precomputed per return state); the residual
   // ones are checked against the whole stack.
@@ -301,9 +327,27 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
   const PairMask& pm = store.pairs[sm.pairBegin + static_cast<uint32_t>(it - returns.begin())];
   const uint32_t* acc = store.uncertain.data() + pm.acceptedOffset;
   for (uint32_t i = 0; i < pm.acceptedCount; ++i) SetBit(row, acc[i]);
+  if (pm.countedCount != 0) {
+    const uint32_t count = frames_[stack.frame].count;
+    const CountedToken* ct = store.countedTokens.data() + pm.countedOffset;
+    for (uint32_t i = 0; i < pm.countedCount; ++i) {
+      if (ct[i].lo <= count && count <= ct[i].hi) SetBit(row, ct[i].id);
+    }
+  }
   const uint32_t* residual = store.uncertain.data() + pm.residualOffset;
   for (uint32_t i = 0; i < pm.residualCount; ++i) {
     if (!TestBit(row, residual[i]) && CheckToken(stack, residual[i])) SetBit(row, residual[i]);
+  }
+}
+
+// Tokens the state accepts for some marks of its level (docs/engine.md, "Marks").
+void Matcher::FillMarked(const StateMask& sm, const Config& stack, uint32_t* row) const {
+  const MaskStore& store = grammar_->masks();
+  const MarkedTokens* groups = store.marked.data() + sm.markedBegin;
+  for (uint32_t g = 0; g < sm.markedCount; ++g) {
+    if (!groups[g].Holds(stack.count, stack.marks)) continue;
+    const uint32_t* ids = store.markedIds.data() + groups[g].offset;
+    for (uint32_t i = 0; i < groups[g].size; ++i) SetBit(row, ids[i]);
   }
 }
 
@@ -347,7 +391,15 @@ std::string Matcher::FindJumpForwardString() const {
       const uint8_t f = a.flags[c.state];
       if (a.tokenEdges.HasEdges(c.state)) *canEnd = true;  // a token edge is another way on: force nothing
       const bool mayConsume = !(f & kLimitedText) || c.count < a.rules[a.ruleOf[c.state]].maxTokens;
-      if (mayConsume) {
+      if (mayConsume && (f & kCounted)) {
+        // The counter may forbid some of the bytes.
+        for (int b = 0; b < 256; ++b) {
+          Config n = c;
+          if (a.Next(c.state, static_cast<uint8_t>(b)) != kDeadState && ApplyCountOp(a, a.TransOp(c.state, static_cast<uint8_t>(b)), &n)) {
+            bytes[b >> 3] |= static_cast<uint8_t>(1u << (b & 7));
+          }
+        }
+      } else if (mayConsume) {
         const int single = a.singleByte[c.state];
         if (single >= 0) {
           bytes[single >> 3] |= static_cast<uint8_t>(1u << (single & 7));
@@ -365,7 +417,9 @@ std::string Matcher::FindJumpForwardString() const {
       };
       if (f & kHasCalls) {
         for (uint32_t e = a.callBegin[c.state]; e < a.callBegin[c.state + 1]; ++e) {
-          const uint32_t frame = arena.Push(a.calls[e].returnState, c.frame);
+          Config caller = c;
+          if (!ApplyCountOp(a, a.calls[e].op, &caller)) continue;
+          const uint32_t frame = arena.Push(a.calls[e].returnState, c.frame, caller);
           if (frame == kNoFrame) continue;
           Config n;
           n.state = a.rules[a.calls[e].rule].start;
@@ -374,12 +428,16 @@ std::string Matcher::FindJumpForwardString() const {
         }
       }
       if (f & kFinal) {
+        Config e = c;
+        if ((f & kCounted) && !ApplyCountOp(a, a.FinalOp(c.state), &e)) continue;
         if (c.frame == 0) {
           *canEnd = true;
         } else {
           Config n;
           n.state = arena.Ret(c.frame);
           n.frame = arena.Parent(c.frame);
+          arena.Restore(c.frame, &n);
+          if ((a.flags[n.state] & kCounted) && !ApplyCountOp(a, a.LiveOp(n.state), &n)) continue;
           add(n);
         }
       }

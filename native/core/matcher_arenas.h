@@ -14,16 +14,17 @@ namespace tagmask {
 class Matcher::RealArena {
  public:
   explicit RealArena(Matcher& m) : m_(m) {}
-  uint32_t Push(uint32_t ret, uint32_t parent) {
+  uint32_t Push(uint32_t ret, uint32_t parent, const Config& caller) {
     if (m_.frames_[parent].depth + 1 > m_.options_.maxStackDepth) {
       m_.depthExceeded_ = true;
       return kNoFrame;
     }
-    return m_.InternFrame(ret, parent);
+    return m_.InternFrame(ret, parent, caller.count, caller.marks);
   }
   bool IsBottom(uint32_t frame) const { return frame == 0; }
   uint32_t Ret(uint32_t frame) const { return m_.frames_[frame].ret; }
   uint32_t Parent(uint32_t frame) const { return m_.frames_[frame].parent; }
+  void Restore(uint32_t frame, Config* c) const { m_.RestoreLevel(m_.frames_[frame], c); }
   template <class Fn>
   void Escape(const Automaton&, const Config&, Fn&&) {}  // the end of the grammar: no byte follows
 
@@ -35,15 +36,16 @@ class Matcher::RealArena {
 class Matcher::OverlayArena {
  public:
   explicit OverlayArena(const Matcher& m) : m_(m), base_(static_cast<uint32_t>(m.frames_.size())) { m_.overlay_.clear(); }
-  uint32_t Push(uint32_t ret, uint32_t parent) {
+  uint32_t Push(uint32_t ret, uint32_t parent, const Config& caller) {
     const uint32_t depth = At(parent).depth + 1;
     if (depth > m_.options_.maxStackDepth || m_.overlay_.size() >= (1u << 20)) return kNoFrame;
-    m_.overlay_.push_back({ret, parent, depth});
+    m_.overlay_.push_back({ret, parent, depth, caller.count, caller.marks});
     return base_ + static_cast<uint32_t>(m_.overlay_.size()) - 1;
   }
   bool IsBottom(uint32_t frame) const { return frame == 0; }
   uint32_t Ret(uint32_t frame) const { return At(frame).ret; }
   uint32_t Parent(uint32_t frame) const { return At(frame).parent; }
+  void Restore(uint32_t frame, Config* c) const { m_.RestoreLevel(At(frame), c); }
   template <class Fn>
   void Escape(const Automaton&, const Config&, Fn&&) {}
 

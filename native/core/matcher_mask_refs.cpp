@@ -1,7 +1,8 @@
 // Which resident row (resident_masks.h) a matcher's next mask is, if any. It mirrors
 // FillNextTokenBitmask: a row is one resident row exactly when the matcher has one stack and
 // nothing deeper than the frame below its top state adds a token; every other case answers -1
-// and the caller fills the row densely.
+// and the caller fills the row densely. Masks that depend on the level's count or marks (counted
+// repetition, docs/engine.md) are not resident rows: such a state is filled densely too.
 #include <algorithm>
 
 #include "pda_step.h"
@@ -23,14 +24,17 @@ int32_t Matcher::ResidentMaskRef() const {
   const uint8_t f = a.flags[c.state];
   // A limited text out of tokens allows only what leaves it: decided by the frame below.
   if ((f & kLimitedText) && c.count >= a.rules[a.ruleOf[c.state]].maxTokens) return -1;
+  const StateMask& sm = grammar_->masks().states[c.state];
+  if (sm.regimeCount != 0 || sm.markedCount != 0) return -1;  // the row depends on the count or marks
   if (a.tokenEdges.Active()) {
+    // The level closure behind the rows' token edges does not follow counter operations.
+    if (a.HasCounters()) return -1;
     // The resident rows hold the token edges reachable without leaving the rule; with a frame
     // below, ending the rule would reach more, and a nesting limit could cut calls short.
     if (c.frame != 0 && resident.LevelEnds(c.state)) return -1;
     if (frames_[c.frame].depth + resident.PushDepth(c.state) > options_.maxStackDepth) return -1;
   }
-  const bool ending = CanEnd(c.state, c.frame);
-  const StateMask& sm = grammar_->masks().states[c.state];
+  const bool ending = CanEnd(c);
   if (sm.uncertainCount == 0 || c.frame == 0) return ending ? resident.Ending(c.state) : resident.Open(c.state);
   // The frame below decides most uncertain tokens: the row of this (state, return state) pair
   // holds those it accepts. Its residual tokens depend on the stack further down and are checked
@@ -43,6 +47,7 @@ int32_t Matcher::ResidentMaskRef() const {
   const int32_t id = ending ? resident.PairEnding(pair) : resident.PairOpen(pair);
   if (id < 0) return -1;
   const PairMask& pm = grammar_->masks().pairs[pair];
+  if (pm.countedCount != 0) return -1;  // tokens decided by the frame's saved count
   const uint32_t* row = resident.Row(id);
   const uint32_t* residual = grammar_->masks().uncertain.data() + pm.residualOffset;
   for (uint32_t i = 0; i < pm.residualCount; ++i) {

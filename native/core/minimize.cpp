@@ -13,6 +13,14 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const std::vector<SegmentRun>& runs = *in.runs;
   const auto takesPart = [&](uint32_t s) { return s == 0 || keep[s] != 0; };
   const auto target = [&](uint32_t t) { return (t != 0 && keep[t]) ? t : 0u; };
+  // Call symbols: one per callee, or per (callee, counter operation) with counted repetition.
+  std::vector<std::pair<uint32_t, uint32_t>> callKinds;
+  for (const CallEdge& c : *in.calls) callKinds.emplace_back(c.rule, c.op);
+  std::sort(callKinds.begin(), callKinds.end());
+  callKinds.erase(std::unique(callKinds.begin(), callKinds.end()), callKinds.end());
+  const auto callSymbol = [&](const CallEdge& c) {
+    return static_cast<uint32_t>(std::lower_bound(callKinds.begin(), callKinds.end(), std::make_pair(c.rule, c.op)) - callKinds.begin());
+  };
   // The segments with a live transition, as maximal intervals (adjacent runs to different
   // targets merged): two states with the same live set get the same list.
   const auto liveIntervals = [&](uint32_t s, std::vector<std::pair<uint32_t, uint32_t>>* out) {
@@ -27,6 +35,22 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
       }
     }
   };
+  // What a state does to the counter: (segment, operation) of its live transitions that have
+  // one, in segment order (transitions into dead states left out).
+  const auto opsOf = [&](uint32_t s, std::vector<std::pair<uint32_t, uint32_t>>* out) {
+    out->clear();
+    if (in.transOp == nullptr) return;
+    for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+      const SegmentRun& r = runs[i];
+      if (target(r.to) == 0) continue;
+      for (uint32_t c = r.lo; c <= r.hi; ++c) {
+        const uint32_t op = (*in.transOp)[static_cast<size_t>(s) * k + c];
+        if (op != 0) out->emplace_back(c, op);
+      }
+    }
+  };
+  const auto finalOpOf = [&](uint32_t s) -> uint32_t { return in.finalOp == nullptr ? 0u : (*in.finalOp)[s]; };
+  const auto regionOf = [&](uint32_t s) -> uint32_t { return in.region == nullptr ? 0u : (*in.region)[s]; };
 
   // Inverse transitions, by target: (symbol, source). Symbols k.. are callees. Transitions into
   // the dead state are left out: the initial partition already separates states whose sets of
@@ -42,7 +66,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
       }
       for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
         const CallEdge& call = (*in.calls)[e];
-        if (in.liveCall(call)) fn(target(call.returnState), k + call.rule, s);
+        if (in.liveCall(call)) fn(target(call.returnState), k + callSymbol(call), s);
       }
     }
   };
@@ -58,7 +82,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   // callees (so that missing edges never have to be represented).
   std::vector<uint32_t> order;
   std::vector<uint64_t> key(n, 0);
-  std::vector<std::pair<uint32_t, uint32_t>> live, otherLive;
+  std::vector<std::pair<uint32_t, uint32_t>> live, otherLive, ops, otherOps;
   for (uint32_t s = 0; s < n; ++s) {
     if (!takesPart(s)) continue;
     order.push_back(s);
@@ -68,7 +92,12 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     for (const auto& [lo, hi] : live) h = (h ^ ((static_cast<uint64_t>(lo) << 32 | hi) + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
     uint64_t calls = 0;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
-      if (in.liveCall((*in.calls)[e])) calls = (calls ^ ((*in.calls)[e].rule + 0x9E3779B9ull)) * 0x100000001B3ull;
+      if (in.liveCall((*in.calls)[e])) calls = (calls ^ (callSymbol((*in.calls)[e]) + 0x9E3779B9ull)) * 0x100000001B3ull;
+    }
+    if (in.transOp != nullptr) {
+      h = (h ^ finalOpOf(s) ^ (static_cast<uint64_t>(regionOf(s)) << 32)) * 0xBF58476D1CE4E5B9ull;
+      opsOf(s, &ops);
+      for (const auto& [c, op] : ops) h = (h ^ ((static_cast<uint64_t>(c) << 32) | op)) * 0xBF58476D1CE4E5B9ull;
     }
     key[s] = h ^ (calls << 1);
   }
@@ -77,7 +106,7 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     out->clear();
     if (s == 0) return;
     for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
-      if (in.liveCall((*in.calls)[e])) out->push_back((*in.calls)[e].rule);
+      if (in.liveCall((*in.calls)[e])) out->push_back(callSymbol((*in.calls)[e]));
     }
     std::sort(out->begin(), out->end());
     out->erase(std::unique(out->begin(), out->end()), out->end());
@@ -85,9 +114,13 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   const auto SameLive = [&](uint32_t x, uint32_t y) {
     if (x == 0 || y == 0) return x == y;
     if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
+    if (finalOpOf(x) != finalOpOf(y) || regionOf(x) != regionOf(y)) return false;
     liveIntervals(x, &live);
     liveIntervals(y, &otherLive);
-    return live == otherLive;
+    if (live != otherLive) return false;
+    opsOf(x, &ops);
+    opsOf(y, &otherOps);
+    return ops == otherOps;
   };
   // By key, ties in state order (order is ascending): the order a stable sort gives, without
   // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).

@@ -23,6 +23,12 @@ struct MinimizeInput {
   const std::vector<uint32_t>* callBegin = nullptr;
   const std::vector<CallEdge>* calls = nullptr;
   std::function<bool(const CallEdge&)> liveCall;
+  /// Counted repetition: per transition and per state's end, the counter operation (null when
+  /// the grammar has none). States only merge when their operations agree.
+  const std::vector<uint32_t>* transOp = nullptr;
+  const std::vector<uint32_t>* finalOp = nullptr;
+  /// The counted node each state lies in (null: none); states of different ones never merge.
+  const std::vector<uint32_t>* region = nullptr;
 };
 
 /// For each state: the smallest state equivalent to it (itself when nothing merges), or 0 for

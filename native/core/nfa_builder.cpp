@@ -35,7 +35,8 @@ class NfaBuilder {
     uint32_t best = UINT32_MAX;
     uint64_t bestCost = 0;
     for (uint32_t r = 0; r < copies_.size(); ++r) {
-      if (copies_[r] < 2 || analysis_.Kept(r)) continue;
+      // A rule with units must stay inline: a call would count them on another level.
+      if (copies_[r] < 2 || analysis_.Kept(r) || analysis_.FreeUnits(g_.rules[r].body) || analysis_.FreeMarks(g_.rules[r].body)) continue;
       const uint64_t cost = copiedStates_[r] - copiedStates_[r] / copies_[r];
       if (cost > bestCost) {
         best = r;
@@ -48,26 +49,66 @@ class NfaBuilder {
   NfaProgram Run() {
     ruleIndex_.assign(g_.rules.size(), UINT32_MAX);
     program_.root = RuleIndexOf(g_.root);
-    // Kept rules are numbered on first reference; build them in that order until all are done.
-    for (size_t k = 0; k < pending_.size(); ++k) {
-      const uint32_t irRule = pending_[k];
-      const uint32_t index = ruleIndex_[irRule];
-      current_ = irRule;
-      const uint32_t start = program_.rules[index].start;
-      frames_.assign(1, {irRule, start, nextUid_++, kNotTail});
-      const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
-      AddEps(end, program_.rules[index].final);
+    // Kept rules are numbered on first reference, synthesized ones (counted repeats and their
+    // items, docs/engine.md) when first needed; build them in that order until all are done.
+    size_t kept = 0, synth = 0;
+    while (kept < pending_.size() || synth < synth_.size()) {
+      if (kept < pending_.size()) {
+        const uint32_t irRule = pending_[kept++];
+        const uint32_t index = ruleIndex_[irRule];
+        current_ = irRule;
+        currentRule_ = index;
+        const uint32_t start = program_.rules[index].start;
+        frames_.assign(1, {irRule, start, nextUid_++, kNotTail});
+        const uint32_t end = Build(g_.rules[irRule].body, start, 0, 0);
+        AddEps(end, program_.rules[index].final);
+        continue;
+      }
+      const Synth job = synth_[synth++];
+      current_ = job.irRule;
+      currentRule_ = job.index;
+      frames_.assign(1, {UINT32_MAX, kNotTail, nextUid_++, kNotTail});
+      const uint32_t start = program_.rules[job.index].start;
+      const uint32_t end = Build(job.node, start, 0, kNotTail);
+      AddEps(end, program_.rules[job.index].final);
     }
     return std::move(program_);
   }
 
  private:
+  // A rule of its own for an expression (a counted repeat met inside another one's item, or the
+  // item of a counted repeat that contains one): one per node, since its language does not
+  // depend on where it is used.
+  uint32_t SynthRuleOf(uint32_t node, const char* what) {
+    const auto it = synthIndex_.find(node);
+    if (it != synthIndex_.end()) return it->second;
+    NfaRule rule;
+    rule.name = g_.rules[current_].name + "." + what + std::to_string(node);
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
+    rule.nullable = analysis_.NullableNode(node);
+    const uint32_t index = static_cast<uint32_t>(program_.rules.size());
+    program_.rules.push_back(std::move(rule));
+    synthIndex_.emplace(node, index);
+    synth_.push_back({index, node, current_});
+    return index;
+  }
+
+  uint32_t CallRule(uint32_t index, uint32_t from) {
+    const uint32_t to = NewState();
+    program_.nfa.calls.push_back({from, index, to});
+    // A call that may match nothing can also be skipped without a frame; the matcher's closure
+    // dedupes the two ways of matching the empty string.
+    if (program_.rules[index].nullable) AddEps(from, to);
+    return to;
+  }
+
   uint32_t RuleIndexOf(uint32_t irRule) {
     if (ruleIndex_[irRule] != UINT32_MAX) return ruleIndex_[irRule];
     NfaRule rule;
     rule.name = g_.rules[irRule].name;
-    rule.start = NewState();
-    rule.final = NewState();
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
     rule.nullable = analysis_.NullableRule(irRule);
     ruleIndex_[irRule] = static_cast<uint32_t>(program_.rules.size());
     program_.rules.push_back(std::move(rule));
@@ -82,10 +123,27 @@ class NfaBuilder {
       FailRule(g_.rules[current_].name, "the grammar is too large: its automata need more than " +
                                             std::to_string(limits_.maxNfaStates) + " states");
     }
+    if (currentRegion_ != 0) {
+      program_.stateRegion.resize(program_.nfa.stateCount + 1, 0);
+      program_.stateRegion[program_.nfa.stateCount] = currentRegion_;
+    }
     return program_.nfa.stateCount++;
   }
-  void AddEps(uint32_t from, uint32_t to) {
-    if (from != to) program_.nfa.eps.push_back({from, to});
+  // A state of another rule (its start or end), made while a counted node's item is built.
+  uint32_t NewRuleState() {
+    const uint32_t region = currentRegion_;
+    currentRegion_ = 0;
+    const uint32_t s = NewState();
+    currentRegion_ = region;
+    return s;
+  }
+  void AddEps(uint32_t from, uint32_t to, uint32_t op = 0) {
+    if (from != to) program_.nfa.eps.push_back({from, to, op});
+  }
+  uint32_t CountStep(CountPrimitive kind, uint32_t value, uint32_t node, uint32_t region = 0) {
+    program_.nfa.ops.push_back({kind, value, node, region});
+    program_.rules[currentRule_].hasOps = true;
+    return static_cast<uint32_t>(program_.nfa.ops.size()) - 1;
   }
   void AddRange(uint32_t from, uint8_t lo, uint8_t hi, uint32_t to) { program_.nfa.ranges.push_back({from, lo, hi, to}); }
 
@@ -123,7 +181,16 @@ class NfaBuilder {
         return to;
       }
       case Kind::Repeat:
+        if (analysis_.Counted(id)) return BuildCounted(id, n, from, depth);
         return BuildRepeat(n, from, depth);
+      case Kind::Counted:
+        return BuildCountedNode(id, n, from, depth);
+      case Kind::Unit:
+        return BuildUnit(n, from, depth);
+      case Kind::Marks:
+        return BuildMarks(id, n, from, depth);
+      case Kind::Mark:
+        return BuildMark(n, from, depth);
       case Kind::Ref: {
         if (tailFrom != kNotTail) {
           // A tail reference to a body being built: jump back to its start. Nothing follows
@@ -169,6 +236,8 @@ class NfaBuilder {
           // (Outside groups and kept rules the call graph is acyclic, so the rule's own tail
           // references cannot jump into frames that differ between the references.) Grammars
           // that spell out a state machine as rules reach each rule along many paths.
+          // (Safe inside a counted item too: the items are built out of tail position, so the
+          // frames these references continue were all pushed inside the item.)
           const bool shareable = tailFrom != kNotTail && analysis_.Group(n.a) == RuleAnalysis::kNoGroup;
           const uint64_t key = (static_cast<uint64_t>(frames_[tailFrom == kNotTail ? 0 : tailFrom].uid) << 32) | n.a;
           if (shareable) {
@@ -192,17 +261,14 @@ class NfaBuilder {
           frames_.pop_back();
           ++copies_[n.a];
           copiedStates_[n.a] += program_.nfa.stateCount - before;
-          if (softLimit_ && copies_[n.a] >= 2 && copiedStates_[n.a] / copies_[n.a] >= limits_.sharedRuleStates) throw OverBudget{n.a};
+          if (softLimit_ && copies_[n.a] >= 2 && copiedStates_[n.a] / copies_[n.a] >= limits_.sharedRuleStates &&
+              !analysis_.FreeUnits(g_.rules[n.a].body)) {
+            throw OverBudget{n.a};
+          }
           if (shareable) sharedTails_.emplace(key, std::make_pair(start, end));
           return end;
         }
-        const uint32_t callee = RuleIndexOf(n.a);
-        const uint32_t to = NewState();
-        program_.nfa.calls.push_back({from, callee, to});
-        // A call that may match nothing can also be skipped without a frame; the matcher's
-        // closure dedupes the two ways of matching the empty string.
-        if (program_.rules[callee].nullable) AddEps(from, to);
-        return to;
+        return CallRule(RuleIndexOf(n.a), from);
       }
       case Kind::Text:
         return BuildText(id, n, from);
@@ -216,6 +282,108 @@ class NfaBuilder {
         return BuildAnyTokens(id, n, from);
     }
     return from;
+  }
+
+  // A counted repeat (docs/engine.md, "Counted repetition"): the item once, in a loop, with
+  // operations on the rule level's counter: entering sets it to 0, starting an item requires
+  // count < max and adds one, leaving requires count >= min.
+  //
+  //   from --reset--> head --inc(max)--> item --> head --check(min)--> out
+  //
+  // The operations ride on the next byte (or call): the first byte of an item is where the
+  // count goes up, so a count past max is refused at once (an item counted only when it ends
+  // would be refused only at the byte after it, leaving dead ends in the masks). An item must
+  // therefore start differently from what follows the repeat (",", not whitespace that may also
+  // precede "]"); otherwise the loop is ambiguous and gets unrolled (CountConflict).
+  //
+  // One counter per rule level: a counted repeat inside another one's item gets a rule of its
+  // own (a call, so a frame and a counter of its own), and an item that contains one is itself
+  // built as a rule, so that the inner repeats can stay inline there.
+  uint32_t BuildCounted(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (!regions_.empty()) return CallRule(SynthRuleOf(id, "repeat"), from);
+    const uint32_t head = NewState();
+    AddEps(from, head, CountStep(CountPrimitive::Reset, 0, id));
+    const uint32_t itemStart = NewState();
+    AddEps(head, itemStart, CountStep(CountPrimitive::Inc, n.c == ir::kNone ? kNoCountLimit : n.c, id));
+    uint32_t itemEnd;
+    if (analysis_.ContainsCounted(n.a)) {
+      itemEnd = CallRule(SynthRuleOf(n.a, "item"), itemStart);
+    } else {
+      regions_.push_back({false, 0});
+      itemEnd = Build(n.a, itemStart, depth + 1, kNotTail);
+      regions_.pop_back();
+    }
+    AddEps(itemEnd, head);
+    const uint32_t out = NewState();
+    AddEps(head, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id));
+    return out;
+  }
+
+  // A counted node: its item inline, with the rule level's counter set to 0 on entry, one
+  // added by each unit (which requires count < max), and count >= min required on leaving. Its
+  // states are tagged with a region, whose liveness (which counts can still end within the
+  // bounds) the automaton works out per state (automaton_assembly.cpp).
+  uint32_t BuildCountedNode(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (!regions_.empty()) return CallRule(SynthRuleOf(id, "counted"), from);
+    if (n.c != ir::kNone && n.c > kMaxCountBound) {
+      FailRule(g_.rules[current_].name, "a counted node's max " + std::to_string(n.c) + " is above " + std::to_string(kMaxCountBound));
+    }
+    if (n.b > kMaxCountBound) FailRule(g_.rules[current_].name, "a counted node's min " + std::to_string(n.b) + " is above " + std::to_string(kMaxCountBound));
+    analysis_.CheckUnitsInline(id, g_.rules[current_].name);
+    program_.regions.push_back({n.b, n.c == ir::kNone ? kNoCountLimit : n.c});
+    const uint32_t region = static_cast<uint32_t>(program_.regions.size());
+    const uint32_t outer = currentRegion_;
+    currentRegion_ = region;
+    const uint32_t start = NewState();
+    AddEps(from, start, CountStep(CountPrimitive::Reset, 0, id, region));
+    regions_.push_back({true, n.c == ir::kNone ? kNoCountLimit : n.c});
+    const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
+    regions_.pop_back();
+    currentRegion_ = outer;
+    const uint32_t out = NewState();
+    // The check rides on what follows the node; the states it is pending in still belong to the
+    // node for liveness (SubsetBuilder::RegionOf), since their count still decides.
+    AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::Check, n.b, id, region));
+    return out;
+  }
+
+  // A unit counts one for the counted node around it on this level (none: it counts nothing;
+  // RuleAnalysis::CheckUnitsInline refuses units a counted node would meet through a call).
+  uint32_t BuildUnit(const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (!analysis_.NullableNode(n.a) && !regions_.empty() && regions_.back().counted) {
+      const uint32_t s = NewState();
+      AddEps(from, s, CountStep(CountPrimitive::Inc, regions_.back().max, UINT32_MAX, currentRegion_));
+      return Build(n.a, s, depth + 1, kNotTail);
+    }
+    if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a unit node matches the empty string");
+    return Build(n.a, from, depth + 1, kNotTail);
+  }
+
+  // A marks node (docs/engine.md, "Marks"): its item inline, with the rule level's marks cleared
+  // on entry, each mark node testing and setting its bit (on the first byte of its item), and
+  // the required marks checked on leaving. A marks node inside another one is a rule of its own
+  // (a call, so a frame and marks of its own). Liveness (which marks can still end the node from
+  // each state) is worked out on the automaton (mark_liveness.cpp).
+  uint32_t BuildMarks(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (marksDepth_ > 0) return CallRule(SynthRuleOf(id, "marks"), from);
+    analysis_.CheckMarksInline(id, g_.rules[current_].name);
+    const uint32_t start = NewState();
+    AddEps(from, start, CountStep(CountPrimitive::MarkReset, 0, id));
+    ++marksDepth_;
+    const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
+    --marksDepth_;
+    const uint32_t out = NewState();
+    AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::MarkNeed, n.b, id));
+    return out;
+  }
+
+  // A mark uses its bit of the marks node around it on this level (none: it uses nothing).
+  uint32_t BuildMark(const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a mark node matches the empty string");
+    if (marksDepth_ == 0) return Build(n.a, from, depth + 1, kNotTail);
+    const uint32_t s = NewState();
+    AddEps(from, s, CountStep(CountPrimitive::MarkTest, n.b, UINT32_MAX));
+    return Build(n.a, s, depth + 1, kNotTail);
   }
 
   // A loop over one token edge, entered from `from`; returns the loop state.
@@ -237,8 +405,8 @@ class NfaBuilder {
     const uint32_t to = NewState();
     NfaRule rule;
     rule.name = g_.rules[current_].name + ".tokens" + std::to_string(++textRules_);
-    rule.start = NewState();
-    rule.final = NewState();
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
     rule.maxTokens = maxTokens;
     rule.nullable = true;
     AddEps(TokenLoop(id, rule.start), rule.final);
@@ -380,8 +548,8 @@ class NfaBuilder {
     // One rule per occurrence, so that its tokens are counted per occurrence (docs/engine.md).
     NfaRule rule;
     rule.name = g_.rules[current_].name + ".text" + std::to_string(++textRules_);
-    rule.start = NewState();
-    rule.final = NewState();
+    rule.start = NewRuleState();
+    rule.final = NewRuleState();
     rule.maxTokens = maxTokens;
     rule.nullable = true;
     EmbedText(dfa, rule.start, rule.final);
@@ -401,8 +569,24 @@ class NfaBuilder {
   NfaProgram program_;
   std::vector<uint32_t> ruleIndex_;
   std::vector<uint32_t> pending_;
-  uint32_t current_ = 0;
+  uint32_t current_ = 0;      // the IR rule whose body (or part of it) is being built, for names
+  uint32_t currentRule_ = 0;  // the NFA rule being built
   uint32_t textRules_ = 0;
+  // Counted repeats and counted nodes whose items are being built inline, innermost last.
+  struct Region {
+    bool counted;  // a counted node (its units count); false: a counted repeat's item
+    uint32_t max;
+  };
+  std::vector<Region> regions_;
+  uint32_t currentRegion_ = 0;  // NfaProgram::regions index + 1 of the counted node being built
+  uint32_t marksDepth_ = 0;     // marks nodes being built inline (0 or 1)
+  struct Synth {
+    uint32_t index;   // NFA rule
+    uint32_t node;    // its body
+    uint32_t irRule;  // the IR rule it was met in (names)
+  };
+  std::vector<Synth> synth_;
+  std::unordered_map<uint32_t, uint32_t> synthIndex_;
   static constexpr uint32_t kNotTail = UINT32_MAX;
   // Rule bodies being built, outermost first, with the state a tail reference jumps to
   // (kNotTail: none).
@@ -441,8 +625,8 @@ class NfaBuilder {
 
 }  // namespace
 
-NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits) {
-  RuleAnalysis analysis(grammar, limits);
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll) {
+  RuleAnalysis analysis(grammar, limits, unroll);
   // Inlining copies a rule into every place that refers to it. When the copies outgrow the
   // budget, the rule whose copies cost the most becomes a call, and the build starts over; so
   // does a large rule at its second copy (the leap seconds of a date-time format are ~10^5 NFA

@@ -10,8 +10,10 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
+#include "tagmask/count_op.h"
 #include "tagmask/ir.h"
 
 namespace tagmask {
@@ -28,6 +30,23 @@ struct CompileLimits {
   /// A rule whose inlined copy takes at least this many NFA states is kept as a call once it is
   /// referenced a second time: its automaton (and its states' masks) are then built once.
   uint32_t sharedRuleStates = 4096;
+  /// A repeat whose unrolling would copy its item more than this many times is counted instead
+  /// (docs/engine.md, "Counted repetition"); smaller ones are unrolled.
+  uint32_t countedRepeatFrom = 32;
+  /// Work of the mask cache: trie nodes visited plus parser configurations made by its walks
+  /// (docs/engine.md, "Limits"). The largest JSONSchemaBench grammars take about 2^27.
+  uint64_t maxMaskWork = uint64_t{1} << 29;
+};
+
+/// Repeat nodes (IR node ids) that must be unrolled rather than counted: their counted loop was
+/// ambiguous (CountConflict).
+using UnrollSet = std::unordered_set<uint32_t>;
+
+/// Thrown by the subset construction when a counted repeat's loop is ambiguous: one byte would
+/// both continue an item and start the next (`("a"+){0,100}`), so the count cannot follow the
+/// bytes. The compiler unrolls those repeats and tries again.
+struct CountConflict {
+  std::vector<uint32_t> nodes;  // the repeat nodes involved
 };
 
 struct Nfa {
@@ -38,6 +57,13 @@ struct Nfa {
   };
   struct Eps {
     uint32_t from, to;
+    uint32_t op;  // 0, or an index into `ops`: what taking the edge does to the rule's counter
+  };
+  struct CountStep {
+    CountPrimitive kind;
+    uint32_t value;   // max for Inc, min for Check
+    uint32_t node;    // the repeat node it comes from
+    uint32_t region;  // the counted node (NfaProgram::regions index + 1) it belongs to, or 0
   };
   struct Call {
     uint32_t from;
@@ -54,6 +80,7 @@ struct Nfa {
   std::vector<Range> ranges;
   std::vector<Eps> eps;
   std::vector<Call> calls;
+  std::vector<CountStep> ops{CountStep{CountPrimitive::Reset, 0, 0, 0}};  // [0] unused
   std::vector<Token> tokens;
 };
 
@@ -64,16 +91,25 @@ struct NfaRule {
   /// For a rule made of one `text` or `anyTokens` node with maxTokens: the limit; ir::kNone otherwise.
   uint32_t maxTokens = ir::kNone;
   bool nullable = false;
+  /// The rule's body has counted repetition (epsilon edges with counter operations).
+  bool hasOps = false;
 };
 
 struct NfaProgram {
   Nfa nfa;
   std::vector<NfaRule> rules;
   uint32_t root = 0;  // index into rules
+  /// Counted nodes built inline: bounds, and per NFA state the region + 1 it lies in (0: none;
+  /// the vector may be shorter than the state count).
+  struct Region {
+    uint32_t min, max;
+  };
+  std::vector<Region> regions;
+  std::vector<uint32_t> stateRegion;
 };
 
 /// Builds the NFAs of the kept rules reachable from the root. Throws GrammarError when a limit
-/// is exceeded.
-NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits);
+/// is exceeded. Repeats in `unroll` are unrolled even when large.
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll = {});
 
 }  // namespace tagmask

@@ -21,7 +21,8 @@ void FailRule(const std::string& rule, const std::string& what) {
   throw Error(ErrorCode::InvalidGrammar, "rule '" + rule + "': " + what);
 }
 
-RuleAnalysis::RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits) : g_(g), limits_(limits) {
+RuleAnalysis::RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits, const UnrollSet& unroll)
+    : g_(g), limits_(limits), unroll_(unroll) {
   const size_t r = g.rules.size();
   callees_.resize(r);
   nonTail_.resize(r);
@@ -59,6 +60,10 @@ void RuleAnalysis::CollectCallees() {
           for (uint32_t i = 0; i < n.b; ++i) stack.push_back({g_.Children(n)[i], tail});
           break;
         case Kind::Repeat:
+        case Kind::Counted:
+        case Kind::Unit:
+        case Kind::Marks:
+        case Kind::Mark:
           stack.push_back({n.a, false});
           break;
         case Kind::Ref:
@@ -100,7 +105,8 @@ void RuleAnalysis::FindRightLinearGroups() {
 
 void RuleAnalysis::ComputeNullable() {
   ruleNullable_.assign(g_.rules.size(), 0);
-  std::vector<uint8_t> node(g_.nodes.size(), 0);
+  std::vector<uint8_t>& node = nodeNullable_;
+  node.assign(g_.nodes.size(), 0);
   for (bool changed = true; changed;) {
     changed = false;
     // Children precede parents, so one pass in id order settles every node given the rules.
@@ -129,6 +135,18 @@ void RuleAnalysis::ComputeNullable() {
           break;
         case Kind::Repeat:
           v = (n.b == 0 || node[n.a]) ? 1 : 0;
+          break;
+        case Kind::Counted:
+          // An empty match holds no unit.
+          v = (n.b == 0 && node[n.a]) ? 1 : 0;
+          break;
+        case Kind::Unit:
+        case Kind::Mark:
+          v = node[n.a];
+          break;
+        case Kind::Marks:
+          // An empty match uses no mark.
+          v = (n.b == 0 && node[n.a]) ? 1 : 0;
           break;
         case Kind::Ref:
           v = ruleNullable_[n.a];
@@ -280,10 +298,16 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
     case Kind::Choice:
       for (uint32_t i = 0; i < n.b; ++i) size = SatAdd(size, NodeSize(g_.Children(n)[i], depth + 1, rule));
       break;
+    case Kind::Counted:
+    case Kind::Unit:
+    case Kind::Marks:
+    case Kind::Mark:
+      size = SatAdd(3, NodeSize(n.a, depth + 1, rule));
+      break;
     case Kind::Repeat: {
       const uint64_t item = NodeSize(n.a, depth + 1, rule);
-      const uint64_t copies = n.c == ir::kNone ? std::max<uint64_t>(n.b, 1) : n.c;
-      size = SatAdd(1, SatMul(item, copies));
+      const uint64_t copies = Counted(id) ? 1 : n.c == ir::kNone ? std::max<uint64_t>(n.b, 1) : n.c;
+      size = SatAdd(3, SatMul(item, copies));
       break;
     }
     case Kind::Ref:
@@ -307,6 +331,256 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
   }
   nodeSize_[id] = size;
   return size;
+}
+
+}  // namespace tagmask
+
+namespace tagmask {
+
+bool RuleAnalysis::Counted(uint32_t node) const {
+  const ir::Node& n = g_.nodes[node];
+  if (n.kind != Kind::Repeat || nodeNullable_[n.a] || unroll_.count(node) != 0) return false;
+  const uint32_t min = n.b, max = n.c;
+  if (min > kMaxCountBound || (max != ir::kNone && max > kMaxCountBound)) return false;
+  const uint64_t copies = max == ir::kNone ? static_cast<uint64_t>(min) + 1 : max;
+  return copies > limits_.countedRepeatFrom;
+}
+
+bool RuleAnalysis::ContainsCounted(uint32_t node) const {
+  if (containsCounted_.empty()) containsCounted_.assign(g_.nodes.size(), 0);
+  uint8_t& memo = containsCounted_[node];
+  if (memo >= 2) return memo == 3;
+  if (memo == 1) return false;  // a loop through inlined references (tail jumps, groups)
+  memo = 1;
+  const ir::Node& n = g_.nodes[node];
+  bool found = false;
+  switch (n.kind) {
+    case Kind::Seq:
+    case Kind::Choice:
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = ContainsCounted(g_.Children(n)[i]);
+      break;
+    case Kind::Repeat:
+      found = Counted(node) || ContainsCounted(n.a);
+      break;
+    case Kind::Counted:
+      found = true;
+      break;
+    case Kind::Unit:
+    case Kind::Marks:
+    case Kind::Mark:
+      found = ContainsCounted(n.a);
+      break;
+    case Kind::Ref:
+      found = !kept_[n.a] && ContainsCounted(g_.rules[n.a].body);
+      break;
+    default:
+      break;
+  }
+  // Re-read: the vector does not move (sized once), but keep the write explicit.
+  containsCounted_[node] = found ? 3 : 2;
+  return found;
+}
+
+}  // namespace tagmask
+
+namespace tagmask {
+
+bool RuleAnalysis::FreeUnits(uint32_t node) const {
+  if (freeUnits_.empty()) freeUnits_.assign(g_.nodes.size(), 0);
+  uint8_t& memo = freeUnits_[node];
+  if (memo >= 2) return memo == 3;
+  if (memo == 1) return false;
+  memo = 1;
+  const ir::Node& n = g_.nodes[node];
+  bool found = false;
+  switch (n.kind) {
+    case Kind::Seq:
+    case Kind::Choice:
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeUnits(g_.Children(n)[i]);
+      break;
+    case Kind::Repeat:
+    case Kind::Marks:
+    case Kind::Mark:
+      found = FreeUnits(n.a);
+      break;
+    case Kind::Unit:
+      found = true;
+      break;
+    case Kind::Ref:
+      found = FreeUnits(g_.rules[n.a].body);
+      break;
+    default:  // a nested counted node counts its own units
+      break;
+  }
+  freeUnits_[node] = found ? 3 : 2;
+  return found;
+}
+
+void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rule) const {
+  // The units a counted node counts must be met on its own rule level: inside a call they would
+  // count for another frame (a recursive rule, or a large repeat built as a rule of its own).
+  std::vector<uint32_t> stack{g_.nodes[countedNode].a};
+  std::vector<uint8_t> seen(g_.nodes.size(), 0);
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+        break;
+      case Kind::Unit:
+      case Kind::Mark:
+        stack.push_back(n.a);
+        break;
+      case Kind::Marks:
+        // A marks node inside another one is a rule level of its own (nfa_builder.cpp).
+        if (NestedMarksHold(n.a, [&](uint32_t item) { return FreeUnits(item); })) {
+          FailRule(rule, "a counted node reaches units inside a marks node nested in another one; such a marks node is a rule level "
+                         "of its own, so those units cannot count");
+        }
+        stack.push_back(n.a);
+        break;
+      case Kind::Repeat:
+        if (Counted(id) && FreeUnits(n.a)) {
+          FailRule(rule, "a counted node holds a repeat {" + std::to_string(n.b) + "," +
+                             (n.c == ir::kNone ? std::string() : std::to_string(n.c)) +
+                             "} with units inside; a repeat that large is a rule level of its own, so those units cannot count");
+        }
+        stack.push_back(n.a);
+        break;
+      case Kind::Ref:
+        if (kept_[n.a]) {
+          if (FreeUnits(g_.rules[n.a].body)) {
+            FailRule(rule, "a counted node reaches units through the recursive rule '" + g_.rules[n.a].name +
+                               "'; units must be met on the counted node's own rule level");
+          }
+        } else {
+          stack.push_back(g_.rules[n.a].body);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+bool RuleAnalysis::FreeMarks(uint32_t node) const {
+  if (freeMarks_.empty()) freeMarks_.assign(g_.nodes.size(), 0);
+  uint8_t& memo = freeMarks_[node];
+  if (memo >= 2) return memo == 3;
+  if (memo == 1) return false;
+  memo = 1;
+  const ir::Node& n = g_.nodes[node];
+  bool found = false;
+  switch (n.kind) {
+    case Kind::Seq:
+    case Kind::Choice:
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeMarks(g_.Children(n)[i]);
+      break;
+    case Kind::Repeat:
+    case Kind::Counted:
+    case Kind::Unit:
+      found = FreeMarks(n.a);
+      break;
+    case Kind::Mark:
+      found = true;
+      break;
+    case Kind::Ref:
+      found = FreeMarks(g_.rules[n.a].body);
+      break;
+    default:  // a nested marks node holds its own marks
+      break;
+  }
+  freeMarks_[node] = found ? 3 : 2;
+  return found;
+}
+
+template <class Holds>
+bool RuleAnalysis::NestedMarksHold(uint32_t item, Holds holds) const {
+  // Marks nodes inside `item` on its own level (through inlined references), and whether one
+  // of their items satisfies `holds`.
+  std::vector<uint32_t> stack{item};
+  std::vector<uint8_t> seen(g_.nodes.size(), 0);
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+        break;
+      case Kind::Repeat:
+      case Kind::Counted:
+      case Kind::Unit:
+      case Kind::Mark:
+        stack.push_back(n.a);
+        break;
+      case Kind::Marks:
+        if (holds(n.a)) return true;
+        break;
+      case Kind::Ref:
+        if (!kept_[n.a]) stack.push_back(g_.rules[n.a].body);
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+void RuleAnalysis::CheckMarksInline(uint32_t marksNode, const std::string& rule) const {
+  // The marks a marks node holds must be met on its own rule level, like units (CheckUnitsInline):
+  // not through a recursive rule, not inside a repeat large enough to be counted (it may be a
+  // rule level of its own), not inside a counted node (one nested in a counted node is one).
+  std::vector<uint32_t> stack{g_.nodes[marksNode].a};
+  std::vector<uint8_t> seen(g_.nodes.size(), 0);
+  while (!stack.empty()) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    const ir::Node& n = g_.nodes[id];
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
+        break;
+      case Kind::Unit:
+        stack.push_back(n.a);
+        break;
+      case Kind::Mark:
+        if (NullableNode(n.a)) FailRule(rule, "a mark node matches the empty string");
+        stack.push_back(n.a);
+        break;
+      case Kind::Repeat:
+      case Kind::Counted:
+        if ((n.kind == Kind::Counted || Counted(id)) && FreeMarks(n.a)) {
+          FailRule(rule, std::string("a marks node holds ") + (n.kind == Kind::Counted ? "a counted node" : "a large repeat") +
+                             " with marks inside, which may be a rule level of its own; put the mark nodes outside it");
+        }
+        stack.push_back(n.a);
+        break;
+      case Kind::Ref:
+        if (kept_[n.a]) {
+          if (FreeMarks(g_.rules[n.a].body)) {
+            FailRule(rule, "a marks node reaches mark nodes through the recursive rule '" + g_.rules[n.a].name +
+                               "'; marks must be met on the marks node's own rule level");
+          }
+        } else {
+          stack.push_back(g_.rules[n.a].body);
+        }
+        break;
+      default:  // a nested marks node holds its own
+        break;
+    }
+  }
 }
 
 }  // namespace tagmask

@@ -15,7 +15,7 @@ namespace tagmask {
 
 class RuleAnalysis {
  public:
-  RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits);
+  RuleAnalysis(const ir::Grammar& g, const CompileLimits& limits, const UnrollSet& unroll);
 
   bool Kept(uint32_t rule) const { return kept_[rule] != 0; }
   /// Keeps a rule as a call from now on (the NFA builder found its copies too large).
@@ -31,6 +31,25 @@ class RuleAnalysis {
   uint32_t Group(uint32_t rule) const { return group_[rule]; }
   static constexpr uint32_t kNoGroup = UINT32_MAX;
   bool NullableRule(uint32_t rule) const { return ruleNullable_[rule] != 0; }
+  bool NullableNode(uint32_t node) const { return nodeNullable_[node] != 0; }
+  /// Whether a repeat node is built as a counted loop (docs/engine.md, "Counted repetition"):
+  /// its unrolling would copy a non-nullable item more than limits.countedRepeatFrom times, its
+  /// bounds fit a counter, and it was not found ambiguous.
+  bool Counted(uint32_t node) const;
+  /// Whether the expression contains a counted repeat, looking through references that are
+  /// inlined (not through calls to kept rules).
+  bool ContainsCounted(uint32_t node) const;
+  /// Whether the expression holds a unit not enclosed by a counted node of its own (through
+  /// references of any kind).
+  bool FreeUnits(uint32_t node) const;
+  /// Throws InvalidGrammar when the units a counted node counts would be met inside a call.
+  void CheckUnitsInline(uint32_t countedNode, const std::string& rule) const;
+  /// Whether the expression holds a mark not enclosed by a marks node of its own (through
+  /// references of any kind).
+  bool FreeMarks(uint32_t node) const;
+  /// Throws InvalidGrammar when the marks a marks node holds would be met inside a call, or a
+  /// mark matches the empty string.
+  void CheckMarksInline(uint32_t marksNode, const std::string& rule) const;
 
  private:
   // References per rule. A reference of a rule to itself in tail position (the last thing its
@@ -49,6 +68,10 @@ class RuleAnalysis {
   // rule with the most references in and out of the component (a greedy feedback vertex set).
   void BreakCycles();
 
+  // Whether a marks node nested in `item` (on its level) has an item for which `holds` is true.
+  template <class Holds>
+  bool NestedMarksHold(uint32_t item, Holds holds) const;
+
   // Node sizes, for refusing oversized repeats before unrolling them.
   void EstimateSizes();
   uint64_t RuleSize(uint32_t r, uint32_t depth);
@@ -56,6 +79,9 @@ class RuleAnalysis {
 
   const ir::Grammar& g_;
   const CompileLimits& limits_;
+  const UnrollSet& unroll_;
+  std::vector<uint8_t> nodeNullable_;
+  mutable std::vector<uint8_t> containsCounted_, freeUnits_, freeMarks_;  // per node: 0 unknown, 1 being looked at, 2 no, 3 yes
   std::vector<std::vector<uint32_t>> callees_;
   std::vector<std::vector<uint32_t>> nonTail_;  // rules referenced in non-tail position
   std::vector<uint32_t> refCount_;

@@ -38,6 +38,10 @@ void MergeEqualRules(ir::Grammar* grammar) {
           for (uint32_t i = 0; i < n.b; ++i) key.push_back(value[g.Children(n)[i]]);
           break;
         case ir::Kind::Repeat:
+        case ir::Kind::Counted:
+        case ir::Kind::Unit:
+        case ir::Kind::Marks:
+        case ir::Kind::Mark:
           key.insert(key.end(), {value[n.a], n.b, n.c});
           break;
         case ir::Kind::Ref:

@@ -95,7 +95,10 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   std::vector<uint32_t> keys;
   keys.reserve(static_cast<size_t>(count) * 4);
   for (uint32_t s = 0; s < count; ++s) {
-    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], a.Is(s, kHasCalls) ? s : UINT32_MAX});
+    // States with calls, and states of rules with counted repetition (whose masks depend on
+    // their level's count), keep classes of their own.
+    const bool alone = a.Is(s, kHasCalls) || a.rules[a.ruleOf[s]].counted;
+    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone ? s : UINT32_MAX});
   }
   uint32_t classes = 1;  // class 0: the dead state
   for (uint32_t s = 1; s < count; ++s) {

@@ -52,7 +52,9 @@ class TokenEdgeStepper {
     if (f & kHasCalls) {
       for (uint32_t e = a_.callBegin[s]; e < a_.callBegin[s + 1]; ++e) {
         const CallEdge& call = a_.calls[e];
-        const uint32_t frame = arena_.Push(call.returnState, c.frame);
+        Config caller = c;
+        if (!ApplyCountOp(a_, call.op, &caller)) continue;  // counted repetition (pda_step.h)
+        const uint32_t frame = arena_.Push(call.returnState, c.frame, caller);
         if (frame == kNoFrame) continue;
         Config n;
         n.state = a_.rules[call.rule].start;
@@ -61,9 +63,13 @@ class TokenEdgeStepper {
       }
     }
     if ((f & kFinal) && !arena_.IsBottom(c.frame)) {
+      Config end = c;
+      if ((f & kCounted) && !ApplyCountOp(a_, a_.FinalOp(s), &end)) return;
       Config n;
       n.state = arena_.Ret(c.frame);
       n.frame = arena_.Parent(c.frame);
+      arena_.Restore(c.frame, &n);
+      if ((a_.flags[n.state] & kCounted) && !ApplyCountOp(a_, a_.LiveOp(n.state), &n)) return;
       Visit(n, fn);
     }
   }

@@ -5,14 +5,17 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "pda_step.h"
 #include "tagmask/automaton.h"
+#include "tagmask/error.h"
 #include "tagmask/token_trie.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -36,6 +39,28 @@ struct Ranges {
     count = 0;
   }
 };
+
+// Tokens accepted only when the count of the walk's start level lies in [lo, hi] (counted
+// repetition) and its marks meet the conditions of Config (markClear, markNeed, markAny; all 0
+// for most): trie positions [a, b).
+struct CondSpan {
+  uint32_t a, b, lo, hi;
+  uint32_t markClear = 0, markNeed = 0, markAny = 0;
+  bool HasMarks() const { return markClear != 0 || markNeed != 0 || markAny != 0; }
+};
+
+inline void AddCond(std::vector<CondSpan>* out, uint32_t a, uint32_t b, const Config& c) {
+  if (a == b) return;
+  if (!out->empty()) {
+    CondSpan& last = out->back();
+    if (last.b == a && last.lo == c.lo && last.hi == c.hi && last.markClear == c.markClear && last.markNeed == c.markNeed &&
+        last.markAny == c.markAny) {
+      last.b = b;
+      return;
+    }
+  }
+  out->push_back({a, b, c.lo, c.hi, c.markClear, c.markNeed, c.markAny});
+}
 
 // When a walk may stop descending: at an absorbing state (every plain character loops on it),
 // every token below whose remaining bytes are plain for that state is accepted. In the plain trie
@@ -64,37 +89,61 @@ class LocalArena {
  public:
   LocalArena() { Clear(); }
   void Clear() {
-    frames_.assign(1, {0, 0});
+    frames_.assign(1, Frame{0, 0, 0, 0, 0});
     index_.clear();
   }
-  uint32_t Push(uint32_t ret, uint32_t parent) {
-    const uint64_t key = (static_cast<uint64_t>(ret) << 32) | parent;
+  uint32_t Push(uint32_t ret, uint32_t parent, const Config& caller) {
+    const Frame key{ret, parent, caller.count, caller.marks, caller.markMode};
     auto it = index_.find(key);
     if (it != index_.end()) return it->second;
     if (frames_.size() >= (1u << 22)) return kNoFrame;
     const uint32_t id = static_cast<uint32_t>(frames_.size());
-    frames_.push_back({ret, parent});
+    frames_.push_back(key);
     index_.emplace(key, id);
     return id;
   }
   bool IsBottom(uint32_t frame) const { return frame == 0; }
-  uint32_t Ret(uint32_t frame) const { return frames_[frame].first; }
-  uint32_t Parent(uint32_t frame) const { return frames_[frame].second; }
+  uint32_t Ret(uint32_t frame) const { return frames_[frame].ret; }
+  uint32_t Parent(uint32_t frame) const { return frames_[frame].parent; }
+  void Restore(uint32_t frame, Config* c) const {
+    c->count = frames_[frame].count;
+    c->marks = frames_[frame].marks;
+    c->markMode = frames_[frame].markMode;
+  }
   template <class Fn>
   void Escape(const Automaton& a, const Config& c, Fn&& expand) {
     const AutomatonRule& rule = a.rules[a.ruleOf[c.state]];
     for (uint32_t r : rule.returnStates) {
-      Config n;
+      Config n = c;
       n.state = r;
       n.frame = 0;
+      // The caller's counter and marks are not known here (counted repetition only; 0
+      // otherwise, as the walks never read them then).
+      n.count = a.HasCounters() ? kUnknownCount : 0;
+      n.marks = 0;
+      n.markMode = a.HasCounters() ? kMarksUnknown : kMarksKnown;
       n.exact = (c.exact && rule.exactEscape) ? 1 : 0;
       expand(n);
     }
   }
 
  private:
-  std::vector<std::pair<uint32_t, uint32_t>> frames_;
-  std::unordered_map<uint64_t, uint32_t> index_;
+  struct Frame {
+    uint32_t ret, parent, count, marks;
+    uint8_t markMode;
+    bool operator==(const Frame& o) const {
+      return ret == o.ret && parent == o.parent && count == o.count && marks == o.marks && markMode == o.markMode;
+    }
+  };
+  struct FrameHash {
+    size_t operator()(const Frame& f) const {
+      const uint64_t level = (static_cast<uint64_t>(f.marks) << 32 | f.count) ^ f.markMode;
+      return static_cast<size_t>(((static_cast<uint64_t>(f.ret) << 32 | f.parent) ^ (level * 0x9E3779B97F4A7C15ull)) *
+                                 0xBF58476D1CE4E5B9ull >> 16);
+    }
+  };
+  std::vector<Frame> frames_;
+  std::unordered_map<Frame, uint32_t, FrameHash> index_;
 };
 
 // Results of walking one depth-1 subtree from one configuration, kept for other states whose
@@ -124,6 +173,28 @@ class SubtreeMemo {
   std::vector<std::vector<Span>> entries_;
 };
 
+// The mask cache's work budget (docs/engine.md, "Limits"): trie nodes visited plus parser
+// configurations made, shared by the threads of one compilation. A walker reports its work in
+// batches and the compilation stops with a GrammarError once the total passes the limit, so a
+// pathologically ambiguous grammar (parses that multiply with every byte of a token) is refused
+// in seconds whatever the machine.
+class WorkBudget {
+ public:
+  explicit WorkBudget(uint64_t limit) : limit_(limit) {}
+  void Spend(uint64_t units) {
+    if (used_.fetch_add(units, std::memory_order_relaxed) + units > limit_) {
+      throw Error(ErrorCode::InvalidGrammar, "the grammar is too ambiguous to compile: building its token masks took more than " +
+                                                 std::to_string(limit_) + " steps (parses that multiply with every byte of a token); "
+                                                 "make the rules unambiguous");
+    }
+  }
+  uint64_t Used() const { return used_.load(std::memory_order_relaxed); }
+
+ private:
+  const uint64_t limit_;
+  std::atomic<uint64_t> used_{0};
+};
+
 // Walks a trie from one state. Most of the time the bytes so far lead to a single configuration
 // that can only take byte transitions (no call, no return, no token counting); then a node costs
 // one table lookup (SimpleChildren). Elsewhere the walk keeps the set of configurations per depth
@@ -131,29 +202,39 @@ class SubtreeMemo {
 // escape survives it, uncertain when only inexact ones do, rejected when none does.
 class Walker {
  public:
-  Walker(const Automaton& a, uint32_t maxDepth) : a_(a), stepper_(a, arena_), states_(maxDepth + 3, 0), ends_(maxDepth + 3, 0) {
+  Walker(const Automaton& a, uint32_t maxDepth)
+      : a_(a), stepper_(a, arena_), states_(maxDepth + 3, 0), ends_(maxDepth + 3, 0), counting_(a.HasCounters()) {
     plain_.resize(a.StateCount());
     for (uint32_t s = 0; s < a.StateCount(); ++s) {
       const uint8_t f = a.flags[s];
       plain_[s] = !(f & (kHasCalls | kLimitedText)) && (!(f & kFinal) || a.rules[a.ruleOf[s]].returnStates.empty());
     }
+    if (counting_) {
+      cfgs_.resize(maxDepth + 3);
+      cutCap_.assign(a.StateCount(), 0);
+      for (uint32_t st = 1; st < a.StateCount(); ++st) cutCap_[st] = CutCapacity(st);
+      CountReach();
+    }
   }
 
-  uint64_t Walk(const TokenTrie& trie, const CutRule& cut, uint32_t start, Ranges* accepted, Ranges* uncertain, SubtreeMemo* memo) {
+  /// Walks the trie from `start`. Tokens accepted only for some counts of the start level (the
+  /// grammar has counted repetition) go to `conditional`.
+  uint64_t Walk(const TokenTrie& trie, const CutRule& cut, uint32_t start, Ranges* accepted, Ranges* uncertain, SubtreeMemo* memo,
+                std::vector<CondSpan>* conditional) {
     trie_ = &trie;
     cut_ = &cut;
     accepted_ = accepted;
     uncertain_ = uncertain;
+    conditional_ = conditional;
     visited_ = 0;
     arena_.Clear();
     buf_.clear();
     const uint32_t n = trie.NodeCount();
     const uint32_t* tb = trie.TokenBeginData();
-    if (!plain_[start]) {
-      Config s0;
-      s0.state = start;
-      buf_.push_back(s0);
+    if (!plain_[start] || counting_) {
+      buf_.push_back(StartConfig(start));
       GeneralChildren(0, 1, 1, n, 1);
+      Spend(visited_);
       return visited_;
     }
     // From a plain start only the bytes with a live transition matter; they are found once per
@@ -197,19 +278,26 @@ class Walker {
       for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
       if (visited_ - before > 16) memo->Store(b, t, std::move(spans));
     }
+    Spend(visited_);
     return visited_;
   }
 
   // Classifies the tokens `ids` (sorted by bytes) from state `start` with one known frame below
   // (returning to `ret`) and the unknown bottom under it: accepted when an exact configuration
   // survives, residual when only inexact ones do. Common prefixes are stepped once.
+  //
+  // With counted repetition, when the state's own count does not matter, the frame's saved count
+  // is followed symbolically: tokens that then hold only for some of its values go to `counted`.
   void WalkTokens(const TokenizerInfo& tok, uint32_t start, uint32_t ret, const std::vector<uint32_t>& ids,
-                  std::vector<uint32_t>* accepted, std::vector<uint32_t>* residual) {
+                  std::vector<uint32_t>* accepted, std::vector<uint32_t>* residual, std::vector<CountedToken>* counted) {
     arena_.Clear();
     buf_.clear();
-    Config c;
-    c.state = start;
-    c.frame = arena_.Push(ret, 0);
+    Config c = StartConfig(start);
+    const uint32_t frameCount = !counting_ ? 0 : c.count == kSymbolicCount ? kUnknownCount : kSymbolicCount;
+    Config caller;  // the frame's level: its count followed symbolically when it can be, its marks unknown
+    caller.count = frameCount;
+    caller.markMode = counting_ ? kMarksUnknown : kMarksKnown;
+    c.frame = arena_.Push(ret, 0, caller);
     buf_.push_back(c);
     levelEnd_.assign(states_.size(), 0);
     levelEnd_[0] = 1;
@@ -244,14 +332,215 @@ class Walker {
       }
       valid = alive ? len : dead - 1;
       if (!alive) continue;
-      bool exact = false;
-      for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) exact = exact || buf_[k].exact;
-      (exact ? accepted : residual)->push_back(id);
+      // Accepted when it holds whatever lies below and whatever the counts are; for some counts
+      // of the frame when only conditional paths survive, all of them exact.
+      bool exact = false, inexact = false;
+      for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) {
+        exact = exact || (buf_[k].exact && buf_[k].Unconditional());
+        // Conditions on the start level's marks: the real stack decides.
+        inexact = inexact || !buf_[k].exact || !buf_[k].MarkUnconditional();
+      }
+      if (exact) {
+        accepted->push_back(id);
+      } else if (inexact || frameCount != kSymbolicCount) {
+        residual->push_back(id);
+      } else {
+        for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) counted->push_back({id, buf_[k].lo, buf_[k].hi});
+      }
     }
   }
 
  private:
-  bool Simple(const Config& c) const { return c.frame == 0 && c.count == 0 && c.consumed == 0 && plain_[c.state]; }
+  // The configuration a walk starts from: the state, with its level's count symbolic when some
+  // path from it reads the count (counted repetition), and not tracked when none does.
+  Config StartConfig(uint32_t start) const {
+    Config c;
+    c.state = start;
+    if (counting_ && a_.rules[a_.ruleOf[start]].counted) {
+      c.count = readsCount_[start] ? kSymbolicCount : kUnknownCount;
+      c.markMode = readsMarks_[start] ? kMarksSymbolic : kMarksUnknown;
+    }
+    return c;
+  }
+
+  // Per state, with counted repetition: whether a path from it reads its level's count (meets
+  // an operation with a condition before any reset: a transition, a call, the end of the rule,
+  // or a return state after a call, where the saved count comes back), the same for its marks,
+  // and whether a byte path from it meets an operation that can fail (then a cut must know the
+  // count).
+  void CountReach() {
+    const uint32_t n = a_.StateCount();
+    failsAhead_.assign(n, 0);
+    readsCount_ = ReadsLevel([](const CountOp& o) { return o.CountConditional(); }, [](const CountOp& o) { return o.reset != 0; });
+    readsMarks_ = ReadsLevel([](const CountOp& o) { return o.MarkConditional(); }, [](const CountOp& o) { return o.markReset != 0; });
+    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> preds(n);  // (source, 2 for a call)
+    std::vector<uint32_t> failQueue;
+    const auto conditional = [&](uint32_t op) { return op != kNoCountOp && a_.countOps[op].Conditional(); };
+    for (uint32_t st = 1; st < n; ++st) {
+      if (!a_.rules[a_.ruleOf[st]].counted) continue;
+      bool fails = false;
+      for (uint32_t c = 0; c < a_.classCount; ++c) {
+        const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
+        if (t == kDeadState) continue;
+        const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
+        // Entering t also checks its liveness (counted nodes).
+        fails = fails || conditional(op) || conditional(a_.LiveOp(t));
+        preds[t].push_back({st, 0});
+      }
+      for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) preds[a_.calls[e].returnState].push_back({st, 2});
+      if (fails) {
+        failsAhead_[st] = 1;
+        failQueue.push_back(st);
+      }
+    }
+    while (!failQueue.empty()) {
+      const uint32_t t = failQueue.back();
+      failQueue.pop_back();
+      for (const auto& [src, how] : preds[t]) {
+        if ((how & 2) || failsAhead_[src]) continue;  // byte paths only
+        failsAhead_[src] = 1;
+        failQueue.push_back(src);
+      }
+    }
+  }
+  // Per state: whether some path from it meets an operation whose `reads` part has a condition
+  // before one whose `resets` part starts the level's value over (see CountReach).
+  template <class Reads, class Resets>
+  std::vector<uint8_t> ReadsLevel(Reads reads, Resets resets) const {
+    const uint32_t n = a_.StateCount();
+    std::vector<uint8_t> out(n, 0);
+    std::vector<std::vector<std::pair<uint32_t, uint8_t>>> preds(n);  // (source, the op resets)
+    std::vector<uint32_t> queue;
+    const auto cond = [&](uint32_t op) { return op != kNoCountOp && reads(a_.countOps[op]); };
+    const auto reset = [&](uint32_t op) { return static_cast<uint8_t>(op != kNoCountOp && resets(a_.countOps[op])); };
+    for (uint32_t st = 1; st < n; ++st) {
+      if (!a_.rules[a_.ruleOf[st]].counted) continue;
+      bool r = cond(a_.FinalOp(st));
+      for (uint32_t c = 0; c < a_.classCount; ++c) {
+        const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
+        if (t == kDeadState) continue;
+        const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
+        r = r || cond(op) || cond(a_.LiveOp(t));
+        preds[t].push_back({st, reset(op)});
+      }
+      for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) {
+        r = r || cond(a_.calls[e].op);
+        preds[a_.calls[e].returnState].push_back({st, reset(a_.calls[e].op)});
+      }
+      if (r) {
+        out[st] = 1;
+        queue.push_back(st);
+      }
+    }
+    while (!queue.empty()) {
+      const uint32_t t = queue.back();
+      queue.pop_back();
+      for (const auto& [src, resetsHere] : preds[t]) {
+        if (resetsHere || out[src]) continue;
+        out[src] = 1;
+        queue.push_back(src);
+      }
+    }
+    return out;
+  }
+  bool Simple(const Config& c) const {
+    return c.frame == 0 && (counting_ || c.count == 0) && c.consumed == 0 && plain_[c.state];
+  }
+  // Whether every token below trie node `node` (at `depth`) may be accepted with the conditions
+  // met so far: no counter operation can come in the subtree (the state's rule has no counted
+  // repetition), or the state loops on plain characters by one counted operation that the count,
+  // known here, passes for every character a token below can still hold.
+  bool MayCut(const Config& c, uint32_t node, uint32_t depth) const {
+    if (!counting_ || !failsAhead_[c.state]) return true;
+    const uint32_t cap = cutCap_[c.state];
+    if (cap == 0) return false;
+    // Plain characters that do nothing to the level: nothing below can fail, whatever its count.
+    if (cap == kNoCountLimit) return true;
+    if (c.count == kSymbolicCount || c.count == kUnknownCount) return false;
+    const uint32_t remaining = trie_->MaxLength(node) - depth;
+    return static_cast<uint64_t>(c.count) + remaining <= cap;
+  }
+  // For an absorbing state of a counted rule: 0 when cuts are never safe; kNoCountLimit when its
+  // plain characters do nothing to the counter; hi + 1 when each plain character (its first
+  // byte) adds one while the count is at most hi.
+  uint32_t CutCapacity(uint32_t st) const {
+    if (!a_.Is(st, kAbsorbing) || !a_.rules[a_.ruleOf[st]].counted) return 0;
+    uint32_t op = UINT32_MAX;
+    for (int b = 0; b < 0x100; ++b) {
+      const uint8_t byte = static_cast<uint8_t>(b);
+      const bool plainStart = b < 0x80 ? IsPlainAscii(byte) : (b >= 0xC2 && b <= 0xF4);
+      if (!plainStart) continue;
+      const uint32_t o = a_.TransOp(st, byte);
+      if (op == UINT32_MAX) op = o;
+      if (o != op) return 0;
+      // The rest of a multi-byte character must not count.
+      const uint32_t next = a_.Next(st, byte);
+      if (b >= 0x80 && next != st && a_.Is(next, kCounted)) return 0;
+    }
+    if (op == UINT32_MAX || op == kNoCountOp) return kNoCountLimit;
+    const CountOp& o = a_.countOps[op];
+    if (o.HasMarks()) return 0;
+    if (o.reset || o.lo != 0 || o.add != 1 || o.hi == kNoCountLimit) return o.reset || o.lo != 0 || o.add != 1 ? 0 : kNoCountLimit;
+    return o.hi + 1;
+  }
+  // Records the tokens ending at trie node i, reached with configuration c.
+  void Own(uint32_t i, const Config& c) {
+    const uint32_t* tb = trie_->TokenBeginData();
+    if (!c.exact) {
+      uncertain_->Add(tb[i], tb[i + 1]);
+    } else if (c.Unconditional()) {
+      accepted_->Add(tb[i], tb[i + 1]);
+    } else {
+      AddCond(conditional_, tb[i], tb[i + 1], c);
+    }
+  }
+
+  // SimpleChildren with counted repetition: the configuration per depth carries the count and
+  // the conditions met so far.
+  void CountedChildren(uint32_t c, uint32_t depth, const Config& cfg) {
+    const uint32_t* le = trie_->LabelEndData();
+    const uint32_t* tb = trie_->TokenBeginData();
+    const uint32_t base = depth;
+    cfgs_[depth] = cfg;
+    ends_[depth] = le[c] & 0xFFFFFFu;
+    for (uint32_t i = c + 1; i < ends_[base];) {
+      while (i >= ends_[depth]) --depth;
+      const Config& p = cfgs_[depth];
+      if (!plain_[p.state]) {
+        const size_t lo = buf_.size();
+        buf_.push_back(p);
+        GeneralChildren(lo, lo + 1, i, ends_[depth], depth + 1);
+        buf_.resize(lo);
+        i = ends_[depth];
+        continue;
+      }
+      ++visited_;
+      const uint32_t word = le[i];
+      const uint32_t end = word & 0xFFFFFFu;
+      const uint8_t byte = static_cast<uint8_t>(word >> 24);
+      Config n = p;
+      n.state = a_.Next(p.state, byte);
+      if (n.state == kDeadState || ((a_.flags[p.state] & kCounted) && !ApplyCountOp(a_, a_.TransOp(p.state, byte), &n)) ||
+          ((a_.flags[n.state] & kCounted) && !ApplyCountOp(a_, a_.LiveOp(n.state), &n))) {
+        i = end;
+        continue;
+      }
+      if (n.exact && cut_->Cut(n.state, i, depth + 1) && MayCut(n, i, depth + 1)) {
+        if (n.Unconditional()) {
+          accepted_->Add(tb[i], tb[end]);
+        } else {
+          AddCond(conditional_, tb[i], tb[end], n);
+        }
+        i = end;
+        continue;
+      }
+      Own(i, n);
+      ++depth;
+      cfgs_[depth] = n;
+      ends_[depth] = end;
+      ++i;
+    }
+  }
 
   // The subtree below node c (its own tokens are done), the bytes up to c leading to the single
   // plain configuration `state` (exact or not) at depth `depth`.
@@ -311,12 +600,17 @@ class Walker {
       buf_.resize(hi);
       if (!Step(lo, hi, trie_->Label(c))) continue;
       const size_t top = buf_.size();
-      bool exact = false, canCut = false;
+      bool exact = false, canCut = false, inexact = false;
       for (size_t k = hi; k < top; ++k) {
         const Config& x = buf_[k];
-        if (!x.exact) continue;
+        if (!x.exact) {
+          inexact = true;
+          continue;
+        }
+        if (!x.Unconditional()) continue;
         exact = true;
-        if (cut_->Cut(x.state, c, depth) && (!(a_.flags[x.state] & kLimitedText) || x.count < a_.rules[a_.ruleOf[x.state]].maxTokens)) {
+        if (cut_->Cut(x.state, c, depth) && MayCut(x, c, depth) &&
+            (!(a_.flags[x.state] & kLimitedText) || x.count < a_.rules[a_.ruleOf[x.state]].maxTokens)) {
           canCut = true;
         }
       }
@@ -324,10 +618,22 @@ class Walker {
         accepted_->Add(tb[c], tb[trie_->SubtreeEnd(c)]);
         continue;
       }
-      (exact ? accepted_ : uncertain_)->Add(tb[c], tb[c + 1]);
+      if (exact) {
+        accepted_->Add(tb[c], tb[c + 1]);
+      } else if (inexact) {
+        // The real stack decides (and also checks the counts, if some exact path has conditions).
+        uncertain_->Add(tb[c], tb[c + 1]);
+      } else {
+        // Accepted for the counts some configuration allows (counted repetition).
+        for (size_t k = hi; k < top; ++k) AddCond(conditional_, tb[c], tb[c + 1], buf_[k]);
+      }
       if (top - hi == 1 && Simple(buf_[hi])) {
         const Config only = buf_[hi];
-        SimpleChildren(c, depth, only.state, only.exact != 0);
+        if (counting_) {
+          CountedChildren(c, depth, only);
+        } else {
+          SimpleChildren(c, depth, only.state, only.exact != 0);
+        }
       } else {
         GeneralChildren(hi, top, c + 1, trie_->SubtreeEnd(c), depth + 1);
       }
@@ -337,7 +643,7 @@ class Walker {
 
   // Appends to buf_ the configurations buf_[from, to) reach by `byte`; false if none.
   bool Step(size_t from, size_t to, uint8_t byte) {
-    bool allSimple = true;
+    bool allSimple = !counting_;
     for (size_t k = from; k < to && allSimple; ++k) allSimple = Simple(buf_[k]);
     if (allSimple) {
       // Only byte transitions: look them up, merging configurations that meet.
@@ -364,10 +670,36 @@ class Walker {
       const Config parent = buf_[k];  // copy: the buffer grows
       stepper_.StepMore(parent, byte, &buf_);
     }
-    DedupeConfigs(&buf_, to);
+    Spend(buf_.size() - to);
+    DedupeConfigs(&buf_, to, &table_);
+    if (buf_.size() - to > kMaxConfigs) {
+      throw Error(ErrorCode::InvalidGrammar, "the grammar is too ambiguous to compile: one token prefix has more than " +
+                                                 std::to_string(kMaxConfigs) + " parses (docs/engine.md, \"Limits\"); make the rules unambiguous");
+    }
     return buf_.size() > to;
   }
 
+  // Counts work, reporting it to the shared budget in batches.
+  void Spend(uint64_t units) {
+    pending_ += units;
+    if (pending_ >= kBatch) Flush();
+  }
+
+ public:
+  void SetBudget(WorkBudget* budget) { budget_ = budget; }
+  /// Reports the work not reported yet (at the end of a batch of walks).
+  void Flush() {
+    if (budget_ != nullptr && pending_ != 0) budget_->Spend(pending_);
+    pending_ = 0;
+  }
+
+ private:
+  static constexpr uint64_t kBatch = 1u << 16;
+  // Parses of one token prefix: ambiguity that multiplies with every byte reaches it within a
+  // few bytes; real grammars stay far below (a few per level of nesting).
+  static constexpr size_t kMaxConfigs = size_t{1} << 16;
+  WorkBudget* budget_ = nullptr;
+  uint64_t pending_ = 0;
   const Automaton& a_;
   LocalArena arena_;
   PdaStepper<LocalArena> stepper_;
@@ -382,6 +714,14 @@ class Walker {
   Ranges scratch_[2];
   uint32_t liveFor_ = kDeadState;
   std::vector<uint8_t> live_;
+  // Counted repetition (the automaton has counters): per-depth configurations of
+  // CountedChildren, and where conditionally accepted tokens go.
+  ConfigTable table_;
+  bool counting_ = false;
+  std::vector<Config> cfgs_;
+  std::vector<uint32_t> cutCap_;
+  std::vector<uint8_t> readsCount_, readsMarks_, failsAhead_;
+  std::vector<CondSpan>* conditional_ = nullptr;
 };
 
 }  // namespace tagmask

@@ -55,6 +55,8 @@ interface Case {
   structural: string;
   /** Whether rows must sometimes have several stacks (an ambiguous grammar). */
   ambiguous?: boolean;
+  /** Whether masks depend on a level's count or marks (counted repetition): those rows are compact. */
+  counted?: boolean;
 }
 
 const JSON_STRUCTURE = '<"{}[],:';
@@ -73,6 +75,24 @@ const CASES: Case[] = [
     grammar: () => compileJsonSchema({ type: "object", properties: { data: {} }, required: ["data"] }).grammar,
     outputs: ['{"data": {"a": [1, {"b": [[true, null]], "c": "x"}], "d": {"e": {"f": -0.5}}}}'],
     structural: JSON_STRUCTURE,
+  },
+  {
+    name: "schema: counted items and lengths",
+    grammar: () => compileJsonSchema({
+      type: "object", properties: { tags: { type: "array", items: { type: "string", maxLength: 12 }, minItems: 1, maxItems: 3 } }, required: ["tags"],
+    }).grammar,
+    outputs: ['{"tags": ["abc", "defghijklmno", "x"]}'],
+    structural: JSON_STRUCTURE,
+    counted: true,
+  },
+  {
+    name: "schema: members in any order (marks)",
+    grammar: () => compileJsonSchema({
+      type: "object", properties: { alpha: { type: "integer" }, beta: { type: "string", maxLength: 8 }, gamma: { type: "boolean" } }, additionalProperties: false,
+    }, { anyOrder: true }).grammar,
+    outputs: ['{"gamma": true, "alpha": 12, "beta": "xyz"}', '{"beta": "", "gamma": false}'],
+    structural: JSON_STRUCTURE,
+    counted: true,
   },
   { name: "EBNF: ambiguous expressions", grammar: () => ebnfGrammar(AMBIGUOUS_EBNF), outputs: ["((1,2),(3,(4,56)))"], structural: "(),", ambiguous: true },
 ];
@@ -240,7 +260,10 @@ for (const vocabName of ["llama3", "qwen3"] as TestVocabularyName[]) {
         // Not vacuous: the walks reach terminated rows, and most rows are stored masks — except in
         // the ambiguous grammar, whose rows often have several stacks and need compact rows.
         expect(total.terminated).toBeGreaterThan(0);
-        if (c.ambiguous) {
+        if (c.counted) {
+          expect(total.compact).toBeGreaterThan(0);
+          expect(total.stored).toBeGreaterThan(0);
+        } else if (c.ambiguous) {
           expect(total.multiStack).toBeGreaterThan(0);
           expect(total.compact).toBeGreaterThan(0);
           expect(total.stored).toBeGreaterThan(0);

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { GrammarError } from "../../lib/errors.js";
-import { charClass, choice, GrammarBuilder, lit, optional, plus, repeat, seq, serializeGrammar, star, text } from "../../lib/compile/ir.js";
+import { charClass, choice, counted, GrammarBuilder, lit, optional, plus, repeat, seq, serializeGrammar, star, text, unit } from "../../lib/compile/ir.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
 import { seedGrammar } from "./grammars.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
@@ -13,9 +13,9 @@ import { rng } from "../helpers/random.js";
 
 function sample(): Uint8Array {
   const g = new GrammarBuilder();
-  g.define("root", seq(lit("ab"), g.ruleRef("item"), optional(text(["x"], { maxChars: 3, maxTokens: 2 }))));
+  g.define("root", seq(lit("ab"), g.ruleRef("item"), optional(text(["x", "~"], { maxChars: 3, maxTokens: 2 }))));
   g.define("item", choice(charClass([[0x61, 0x7a], 0xe9]), repeat(lit("c"), 1, 3), star(g.ruleRef("item2"))));
-  g.define("item2", plus(lit("[")));
+  g.define("item2", choice(plus(lit("[")), seq(counted(plus(unit(lit("~"))), 2, 40), lit("!"))));
   return serializeGrammar(g.build("root"));
 }
 
@@ -49,7 +49,7 @@ const CORRUPTIONS: Array<[string, () => Uint8Array, RegExp]> = [
   ["zero rules", () => mutate((_, l) => set(l, 2, 0)), /at least one rule/],
   ["root out of range", () => mutate((_, l) => set(l, 3, 99)), /rootRule 99/],
   ["flags set", () => mutate((_, l) => set(l, 7, 1)), /flags must be 0/],
-  ["unknown node kind", () => mutate((_, l) => set(l, l.nodesAt, 9)), /unknown kind code 9/],
+  ["unknown node kind", () => mutate((_, l) => set(l, l.nodesAt, 99)), /unknown kind code 99/],
   ["bytes of length 0", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 2) + 2, 0)), /at least one byte/],
   ["bytes outside the pool", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 2) + 1, 1 << 20)), /outside the byte pool/],
   ["class with no ranges", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 3) + 2, 0)), /at least one range/],
@@ -67,6 +67,9 @@ const CORRUPTIONS: Array<[string, () => Uint8Array, RegExp]> = [
     set(l, l.nodesAt + 4 * n + 2, 5);
     set(l, l.nodesAt + 4 * n + 3, 2);
   }), /max 2 is below min 5/],
+  ["counted max below min", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 9) + 3, 1)), /max 1 is below min 2/],
+  ["counted item after it", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 9) + 1, 1000)), /post-order/],
+  ["unit with a field set", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 10) + 2, 1)), /fields b and c must be 0/],
   ["ref to a missing rule", () => mutate((_, l) => set(l, l.nodesAt + 4 * nodeOf(l, 7) + 1, 7)), /refers to rule 7/],
   ["empty excluded string", () => mutate((_, l) => set(l, l.extraAt + l.word(l.nodesAt + 4 * nodeOf(l, 8) + 1) + 3, 0)), /excluded string 0 is empty/],
   ["rule body out of range", () => mutate((_, l) => set(l, 8 + 2, 500)), /body is node 500/],

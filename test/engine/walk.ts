@@ -11,6 +11,7 @@ import { popcount32 } from "../../lib/mask/types.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
 import { rng } from "../helpers/random.js";
 import { BruteForce, describeToken, maskDiff, maskHas, type OracleState } from "./oracle.js";
+import type { RecognizerState } from "../../lib/compile/recognizer.js";
 
 /** Compares the engine's mask with the oracle's; fails with the differing tokens. */
 export function expectSameMask(engine: Int32Array, oracle: Int32Array, vocab: VocabularyData, where: string): void {
@@ -64,6 +65,8 @@ export interface WalkOptions {
    * wandering in free text.
    */
   structural?: number;
+  /** Text both the engine and the oracle accept before the walk starts (to start near a bound). */
+  prefix?: string;
 }
 
 const STRUCTURAL_BYTES = new Set([0x3c, 0x22, 0x7b, 0x7d, 0x5b, 0x5d, 0x2c, 0x3a]);
@@ -115,6 +118,13 @@ export function randomWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab:
   const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
   const structural = structuralMask(vocab);
   let state: OracleState = oracle.initial();
+  if (options.prefix) {
+    const bytes = new TextEncoder().encode(options.prefix);
+    const next = state.map((s) => oracle.recognizer.stepBytes(s, bytes)).filter((s): s is RecognizerState => s !== null);
+    expect(next.length, `the oracle rejects the prefix ${JSON.stringify(options.prefix)}`).toBeGreaterThan(0);
+    expect(matcher.acceptString(options.prefix), `acceptString(${JSON.stringify(options.prefix)})`).toBe(true);
+    state = next;
+  }
   let compared = 0;
   let step = 0;
   for (; step < options.steps; step++) {

@@ -41,6 +41,8 @@ const cases: Case[] = [
   ["pattern x maxLength", { type: "string", pattern: "^[a-z]+(-[a-z]+)*@[a-z]+\\.[a-z]{2,}$", maxLength: 12 }, ['"ab@cd.ef"', '"a-b@c.de"'], ['"ab@cd"', '""', '"a-@b.cd"', '"abcdef@fgh.ij"']],
   ["format x maxLength", { type: "string", format: "email", maxLength: 20 }, ['"a@b.c"', '"joe.bloggs@exampl.cc"'], ['"a@"', '"@b"', '"joe.bloggs@example.com"']],
   ["minLength code points", { type: "string", minLength: 2, maxLength: 2 }, ['"😀😀"', '"ab"', '"\\n\\t"'], ['"😀"', '"abc"']],
+  // Too large as a product: the length is counted (a counted node over the format's code points).
+  ["format x maxLength, counted", { type: "string", format: "uri", maxLength: 2048 }, [`"https://x.org/${"a".repeat(2030)}"`, '"urn:a"'], [`"https://x.org/${"a".repeat(2040)}"`, '"x"']],
 ];
 
 describe("compileJsonSchema (table)", () => {
@@ -59,7 +61,8 @@ describe("refusals", () => {
     [{ properties: { a: { $dynamicRef: "#x" } } }, "$dynamicRef", "#/properties/a/$dynamicRef"],
     [{ $ref: "http://example.com/x.json" }, "$ref", "#/$ref"],
     [{ pattern: "(?=a)" }, "pattern", "#/pattern"],
-    [{ properties: { u: { type: "string", format: "uri", maxLength: 2048 } } }, "maxLength", "#/properties/u"],
+    // Length bounds whose counts are not one range per state (fixed length, even lengths only).
+    [{ properties: { u: { type: "string", pattern: "^(ab)+$", minLength: 10001, maxLength: 10001 } } }, "minLength", "#/properties/u"],
   ];
   it.each(refused)("%j", (schema, keyword, path) => {
     try {

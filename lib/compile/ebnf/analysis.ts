@@ -24,6 +24,15 @@ export function isNullable(e: IrExpr, nullable: readonly boolean[]): boolean {
       return e.items.some((x) => isNullable(x, nullable));
     case "repeat":
       return e.min === 0 || isNullable(e.item, nullable);
+    case "counted":
+      // Units never match the empty string: an empty match counts none.
+      return e.min === 0 && isNullable(e.item, nullable);
+    case "unit":
+    case "mark":
+      return isNullable(e.item, nullable);
+    case "marks":
+      // An empty match uses no mark.
+      return e.required.length === 0 && isNullable(e.item, nullable);
     case "ref":
       return nullable[e.rule] ?? false;
   }
@@ -61,6 +70,12 @@ export function leftRefs(e: IrExpr, nullable: readonly boolean[], out: Set<numbe
       break;
     case "repeat":
       if (e.max !== 0) leftRefs(e.item, nullable, out);
+      break;
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      leftRefs(e.item, nullable, out);
       break;
     default:
       break;

@@ -38,7 +38,11 @@ function simpleArray(ctx: EmitContext, alt: ArrAlt, max: number | null): IrExpr 
       const lo = Math.max(0, alt.min - i);
       const hi = max === null ? null : max - i;
       if (hi !== null && hi <= 0) return close;
-      return seq(repeat(seq(comma, item(i)), lo, hi), close);
+      // Each repeated item starts with its comma and ends with the whitespace after it, so the
+      // engine can count it from its first byte (docs/engine.md, "Counted repetition"): a
+      // whitespace that might precede either "," or "]" is never where an item starts.
+      const ws = text.ws();
+      return seq(ws, repeat(seq(lit(","), ws, item(i), ws), lo, hi), lit("]"));
     }
     const alts: IrExpr[] = [];
     if (i >= alt.min) alts.push(close);

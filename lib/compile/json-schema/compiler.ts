@@ -5,12 +5,12 @@
  */
 import { SchemaError } from "../../errors.js";
 import { copyNumberText, numberText, stringifyExact } from "../../format/exact-numbers.js";
-import { choice, lit, never, optional, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { choice, counted, lit, never, optional, repeat, seq, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
 import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, lengthRange, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
 import { emitUniqueArray } from "./unique-items.js";
-import { dfaToIr, plainRanges } from "./dfa-ir.js";
+import { dfaToIr, plainRanges, type RangeEncoder } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
 import { wordsToIr } from "./enums.js";
 import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
@@ -34,7 +34,7 @@ import {
   type PatternProp,
   type Shape,
 } from "./shape.js";
-import { strDfa, type StrSet } from "./strings.js";
+import { lengthsCountable, strDfa, type StrSet } from "./strings.js";
 
 /** A keyword the compiler did not enforce (lenient mode only). */
 export interface UnenforcedKeyword {
@@ -255,14 +255,19 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     return r;
   }
 
-  dfaIr(dfa: Dfa, hint: string, encoding: "string" | "plain"): IrExpr {
+  /**
+   * A rule for the automaton's language: as the inside of a JSON string, as plain text, or as the
+   * inside of a JSON string whose code points are counted units (for a counted length).
+   */
+  dfaIr(dfa: Dfa, hint: string, encoding: "string" | "plain" | "units"): IrExpr {
     const key = `${encoding}:${dfaKey(dfa)}`;
     let r = this.dfaRules.get(key);
     if (!r) {
       const name = this.ruleName(hint);
       r = this.b.ruleRef(name);
       this.dfaRules.set(key, r);
-      this.b.define(name, dfaToIr(dfa, this.b, name, encoding === "string" ? encodeRanges : plainRanges));
+      const encode = encoding === "string" ? encodeRanges : encoding === "units" ? unitRanges : plainRanges;
+      this.b.define(name, dfaToIr(dfa, this.b, name, encode));
     }
     return r;
   }
@@ -368,11 +373,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       let set = s;
       if (s.min > 0 || s.max !== null) {
         // A pattern or format crossed with a length counter: bounds every string already meets
-        // are dropped; a product over the state budget is refused.
+        // are dropped; a product over the state budget is counted instead (below).
         const base = strDfa({ ...s, min: 0, max: null });
         const range = lengthRange(base);
         if (meetsBounds(range, s)) set = { ...s, min: 0, max: null };
-        else if (base.accept.length * ((s.max ?? s.min) + 1) > 8 * PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
+        else if (base.accept.length * ((s.max ?? s.min) + 1) > PRODUCT_BUDGET) throw new AutomatonTooLarge(PRODUCT_BUDGET);
       }
       const dfa = strDfa(set);
       // The budget is for length counters; a pattern crossed with a format (a date-time search)
@@ -385,12 +390,32 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
         this.unsupported(where, s.fmt !== null ? "format" : "pattern", "the string's patterns and format combined need too large an automaton");
         return this.text.anyString();
       }
-      this.unsupported(where, s.min > 0 ? "minLength" : "maxLength", "the string's pattern or format combined with its length bounds needs too large an automaton");
+      // Too large as a product: the engine counts the length instead (a counted node whose units
+      // are the code points), when the lengths left from each state are ranges.
+      let base: Dfa | null = null;
+      try {
+        base = s.min !== 0 || s.max !== null ? strDfa({ ...s, min: 0, max: null }) : null;
+      } catch (inner) {
+        if (!(inner instanceof AutomatonTooLarge)) throw inner;
+      }
+      if (base !== null && base.accept.length <= PRODUCT_BUDGET && lengthsCountable(base, s.min, s.max)) {
+        return seq(quote, counted(this.dfaIr(base, "string", "units"), s.min, s.max), quote);
+      }
+      this.unsupported(
+        where,
+        s.min > 0 ? "minLength" : "maxLength",
+        base !== null && base.accept.length <= PRODUCT_BUDGET
+          ? "the lengths the string's pattern or format allows, crossed with its length bounds, are not a range from some point on (e.g. a fixed length with only even lengths), so the length cannot be counted"
+          : "the string's pattern or format needs too large an automaton",
+      );
       if (s.min !== 0 || s.max !== null) return this.emitString({ ...s, min: 0, max: null }, where);
       return this.text.anyString();
     }
   }
 }
+
+/** One code point of the ranges inside a JSON string, counted as a unit. */
+const unitRanges: RangeEncoder = (ranges) => unit(encodeRanges(ranges));
 
 /** Whether every length in `range` is within the bounds (`date-time` always has `minLength: 1`). */
 function meetsBounds(range: { min: number; max: number | null }, s: { min: number; max: number | null }): boolean {

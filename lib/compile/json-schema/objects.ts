@@ -4,13 +4,20 @@
  * member counts, and witnesses (members that must exist, from complements).
  *
  * Declared order (the default) walks the names in order, each present or skipped, then any
- * additional members. `anyOrder` tracks the set of names used so far, so each name still occurs
- * at most once; that costs a rule per reachable set and is refused past a budget.
+ * additional members. `anyOrder` is a loop over the members in which each name is a mark (IR
+ * `marks`, docs/engine.md "Marks"): the matcher remembers which names it has seen, so each still
+ * occurs at most once and the required ones occur, at a cost linear in the number of names. Where
+ * marks cannot follow the schema exactly (witnesses from complements, or a maxProperties that
+ * the required names could overflow), the set of names used so far is tracked in the automaton
+ * instead, a rule per reachable set, refused past a budget.
+ *
+ * `minProperties` / `maxProperties` are a counted node around the members, each member a unit
+ * (docs/engine.md, "Counted repetition"): the matcher counts them, the automaton does not.
  *
  * Keys of regions are canonical strings (see json-text.ts), so an escaped spelling of a declared
  * name can never pass as an additional key.
  */
-import { choice, lit, never, seq, type IrExpr } from "../ir.js";
+import { choice, counted, lit, mark, marks, MAX_MARKS, never, optional, seq, star, unit, type IrExpr } from "../ir.js";
 import { AutomatonTooLarge, dfaAll, dfaMatches, dfaOfStrings, difference, intersect, isEmpty, isUniversal, type Dfa } from "./automaton.js";
 import { MAX_MACHINE_STATES, type EmitContext } from "./emit-context.js";
 import { canonicalString } from "./json-text.js";
@@ -31,6 +38,8 @@ interface Variant {
 interface Named {
   name: string;
   required: boolean;
+  /** The value's schema (of the variant that serves no witness). */
+  conj: Conj;
   variants: Variant[];
 }
 
@@ -117,7 +126,7 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
       continue;
     }
     const applicable = witnesses.slice(0, wcount).flatMap((w, i) => (witnessAppliesToName(w, name) ? [i] : []));
-    named.push({ name, required, variants: variants(lit(canonicalString(name)), conj, applicable) });
+    named.push({ name, required, conj, variants: variants(lit(canonicalString(name)), conj, applicable) });
   }
 
   // Regions of other keys: split by every pattern (values) and witness key set.
@@ -183,11 +192,10 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
       }
     }
   }
-  if (alt.min >= 2 && regionVariants.length > 0) {
-    ctx.unsupported(where, "minProperties", "minProperties above 1 cannot be enforced when additional properties may make up the count (a repeated name would count twice)");
-  }
   const machine = { ctx, alt, named, regionVariants, allMask, where };
   if (!ctx.anyOrder) return orderedMachine(machine);
+  const looped = markedLoop(machine);
+  if (looped !== null) return looped;
   try {
     return anyOrderMachine(machine);
   } catch (err) {
@@ -238,80 +246,115 @@ class Rules<S> {
 
 const oneOf = (alts: IrExpr[]): IrExpr => (alts.length === 0 ? never() : alts.length === 1 ? alts[0]! : choice(...alts));
 
+/**
+ * The members and the closing brace, with the member count bounded: a counted node whose units
+ * are the members, when the bounds say anything the structure does not already.
+ */
+function countMembers(alt: ObjAlt, named: Named[], regionVariants: Variant[], body: IrExpr): IrExpr {
+  const required = named.filter((x) => x.required).length;
+  const most = regionVariants.length > 0 ? null : named.length;
+  const needed = alt.min > required || (alt.max !== null && (most === null || alt.max < most));
+  return needed ? counted(body, alt.min, alt.max) : body;
+}
+
+/** One member: counted as a unit when the object bounds its member count. */
+const memberOf = (v: Variant, counting: boolean): IrExpr => (counting ? unit(v.expr) : v.expr);
+
 function orderedMachine(m: Machine): IrExpr {
-  const { ctx, alt, named, regionVariants, allMask, where } = m;
+  const { ctx, alt, named, regionVariants, allMask } = m;
   const { text } = ctx;
   const n = named.length;
-  const cap = alt.max ?? alt.min;
-  if ((n + 1) * (cap + 1) * 2 * (allMask + 1) > MAX_MACHINE_STATES) {
-    ctx.unsupported(where, "maxProperties", `counting ${cap} members over ${n} properties needs more than ${MAX_MACHINE_STATES} grammar rules`);
-  }
-  type S = { i: number; c: number; first: boolean; mask: number };
-  const rules = new Rules<S>(ctx, (s) => `${s.i}:${s.c}:${s.first}:${s.mask}`, Number.MAX_SAFE_INTEGER);
+  const probe = countMembers(alt, named, regionVariants, lit("}"));
+  const counting = probe.kind === "counted";
+  type S = { i: number; first: boolean; mask: number };
+  const rules = new Rules<S>(ctx, (s) => `${s.i}:${s.first}:${s.mask}`, Number.MAX_SAFE_INTEGER);
   const sep = (first: boolean): IrExpr => (first ? seq() : text.punct(","));
-  const body = ({ i, c, first, mask }: S): IrExpr => {
+  const body = ({ i, first, mask }: S): IrExpr => {
     const alts: IrExpr[] = [];
-    const canAdd = alt.max === null || c + 1 <= alt.max;
-    const nc = Math.min(c + 1, cap);
     if (i < n) {
-      if (canAdd) for (const v of named[i]!.variants) alts.push(seq(sep(first), v.expr, rules.ref({ i: i + 1, c: nc, first: false, mask: mask | v.mask }, "members")));
-      if (!named[i]!.required) alts.push(rules.ref({ i: i + 1, c, first, mask }, first ? "object" : "members"));
+      for (const v of named[i]!.variants) alts.push(seq(sep(first), memberOf(v, counting), rules.ref({ i: i + 1, first: false, mask: mask | v.mask }, "members")));
+      if (!named[i]!.required) alts.push(rules.ref({ i: i + 1, first, mask }, first ? "object" : "members"));
     } else {
-      if (c >= alt.min && mask === allMask) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
-      if (canAdd) for (const v of regionVariants) alts.push(seq(sep(first), v.expr, rules.ref({ i: n, c: nc, first: false, mask: mask | v.mask }, "members")));
+      if (mask === allMask) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
+      for (const v of regionVariants) alts.push(seq(sep(first), memberOf(v, counting), rules.ref({ i: n, first: false, mask: mask | v.mask }, "members")));
     }
     return oneOf(alts);
   };
-  const start = rules.ref({ i: 0, c: 0, first: true, mask: 0 }, "object");
+  const start = rules.ref({ i: 0, first: true, mask: 0 }, "object");
   rules.define(body);
-  return seq(lit("{"), text.ws(), start);
+  return seq(lit("{"), text.ws(), countMembers(alt, named, regionVariants, start));
+}
+
+/**
+ * Any order as a loop over the members, each name a mark (its index in `named`), the required
+ * names required marks. The mark rides on the key's closing quote, where the name is known (an
+ * additional key or a longer name may share the bytes before it). Null when marks cannot follow
+ * the schema exactly:
+ * - witnesses (members that must exist, from complements) are tracked by the automaton;
+ * - with a member count, counting and marks are checked apart; that is exact unless required
+ *   names could overflow a maxProperties, so that case goes to the automaton too. (Without
+ *   other members, enough names for minProperties must exist: otherwise no object matches.)
+ */
+function markedLoop(m: Machine): IrExpr | null {
+  const { ctx, alt, named, regionVariants, allMask } = m;
+  const { text } = ctx;
+  if (allMask !== 0 || named.length > MAX_MARKS) return null;
+  const counting = countMembers(alt, named, regionVariants, lit("}")).kind === "counted";
+  const required = named.flatMap((x, i) => (x.required ? [i] : []));
+  if (counting && required.length > 0 && alt.max !== null) return null;
+  if (regionVariants.length === 0 && alt.min > named.length) return never();
+  const members: IrExpr[] = named.map((x, i) => {
+    const key = canonicalString(x.name);
+    const expr = seq(lit(key.slice(0, -1)), mark(i, seq(lit('"'), text.punct(":"), ctx.valueRef(x.conj))));
+    return memberOf({ expr, mask: 0 }, counting);
+  });
+  for (const v of regionVariants) members.push(memberOf(v, counting));
+  if (members.length === 0) return seq(lit("{"), text.ws(), lit("}"));
+  const member = oneOf(members);
+  const body = marks(optional(seq(member, star(seq(text.punct(","), member)), text.ws())), required);
+  return seq(lit("{"), text.ws(), countMembers(alt, named, regionVariants, body), lit("}"));
 }
 
 function anyOrderMachine(m: Machine): IrExpr {
   const { ctx, alt, named, regionVariants, allMask } = m;
   const { text } = ctx;
   const n = named.length;
-  const cap = alt.max ?? alt.min;
+  const counting = countMembers(alt, named, regionVariants, lit("}")).kind === "counted";
   const requiredMask = named.reduce((acc, x, i) => (x.required ? acc | (1n << BigInt(i)) : acc), 0n);
-  type S = { used: bigint; c: number; first: boolean; mask: number };
-  const rules = new Rules<S>(ctx, (s) => `${s.used}:${s.c}:${s.first}:${s.mask}`, MAX_MACHINE_STATES);
+  type S = { used: bigint; first: boolean; mask: number };
+  const rules = new Rules<S>(ctx, (s) => `${s.used}:${s.first}:${s.mask}`, MAX_MACHINE_STATES);
   const sep = (first: boolean): IrExpr => (first ? seq() : text.punct(","));
-  const body = ({ used, c, first, mask }: S): IrExpr => {
+  const body = ({ used, first, mask }: S): IrExpr => {
     const alts: IrExpr[] = [];
-    if ((used & requiredMask) === requiredMask && c >= alt.min && mask === allMask) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
-    if (alt.max === null || c + 1 <= alt.max) {
-      const nc = Math.min(c + 1, cap);
-      for (let i = 0; i < n; i++) {
-        const bit = 1n << BigInt(i);
-        if (used & bit) continue;
-        for (const v of named[i]!.variants) alts.push(seq(sep(first), v.expr, rules.ref({ used: used | bit, c: nc, first: false, mask: mask | v.mask }, "members")));
-      }
-      for (const v of regionVariants) alts.push(seq(sep(first), v.expr, rules.ref({ used, c: nc, first: false, mask: mask | v.mask }, "members")));
+    if ((used & requiredMask) === requiredMask && mask === allMask) alts.push(first ? lit("}") : seq(text.ws(), lit("}")));
+    for (let i = 0; i < n; i++) {
+      const bit = 1n << BigInt(i);
+      if (used & bit) continue;
+      for (const v of named[i]!.variants) alts.push(seq(sep(first), memberOf(v, counting), rules.ref({ used: used | bit, first: false, mask: mask | v.mask }, "members")));
     }
+    for (const v of regionVariants) alts.push(seq(sep(first), memberOf(v, counting), rules.ref({ used, first: false, mask: mask | v.mask }, "members")));
     return oneOf(alts);
   };
   // Walk all states first (throws AnyOrderTooLarge before any rule is defined).
   const states: S[] = [];
   const seenStates = new Set<string>();
   const visit = (s: S): void => {
-    const k = `${s.used}:${s.c}:${s.first}:${s.mask}`;
+    const k = `${s.used}:${s.first}:${s.mask}`;
     if (seenStates.has(k)) return;
     if (seenStates.size >= MAX_MACHINE_STATES) throw new AnyOrderTooLarge();
     seenStates.add(k);
     states.push(s);
   };
-  visit({ used: 0n, c: 0, first: true, mask: 0 });
+  visit({ used: 0n, first: true, mask: 0 });
   for (let k = 0; k < states.length; k++) {
-    const { used, c, mask } = states[k]!;
-    if (alt.max !== null && c + 1 > alt.max) continue;
-    const nc = Math.min(c + 1, cap);
+    const { used, mask } = states[k]!;
     for (let i = 0; i < n; i++) {
       const bit = 1n << BigInt(i);
-      if (!(used & bit)) for (const v of named[i]!.variants) visit({ used: used | bit, c: nc, first: false, mask: mask | v.mask });
+      if (!(used & bit)) for (const v of named[i]!.variants) visit({ used: used | bit, first: false, mask: mask | v.mask });
     }
-    for (const v of regionVariants) visit({ used, c: nc, first: false, mask: mask | v.mask });
+    for (const v of regionVariants) visit({ used, first: false, mask: mask | v.mask });
   }
-  const start = rules.ref({ used: 0n, c: 0, first: true, mask: 0 }, "object");
+  const start = rules.ref({ used: 0n, first: true, mask: 0 }, "object");
   rules.define(body);
-  return seq(lit("{"), text.ws(), start);
+  return seq(lit("{"), text.ws(), countMembers(alt, named, regionVariants, start));
 }

@@ -5,7 +5,7 @@
  * strings, which intersect by filtering and unite by merging, so an enum of 100,000 values costs
  * time linear in its text and never goes through automaton products or minimization.
  */
-import { ALPHABET, complement, dfaAll, dfaLength, dfaMatches, dfaNone, dfaOfStrings, intersect, isEmpty, lengthRange, union, type Dfa } from "./automaton.js";
+import { ALPHABET, complement, dfaAll, dfaLength, dfaMatches, dfaNone, dfaOfStrings, intersect, isEmpty, lengthRange, minimize, union, type Dfa } from "./automaton.js";
 import { formatDfa } from "./formats.js";
 
 /**
@@ -193,4 +193,81 @@ export function strIsEmpty(s: StrSet): boolean {
 /** Whether `s` is every string. */
 export function strIsAll(s: StrSet): boolean {
   return s.kind === "lang" && s.dfa === null && s.min === 0 && s.max === null && s.fmt === null;
+}
+
+/**
+ * Whether a string of the automaton's language can have its length counted with bounds
+ * [min, max] exactly (docs/engine.md, "Counted repetition"): from every state, the counts c with
+ * which some way to an accepting state ends within the bounds (c + its length in [min, max])
+ * form one range. Then the engine keeps the length in a counter instead of multiplying the
+ * automaton's states by the bound.
+ */
+export function lengthsCountable(dfaIn: Dfa, min: number, max: number | null): boolean {
+  const dfa = minimize(dfaIn);
+  const n = dfa.accept.length;
+  const top = max ?? Infinity;
+  const succ = dfa.edges.map((list) => [...new Set(list.map(([, , to]) => to))]);
+  const pred: number[][] = Array.from({ length: n }, () => []);
+  succ.forEach((list, s) => list.forEach((t) => pred[t]!.push(s)));
+  // hi(s): max less the shortest way out (every code point is one unit).
+  const dist = new Array<number>(n).fill(Infinity);
+  const queue: number[] = [];
+  for (let s = 0; s < n; s++) if (dfa.accept[s]) (dist[s] = 0), queue.push(s);
+  for (let i = 0; i < queue.length; i++) {
+    const t = queue[i]!;
+    for (const s of pred[t]!) if (dist[s] === Infinity) (dist[s] = dist[t]! + 1), queue.push(s);
+  }
+  const live = (s: number) => dist[s]! !== Infinity;
+  // lo(s): min less the longest way out, unbounded (0) from states that reach a cycle.
+  const longest = new Array<number>(n).fill(-1);
+  const state = new Array<number>(n).fill(0); // 0 new, 1 on the path, 2 done
+  for (let root = 0; root < n; root++) {
+    if (!live(root) || state[root] !== 0) continue;
+    const stack: Array<[number, number]> = [[root, 0]];
+    state[root] = 1;
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const [s, i] = top;
+      const next = succ[s]!;
+      if (i < next.length) {
+        top[1]++;
+        const t = next[i]!;
+        if (!live(t)) continue;
+        if (state[t] === 1) longest[t] = Infinity;
+        else if (state[t] === 0) {
+          state[t] = 1;
+          stack.push([t, 0]);
+        }
+        continue;
+      }
+      let best = dfa.accept[s] ? 0 : -Infinity;
+      for (const t of next) if (live(t)) best = Math.max(best, longest[t]! + 1);
+      longest[s] = longest[s] === Infinity ? Infinity : best;
+      state[s] = 2;
+      stack.pop();
+    }
+  }
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let s = 0; s < n; s++) {
+      if (live(s) && longest[s] !== Infinity && succ[s]!.some((t) => live(t) && longest[t] === Infinity)) (longest[s] = Infinity), (changed = true);
+    }
+  }
+  const lo = (s: number) => Math.max(0, min - longest[s]!);
+  const hi = (s: number) => top - dist[s]!;
+  // The counts a state accepts are one range iff its edges (one unit each) and its own end give
+  // adjacent ranges.
+  for (let s = 0; s < n; s++) {
+    if (!live(s)) continue;
+    const ranges: Array<[number, number]> = dfa.accept[s] ? [[min, top]] : [];
+    for (const t of succ[s]!) if (live(t) && lo(t) <= hi(t)) ranges.push([Math.max(0, lo(t) - 1), hi(t) - 1]);
+    ranges.sort((x, y) => x[0] - y[0]);
+    let reach = -Infinity;
+    for (const [a, b] of ranges) {
+      if (a > b) continue;
+      if (reach !== -Infinity && a > reach + 1) return false;
+      reach = Math.max(reach, b);
+    }
+  }
+  return true;
 }

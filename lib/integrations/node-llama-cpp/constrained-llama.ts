@@ -321,6 +321,10 @@ function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
       case "choice":
         return { ...e, items: e.items.map(strip) };
       case "repeat":
+      case "counted":
+      case "unit":
+      case "marks":
+      case "mark":
         return { ...e, item: strip(e.item) };
       default:
         return e;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tagmask/count_op.h"
 #include "tagmask/token_edges.h"
 
 namespace tagmask {
@@ -24,11 +25,18 @@ enum StateFlag : uint8_t {
   kAbsorbing = 4,
   /// The state belongs to a `text` rule with maxTokens.
   kLimitedText = 8,
+  /// Some transition, call edge or the end of the rule here changes or checks the counter of
+  /// the rule level (counted repetition; Automaton::countOps).
+  kCounted = 16,
 };
+
+/// No operation on the counter (index 0 of Automaton::countOps).
+constexpr uint32_t kNoCountOp = 0;
 
 struct CallEdge {
   uint32_t rule;         // the callee
   uint32_t returnState;  // where the caller continues after the callee ends
+  uint32_t op = kNoCountOp;  // applied to the caller's counter before the call
 };
 
 struct AutomatonRule {
@@ -46,6 +54,8 @@ struct AutomatonRule {
   /// Whether, with the stack below a frame of this rule unknown, the state after the rule ends is
   /// still known for sure: the rule is not the root and has exactly one return state.
   bool exactEscape = false;
+  /// Whether the rule has counted repetition: its frames' counts matter (kCounted states).
+  bool counted = false;
 };
 
 struct Automaton {
@@ -64,9 +74,30 @@ struct Automaton {
   uint32_t rootRule = 0;
   /// Edges that take a whole token by id (the IR's token nodes); inactive for most grammars.
   TokenEdgeTable tokenEdges;
+  /// Counter operations (count_op.h); [0] is kNoCountOp. Only kCounted states refer to others:
+  /// per such state a row of one op index per byte class (opRow[s] is its offset in transOps,
+  /// kNoOpRow for the other states), and the op applied when its rule ends there (finalOps, empty
+  /// when the grammar has no counted repetition).
+  std::vector<CountOp> countOps;
+  std::vector<uint32_t> opRow;
+  std::vector<uint32_t> transOps;
+  std::vector<uint32_t> finalOps;
+  /// Counted nodes (IR `counted`): per state, the op whose condition says which counts can still
+  /// end the node within its bounds (liveness, count_liveness.cpp); kNoCountOp outside them.
+  std::vector<uint32_t> liveOps;
+  static constexpr uint32_t kNoOpRow = 0xFFFFFFFFu;
 
   uint32_t StateCount() const { return static_cast<uint32_t>(flags.size()); }
   uint32_t Next(uint32_t state, uint8_t byte) const { return trans[state * classCount + byteClass[byte]]; }
+  bool HasCounters() const { return countOps.size() > 1; }
+  /// The counter operation of the transition of `state` on `byte` (kNoCountOp for most).
+  uint32_t TransOp(uint32_t state, uint8_t byte) const {
+    return opRow.empty() || opRow[state] == kNoOpRow ? kNoCountOp : transOps[opRow[state] + byteClass[byte]];
+  }
+  /// The counter operation applied when the state's rule ends there.
+  uint32_t FinalOp(uint32_t state) const { return finalOps.empty() ? kNoCountOp : finalOps[state]; }
+  /// The liveness condition of a state (see liveOps).
+  uint32_t LiveOp(uint32_t state) const { return liveOps.empty() ? kNoCountOp : liveOps[state]; }
   bool Is(uint32_t state, StateFlag flag) const { return (flags[state] & flag) != 0; }
   size_t MemoryBytes() const;
 };

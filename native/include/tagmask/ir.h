@@ -27,6 +27,16 @@ enum class Kind : uint32_t {
   Repeat = 6,
   Ref = 7,
   Text = 8,
+  /// a = item, b = min, c = max or kNone: matches of the item holding min..max units.
+  Counted = 9,
+  /// a = item: a match of the item that counts one unit for the innermost counted node.
+  Unit = 10,
+  /// a = item, b = required marks (a mask of up to 32 bits): matches of the item whose marks are
+  /// pairwise different and include every required one.
+  Marks = 11,
+  /// a = item, b = index (< 32): a match of the item that uses one mark of the innermost marks
+  /// node.
+  Mark = 12,
   // Token nodes (docs/ir.md, "Token nodes"): codes 16-23 are theirs; token_nodes.h reads them.
   Token = 16,
   ExcludeToken = 17,

@@ -23,11 +23,16 @@
 namespace tagmask {
 
 struct Config;
+struct StateMask;
 
 struct MatcherOptions {
   /// Deepest nesting of rule calls (frames on one stack) before the matcher gives up with an
   /// error state; it bounds runaway recursion such as tens of thousands of nested brackets.
   uint32_t maxStackDepth = 10000;
+  /// Most parses (stacks) alive at once: an ambiguous grammar keeps several, and one whose parses
+  /// multiply with the input (`s ::= "a" s "b" | "a" t "c" | ""`, `t ::= ...`) would take time
+  /// exponential in it. Past this the matcher enters its error state (docs/engine.md, "Limits").
+  uint32_t maxStacks = 1024;
 };
 
 class Matcher {
@@ -80,6 +85,8 @@ class Matcher {
     uint32_t ret;
     uint32_t parent;
     uint32_t depth;
+    uint32_t count;  // the caller's counter, restored when the callee ends
+    uint32_t marks;  // the caller's marks (docs/engine.md, "Marks"), restored likewise
   };
   struct Step {
     uint32_t begin;       // into stacks_
@@ -95,11 +102,13 @@ class Matcher {
   auto Guard(const char* operation, Fn&& fn) -> decltype(fn());
   bool Advance(const uint8_t* bytes, size_t length);
   void PushStep(const Config* configs, size_t count, bool terminated);
-  uint32_t InternFrame(uint32_t ret, uint32_t parent);
+  uint32_t InternFrame(uint32_t ret, uint32_t parent, uint32_t count, uint32_t marks);
+  static void RestoreLevel(const Frame& frame, Config* c);
   void TruncateFrames(uint32_t count);
   void Rehash(size_t buckets);
-  bool CanEnd(uint32_t state, uint32_t frame) const;
+  bool CanEnd(const Config& stack) const;
   void FillStack(const Config& stack, uint32_t* row, bool* first) const;
+  void FillMarked(const StateMask& sm, const Config& stack, uint32_t* row) const;
   bool CheckToken(const Config& stack, uint32_t id) const;
   // Token edges (matcher_token_edges.cpp): accepting a token through them and its bytes, and
   // adding what they take to a filled mask. Used only when the automaton has token edges.

@@ -1,0 +1,163 @@
+#include "count_regimes.h"
+
+#include <algorithm>
+
+#include "mask_builder.h"
+#include "tagmask/bitmask.h"
+
+namespace tagmask {
+namespace {
+
+// Set bits of a word (the builds do not assume a popcount instruction).
+uint32_t Popcount(uint32_t x) {
+  x = x - ((x >> 1) & 0x55555555u);
+  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+  return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
+}  // namespace
+
+RegimeBuilder::RegimeBuilder(const TokenizerInfo& tok, MaskStore* store, uint32_t listMax)
+    : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()), depth_(tok.TokenCount(), 0) {}
+
+void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CondSpan> conditional[2],
+                        StateMask* sm, MaskBuildStats* stats) {
+  const TokenTrie* tries[2] = {&tok_.PlainTrie(), &tok_.ImpureTrie()};
+  std::fill(base_.begin(), base_.end(), 0u);
+  for (int t = 0; t < 2; ++t) {
+    const uint32_t* ids = tries[t]->TokenIds();
+    for (const auto& [a, b] : accepted[t]) {
+      for (uint32_t k = a; k < b; ++k) SetBit(base_.data(), ids[k]);
+    }
+  }
+  // Where the regimes change: each span starts counting at lo and stops after hi. There are few
+  // distinct places (near 0, min and max), so events are bucketed by place.
+  places_.clear();
+  seen_.clear();
+  const auto place = [&](uint32_t at) {
+    if (seen_.insert(at).second) places_.push_back(at);
+  };
+  for (int t = 0; t < 2; ++t) {
+    for (const CondSpan& sp : conditional[t]) {
+      if (sp.lo > sp.hi) continue;
+      place(sp.lo);
+      if (sp.hi != kNoCountLimit) place(sp.hi + 1);
+    }
+  }
+  std::sort(places_.begin(), places_.end());
+  const auto placeOf = [&](uint32_t at) { return static_cast<uint32_t>(std::lower_bound(places_.begin(), places_.end(), at) - places_.begin()); };
+  std::vector<uint32_t> begin(places_.size() + 1, 0);
+  for (int t = 0; t < 2; ++t) {
+    for (const CondSpan& sp : conditional[t]) {
+      if (sp.lo > sp.hi) continue;
+      ++begin[placeOf(sp.lo) + 1];
+      if (sp.hi != kNoCountLimit) ++begin[placeOf(sp.hi + 1) + 1];
+    }
+  }
+  for (size_t i = 0; i < places_.size(); ++i) begin[i + 1] += begin[i];
+  // Per event: trie in the top bit, start (1) or stop (0) in the next, the span's index below.
+  std::vector<uint32_t> events(begin.back());
+  {
+    std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
+    for (uint32_t t = 0; t < 2; ++t) {
+      for (uint32_t i = 0; i < conditional[t].size(); ++i) {
+        const CondSpan& sp = conditional[t][i];
+        if (sp.lo > sp.hi) continue;
+        events[at[placeOf(sp.lo)]++] = (t << 31) | (1u << 30) | i;
+        if (sp.hi != kNoCountLimit) events[at[placeOf(sp.hi + 1)]++] = (t << 31) | i;
+      }
+    }
+  }
+  row_ = base_;
+  sm->regimeBegin = static_cast<uint32_t>(store_->regimes.size());
+  uint32_t previousMask = UINT32_MAX;
+  // Regime p covers the counts from places_[p] on (and the counts below the first place).
+  for (size_t p = 0; p <= places_.size(); ++p) {
+    if (p > 0) {
+      for (uint32_t e = begin[p - 1]; e < begin[p]; ++e) {
+        const uint32_t t = events[e] >> 31;
+        const CondSpan& sp = conditional[t][events[e] & 0x3FFFFFFFu];
+        const uint32_t* ids = tries[t]->TokenIds();
+        const bool start = (events[e] >> 30) & 1u;
+        for (uint32_t k = sp.a; k < sp.b; ++k) {
+          const uint32_t id = ids[k];
+          if (start) {
+            if (depth_[id]++ == 0) SetBit(row_.data(), id);
+          } else if (--depth_[id] == 0 && !TestBit(base_.data(), id)) {
+            ClearBit(row_.data(), id);
+          }
+        }
+      }
+    }
+    const uint32_t from = p == 0 ? 0 : places_[p - 1];
+    if (p == 1 && from == 0) {
+      // The first place is 0 itself: regime 0 is this one.
+      store_->regimes.pop_back();
+      previousMask = UINT32_MAX;
+    }
+    const uint32_t mask = Store(stats);
+    if (mask != previousMask) {
+      store_->regimes.push_back({from, mask});
+      previousMask = mask;
+    }
+  }
+  sm->regimeCount = static_cast<uint32_t>(store_->regimes.size()) - sm->regimeBegin;
+  sm->mask = store_->regimes[sm->regimeBegin].mask;
+  // Leave the per-token depths at zero for the next state.
+  for (uint8_t t = 0; t < 2; ++t) {
+    const uint32_t* ids = tries[t]->TokenIds();
+    for (const CondSpan& sp : conditional[t]) {
+      for (uint32_t k = sp.a; k < sp.b; ++k) depth_[ids[k]] = 0;
+    }
+  }
+}
+
+// The stored mask equal to row_ (a new one when no regime mask so far has that content).
+uint32_t RegimeBuilder::Store(MaskBuildStats* stats) {
+  const uint32_t words = tok_.MaskWordCount();
+  uint64_t h = 0xCBF29CE484222325ull;
+  uint32_t count = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    h = (h ^ row_[w]) * 0x100000001B3ull;
+    count += Popcount(row_[w]);
+  }
+  if (count == 0) return 0;  // the empty mask
+  auto& candidates = known_[h];
+  for (const auto& [m, content] : candidates) {
+    if (content == row_) return m;
+  }
+  StoredMask m;
+  m.accepted = count;
+  const uint32_t notAccepted = tok_.EligibleCount() - count;
+  std::vector<uint32_t>* pool = &store_->ids;
+  m.offset = static_cast<uint32_t>(pool->size());
+  // The ids of the set bits of each word of `bits(w)`, in order.
+  const auto listIds = [&](auto&& bits) {
+    for (uint32_t w = 0; w < words; ++w) {
+      for (uint32_t x = bits(w); x != 0; x &= x - 1) pool->push_back(w * 32 + static_cast<uint32_t>(__builtin_ctz(x)));
+    }
+  };
+  if (count <= listMax_) {
+    m.form = MaskForm::List;
+    listIds([&](uint32_t w) { return row_[w]; });
+    ++stats->listMasks;
+  } else if (notAccepted <= listMax_) {
+    m.form = MaskForm::Complement;
+    const uint32_t* eligible = tok_.EligibleMask();
+    listIds([&](uint32_t w) { return eligible[w] & ~row_[w]; });
+    ++stats->complementMasks;
+  } else {
+    m.form = MaskForm::Bitset;
+    pool = &store_->words;
+    m.offset = static_cast<uint32_t>(pool->size());
+    pool->insert(pool->end(), row_.begin(), row_.end());
+    ++stats->bitsetMasks;
+  }
+  m.size = m.form == MaskForm::Bitset ? count : static_cast<uint32_t>(pool->size()) - m.offset;
+  const uint32_t id = static_cast<uint32_t>(store_->masks.size());
+  store_->masks.push_back(m);
+  candidates.emplace_back(id, row_);
+  return id;
+}
+
+}  // namespace tagmask
