@@ -14,13 +14,13 @@ import { TokenizerInfo } from "../tokenizer/tokenizer-info.js";
 import { tokenUniverse } from "../tokenizer/token-universe.js";
 import { TokenKind } from "../tokenizer/vocabulary.js";
 import type { Format, JsonSchema, StructuralTag } from "../format/types.js";
-import { optional, parseArgs, UsageError } from "./args.js";
+import { choiceOption, optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand, CliIO } from "./command.js";
 import { readOptionBytes, readOptionJson, readOptionText, readStdinBytes } from "./files.js";
 import { compileSchemaOption } from "./schema-file.js";
 
 const USAGE = [
-  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--input FILE] [--json]",
+  "tagmask match (--format FILE | --schema FILE | --regex PATTERN | --ebnf FILE) [--prefix] [--lenient] [--undeclared forbid|allow] [--input FILE] [--json]",
   "              [--tokens (--vocab FILE | --tokenizer FILE)]",
   "",
   "  --format   a structural tag JSON file ({\"type\": \"structural_tag\", \"format\": ...}, or a bare format)",
@@ -29,6 +29,10 @@ const USAGE = [
   "  --ebnf     an EBNF/GBNF grammar file whose start rule is `root`",
   "  --prefix   a viable but incomplete text also succeeds (exit 0)",
   "  --lenient  with --schema: compile keywords that cannot be enforced anyway (listed on stderr)",
+  "  --undeclared forbid|allow  object members and array items a schema does not declare",
+  "             (no additionalProperties / items): refused as xgrammar's structural tags do",
+  "             (\"forbid\", the default with --format) or allowed as JSON Schema says",
+  "             (\"allow\", the default with --schema)",
   "  --input    read the text from FILE instead of stdin",
   "  --tokens   the input is a JSON list of tokens: a number is a token id; a string is the token",
   "             with exactly that text when the vocabulary has one, otherwise plain text",
@@ -65,12 +69,16 @@ function grammarFrom(args: ReturnType<typeof parseArgs>, io: CliIO): IrGrammar {
       : `give only one of --format, --schema, --regex or --ebnf (got ${sources.map((s) => `--${s}`).join(", ")})`);
   }
   if (args.flags.has("lenient") && sources[0] !== "schema") throw new UsageError("--lenient applies to --schema only");
+  if (args.values.has("undeclared") && sources[0] !== "schema" && sources[0] !== "format") throw new UsageError("--undeclared applies to --format and --schema only");
   const value = optional(args, sources[0]!)!;
   switch (sources[0]) {
-    case "format":
-      return lowerFormat(readOptionJson(value, "--format") as StructuralTag | Format);
+    case "format": {
+      const undeclared = choiceOption(args, "undeclared", ["forbid", "allow"] as const, "forbid");
+      return lowerFormat(readOptionJson(value, "--format") as StructuralTag | Format, { undeclared });
+    }
     case "schema": {
-      const { grammar, unenforced } = compileSchemaOption(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient") });
+      const undeclared = choiceOption(args, "undeclared", ["allow", "forbid"] as const, "allow");
+      const { grammar, unenforced } = compileSchemaOption(readOptionJson(value, "--schema") as JsonSchema, { lenient: args.flags.has("lenient"), undeclared });
       for (const u of unenforced) io.stderr.write(`tagmask match: warning: not enforced: ${JSON.stringify(u)}\n`);
       return grammar;
     }
@@ -159,6 +167,7 @@ export const command: CliCommand = {
       input: { type: "string" },
       prefix: { type: "boolean" },
       lenient: { type: "boolean" },
+      undeclared: { type: "string" },
       tokens: { type: "boolean" },
       vocab: { type: "string" },
       tokenizer: { type: "string" },

@@ -48,6 +48,15 @@ export interface LowerOptions {
    * are lowered: `done` of `total` such tags, `total` counted before lowering starts.
    */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * How `json_schema` formats read what a schema does not declare: the members of an object
+   * without `additionalProperties` / `unevaluatedProperties` and the items of an array without
+   * `items` / `unevaluatedItems`. "forbid" (default) is xgrammar's reading, which compiles every
+   * structural tag's schemas in its strict mode; "allow" is JSON Schema's. Every argument style
+   * and the tool-calling builders follow it. A lowering option, not a field of the format, so the
+   * structural tag stays one that xgrammar loads (docs/compatibility.md).
+   */
+  undeclared?: "forbid" | "allow";
 }
 
 /** IR nodes the lowering cache holds by default (a six-parameter tool's call tag is ~600). */
@@ -83,7 +92,11 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
   const simplify = options.simplify === false ? null : options.simplify === true || options.simplify === undefined ? {} : options.simplify;
   const b = new GrammarBuilder();
   b.ruleRef("root"); // the root comes first in the rule list
-  const setup: LoweringSetup = { simplify, cache: options.cache === false ? null : fragments, progress: null };
+  const undeclared = options.undeclared ?? "forbid";
+  if (undeclared !== "forbid" && undeclared !== "allow") {
+    throw new InvalidArgumentError(`options.undeclared: expected "forbid" or "allow", got ${JSON.stringify(undeclared)}`);
+  }
+  const setup: LoweringSetup = { simplify, cache: options.cache === false ? null : fragments, progress: null, undeclared };
   if (options.onProgress) setup.progress = { done: 0, total: countListedTags(format), report: options.onProgress };
   const body = new Lowering(b, setup, new FragmentImporter(b)).format(format, "format", []);
   // Tags nested in a tag that came from the cache were not lowered one by one.
@@ -102,18 +115,21 @@ function isStructuralTag(input: StructuralTag | Format): input is StructuralTag 
 
 /**
  * The one place a `json_schema` format becomes IR: the JSON Schema compiler
- * (lib/compile/json-schema), strict, with the format's property order and whitespace limit. A
- * schema it refuses is a SchemaError whose message starts with the format's JSON path.
+ * (lib/compile/json-schema), strict, with the format's property order and whitespace limit, and
+ * undeclared members and items as `undeclared` says (default "forbid", xgrammar's reading; see
+ * {@link LowerOptions}). A schema it refuses is a SchemaError whose message starts with the
+ * format's JSON path.
  */
-export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string): IrExpr {
+export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string, undeclared: "forbid" | "allow" = "forbid"): IrExpr {
   const style = format.style ?? "json";
-  if (style !== "json") return lowerStyledSchema(format, b, path);
+  if (style !== "json") return lowerStyledSchema(format, b, path, undeclared);
   if (format.excludes !== undefined && format.excludes.length > 0) {
     throw new GrammarError(`${path}.excludes: excludes are enforced on the raw values and names of the argument styles; with style "json" they are not supported yet (give the strings a "not": {"pattern": …} in the schema instead)`);
   }
   try {
     return lowerJsonSchema(format.json_schema, b, {
       anyOrder: format.any_order ?? false,
+      undeclared,
       ...(format.max_whitespace_cnt === undefined ? {} : { maxWhitespace: format.max_whitespace_cnt }),
     });
   } catch (err) {
@@ -144,6 +160,8 @@ interface LoweringSetup {
   simplify: SimplifyOptions | null;
   cache: FragmentCache | null;
   progress: { done: number; total: number; report: (done: number, total: number) => void } | null;
+  /** What json_schema formats allow past what their schemas declare. */
+  undeclared: "forbid" | "allow";
 }
 
 /** The tags of tag lists in a format tree, nested ones included (what onProgress counts). */
@@ -198,7 +216,7 @@ class Lowering {
     if (cache === null || !capture) {
       e = lower(this);
     } else {
-      const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${text}`;
+      const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${this.setup.undeclared}|${text}`;
       const make = (): IrFragment => captureFragment(key, (scratch, importer) => lower(new Lowering(scratch, this.setup, importer)), simplify);
       e = this.importer.import(cache.get(key, make));
     }
@@ -226,7 +244,7 @@ class Lowering {
       case "grammar":
         return this.grammar(f.grammar, path);
       case "json_schema":
-        return this.shared(this.schemas, "json_schema", f, true, (inner) => lowerJsonSchemaFormat(f, inner.b, path));
+        return this.shared(this.schemas, "json_schema", f, true, (inner) => lowerJsonSchemaFormat(f, inner.b, path, this.setup.undeclared));
       case "any_text":
         return text(distinct([f.excludes ?? [], ends]), { maxChars: f.max_chars ?? null, maxTokens: f.max_tokens ?? null });
       case "sequence":

@@ -28,8 +28,8 @@ export interface CompileOptions {
    * the shared native thread pool (see `setThreadPoolSize`).
    */
   threads?: number;
-  /** How a structural tag or format is lowered (lowerFormat's `simplify` and `cache`). */
-  lowering?: Pick<LowerOptions, "simplify" | "cache">;
+  /** How a structural tag or format is lowered (lowerFormat's `simplify`, `cache` and `undeclared`). */
+  lowering?: Pick<LowerOptions, "simplify" | "cache" | "undeclared">;
 }
 
 /** Options of {@link compileGrammarAsync}. */

@@ -22,6 +22,7 @@ import { reviveError, type LoweringReply, type LoweringRequest } from "./lowerin
 export interface OffThreadLowering {
   simplify?: boolean | SimplifyOptions;
   cache?: boolean;
+  undeclared?: "forbid" | "allow";
   signal?: AbortSignal | undefined;
   onProgress?: ((done: number, total: number) => void) | undefined;
 }
@@ -63,6 +64,7 @@ class LoweringPool {
       const request: LoweringRequest = hasRecordedNumberTexts() ? { id: this.nextId++, text: stringifyExact(format) } : { id: this.nextId++, format };
       if (options.simplify !== undefined) request.simplify = options.simplify;
       if (options.cache !== undefined) request.cache = options.cache;
+      if (options.undeclared !== undefined) request.undeclared = options.undeclared;
       const job: Job = { request, onProgress: options.onProgress, resolve, reject, settled: false };
       const onAbort = (): void => this.abort(job, abortErrorOf(signal!));
       signal?.addEventListener("abort", onAbort, { once: true });

@@ -18,6 +18,7 @@ export interface LoweringRequest {
   text?: string;
   simplify?: boolean | SimplifyOptions;
   cache?: boolean;
+  undeclared?: "forbid" | "allow";
 }
 
 /** An error as it crosses threads. */

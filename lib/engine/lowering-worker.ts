@@ -23,6 +23,7 @@ port.on("message", (request: LoweringRequest) => {
     };
     if (request.simplify !== undefined) options.simplify = request.simplify;
     if (request.cache !== undefined) options.cache = request.cache;
+    if (request.undeclared !== undefined) options.undeclared = request.undeclared;
     const format = request.text !== undefined ? parseJsonText(request.text) : request.format;
     const bytes = serializeGrammar(lowerFormat(format as StructuralTag | Format, options));
     reply({ id: request.id, kind: "done", bytes }, [bytes.buffer as ArrayBuffer]);

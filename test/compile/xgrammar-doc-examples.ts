@@ -84,7 +84,7 @@ export const TEXT_EXAMPLES: TextExample[] = [
     prefix: ['{"age": 30'],
     reject: [['{"age": 30', "}"]],
     // xgrammar counts entries only: two valid entries pass even when one key is repeated.
-    stricter: [['{"age": 30, "age', '": 31}', "any_order"]],
+    stricter: [['{"age": 30, "', 'age": 31}', "any_order"]],
   },
   {
     name: "grammar",

@@ -26,6 +26,8 @@ const CASES: Case[] = [
   ...(["auto", "required", "named"] as const).map((c) => ({ name: `seed ${c}`, grammar: () => seedGrammar(c), output: SEED_OUTPUTS[c] })),
   ...TOOL_SETS.map((t) => ({ name: `tools: ${t.name}`, grammar: () => k3Grammar(t.tools, "required"), output: t.output })),
   ...SCHEMAS.map((s) => ({ name: `schema: ${s.name}`, grammar: () => compileJsonSchema(s.schema).grammar, output: s.document })),
+  // xgrammar's strict reading: the order's objects (nested ones too) end after their declared members.
+  { name: "schema: order, undeclared forbidden", grammar: () => compileJsonSchema(SCHEMAS[0]!.schema, { undeclared: "forbid" }).grammar, output: SCHEMAS[0]!.document },
 ];
 
 for (const vocabName of ["llama3", "qwen3"] as TestVocabularyName[]) {

@@ -86,7 +86,7 @@ describe("inside larger grammars", () => {
     const g = lowerFormat({ type: "json_schema", json_schema: { type: "object", properties: { n: { type: "integer", maximum: 3 } }, required: ["n"] }, any_order: true });
     expect(isMatch(g, '{"n":3}')).toBe(true);
     expect(isMatch(g, '{"n":4}')).toBe(false);
-    expect(() => lowerFormat({ type: "json_schema", json_schema: { type: "array", uniqueItems: true } })).toThrow(/uniqueItems .*\(in format\.json_schema\)/);
+    expect(() => lowerFormat({ type: "json_schema", json_schema: { type: "array", items: { type: "string" }, uniqueItems: true } })).toThrow(/uniqueItems .*\(in format\.json_schema\)/);
   });
   it("several schemas share one builder under distinct rule names", () => {
     const b = new GrammarBuilder();

@@ -49,6 +49,8 @@ export interface AnalyzeContext extends EmptinessOracle {
   readonly assertFormats: boolean;
   /** Whether OpenAPI's `int32` / `int64` formats assert their ranges. */
   readonly openApiFormats: boolean;
+  /** xgrammar's strict mode: what an object or array schema does not declare is not allowed. */
+  readonly forbidUndeclared: boolean;
   /** A location for a synthetic `{const: container[key]}` schema (memoized by value, numbers as written). */
   constLoc(container: object, key: string | number, at: SchemaLoc): SchemaLoc;
 }
@@ -411,6 +413,25 @@ export function patternDfa(pattern: string, keyword = "pattern"): ReturnType<typ
   }
 }
 
+/** Keywords xgrammar's converter reads a schema by, ahead of its type, ignoring the rest. */
+const XGRAMMAR_FIRST = ["$ref", "const", "enum", "anyOf", "oneOf", "allOf"];
+
+/**
+ * Whether xgrammar's JSON Schema converter reads schema object `s` as an object (or an array),
+ * where its strict mode closes what `s` does not declare: not when a keyword of
+ * {@link XGRAMMAR_FIRST} takes over, else when `type` names the kind, or, without `type`, when
+ * `s` has properties / additionalProperties / unevaluatedProperties (an object, checked first) or
+ * items / prefixItems / unevaluatedItems (an array).
+ */
+function xgrammarReadsAs(s: Obj, kind: "object" | "array"): boolean {
+  if (XGRAMMAR_FIRST.some((k) => s[k] !== undefined)) return false;
+  const type = s.type;
+  if (type !== undefined) return type === kind || (Array.isArray(type) && type.includes(kind));
+  const objectLike = s.properties !== undefined || s.additionalProperties !== undefined || s.unevaluatedProperties !== undefined;
+  if (kind === "object") return objectLike;
+  return !objectLike && (s.items !== undefined || s.prefixItems !== undefined || s.unevaluatedItems !== undefined);
+}
+
 function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: unknown, ...t: string[]) => SchemaLoc, apply: Apply): void {
   const path = loc.path;
   const keys = ["prefixItems", "items", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"];
@@ -433,6 +454,8 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
     }
     if (s.items !== undefined) {
       alt.rest = conjOf(child(s.items, "items"));
+    } else if (ctx.forbidUndeclared && s.unevaluatedItems === undefined && xgrammarReadsAs(s, "array")) {
+      alt.rest = FALSE;
     }
   }
   alt.min = nonNegInt(s, "minItems", path) ?? 0;
@@ -483,6 +506,10 @@ function objectKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: 
       else {
         // Without the patterns we cannot tell which keys are additional: leave them unconstrained (lenient).
       }
+    } else if (ctx.forbidUndeclared && patternsOk && s.unevaluatedProperties === undefined && xgrammarReadsAs(s, "object")) {
+      // xgrammar's one open case: propertyNames alone names the members (its values any).
+      const namesOnly = s.propertyNames !== undefined && s.properties === undefined && s.patternProperties === undefined;
+      if (!namesOnly) layer.additional = FALSE;
     }
     const alt: ObjAlt = { ...ANY_OBJ, layers: [layer], required: new Set(), forbidden: new Set(), order };
     if (s.required !== undefined) {

@@ -50,6 +50,8 @@ export interface CompilerOptions extends TextOptions {
   lenient: boolean;
   formats: "assert" | "ignore" | "openapi";
   draft: Dialect;
+  /** Members and items a schema does not declare: JSON Schema's "allow" or xgrammar's strict "forbid". */
+  undeclared: "allow" | "forbid";
 }
 
 /** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
@@ -99,6 +101,10 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
 
   get openApiFormats(): boolean {
     return this.options.formats === "openapi";
+  }
+
+  get forbidUndeclared(): boolean {
+    return this.options.undeclared === "forbid";
   }
 
   /** Compiles the root schema; returns the expression of a root value. */

@@ -41,6 +41,18 @@ export interface JsonSchemaOptions {
    * annotation — and whether `$ref` replaces its siblings (draft-07 and earlier).
    */
   draft?: Dialect;
+  /**
+   * What a schema that does not say allows past what it declares: the members of an object
+   * without `additionalProperties` / `unevaluatedProperties`, the items of an array without
+   * `items` / `unevaluatedItems`. "allow" (default) is JSON Schema's reading: any. "forbid" is
+   * xgrammar's strict mode (the reading of its structural tags, `Grammar.from_json_schema` and
+   * `compile_json_schema` by default): such an object admits only its declared, pattern and
+   * `propertyNames` members, such an array only its `prefixItems`. As there, a schema of bare
+   * `"type": "object"` or `"type": "array"` (annotations aside) stays any object or array, and the
+   * rule applies only where xgrammar reads the schema as an object or array (docs/json-schema.md,
+   * "Undeclared members and items").
+   */
+  undeclared?: "allow" | "forbid";
   /** Compile keywords that cannot be enforced anyway, listing them (default false: refuse). */
   lenient?: boolean;
   /** Receives the keywords left unenforced (lenient mode), for callers of lowerJsonSchema. */
@@ -56,6 +68,9 @@ function checkOptions(options: JsonSchemaOptions): void {
   }
   if (options.formats !== undefined && options.formats !== "assert" && options.formats !== "ignore" && options.formats !== "openapi") {
     throw new InvalidArgumentError(`options.formats: expected "assert", "ignore" or "openapi", got ${JSON.stringify(options.formats)}`);
+  }
+  if (options.undeclared !== undefined && options.undeclared !== "allow" && options.undeclared !== "forbid") {
+    throw new InvalidArgumentError(`options.undeclared: expected "allow" or "forbid", got ${JSON.stringify(options.undeclared)}`);
   }
   const mw = options.maxWhitespace;
   if (mw !== undefined && (!Number.isInteger(mw) || mw < 0)) {
@@ -103,6 +118,7 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
       lenient: options.lenient ?? false,
       formats: options.formats ?? "assert",
       draft: options.draft ?? "2020-12",
+      undeclared: options.undeclared ?? "allow",
     },
     prefix,
   );

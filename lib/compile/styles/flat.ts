@@ -10,7 +10,7 @@ import { isPlainObject } from "../../format/json-path.js";
 import type { JsonSchema, JsonSchemaFormat } from "../../format/types.js";
 import { choice, lit, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { keyIr, rawStringIr, whitespaceIr } from "./raw-text.js";
-import { ArgumentSchemas, KINDS, type Kind, type ValueKinds } from "./schemas.js";
+import { ArgumentSchemas, KINDS, type Kind, type StyleJsonOptions, type ValueKinds } from "./schemas.js";
 import { encodeFlatKey, type FlatStyle } from "./syntax.js";
 
 /** Root keywords the tag-per-argument form honours exactly. */
@@ -31,6 +31,8 @@ export interface StyleContext {
   maxWhitespace: number | undefined;
   /** Strings no raw value or argument name may contain. */
   excludes: readonly string[];
+  /** Undeclared arguments, members and items: xgrammar's strict "forbid" or JSON Schema's "allow". */
+  undeclared: "forbid" | "allow";
 }
 
 class FlatLowering {
@@ -102,8 +104,8 @@ class FlatLowering {
     return ctx.b.define(ctx.b.freshName(name), body);
   }
 
-  private jsonOptions(): { maxWhitespace?: number } {
-    return this.ctx.maxWhitespace === undefined ? {} : { maxWhitespace: this.ctx.maxWhitespace };
+  private jsonOptions(): StyleJsonOptions {
+    return this.ctx.maxWhitespace === undefined ? { undeclared: this.ctx.undeclared } : { maxWhitespace: this.ctx.maxWhitespace, undeclared: this.ctx.undeclared };
   }
 
   /** One argument with an undeclared name (other than `taken`), its value under `schema`. */
@@ -150,7 +152,8 @@ class FlatLowering {
       tags.push({ tag: seq(this.ws, this.argument(head, schema, pointer, `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`)), required: isRequired });
     }
     const additional = root["additionalProperties"];
-    const open = additional === undefined ? names.length === 0 : additional !== false;
+    // xgrammar (strict) closes the arguments once any are named; JSON Schema leaves them open.
+    const open = additional === undefined ? names.length === 0 || ctx.undeclared === "allow" : additional !== false;
     const extra = open ? this.additionalTag(additional === undefined ? true : (additional as JsonSchema), taken, "#/additionalProperties") : null;
     const min = this.count(root, "minProperties") ?? 0;
     const max = this.count(root, "maxProperties");

@@ -15,13 +15,16 @@ export { ArgumentSchemas, KINDS } from "./schemas.js";
 export type { Kind, ValueKinds } from "./schemas.js";
 export { readsAsOther } from "./raw-text.js";
 
-/** The grammar of a styled `json_schema` format at JSON path `path`. */
-export function lowerStyledSchema(format: JsonSchemaFormat, b: GrammarBuilder, path: string): IrExpr {
+/**
+ * The grammar of a styled `json_schema` format at JSON path `path`; `undeclared` is what the
+ * arguments object and the JSON values inside it allow past what their schemas declare.
+ */
+export function lowerStyledSchema(format: JsonSchemaFormat, b: GrammarBuilder, path: string, undeclared: "forbid" | "allow" = "forbid"): IrExpr {
   const style = format.style ?? "json";
   if (format.any_order === true) {
     throw new GrammarError(`${path}.any_order: argument style "${style}" writes arguments in declared order; any_order is supported with style "json" only`);
   }
-  const ctx = { b, path, maxWhitespace: format.max_whitespace_cnt, excludes: format.excludes ?? [] };
+  const ctx = { b, path, maxWhitespace: format.max_whitespace_cnt, excludes: format.excludes ?? [], undeclared };
   if (Object.hasOwn(FLAT_STYLES, style)) return lowerFlatStyle(FLAT_STYLES[style as FlatStyleName], format, ctx);
   if (style === "cohere_xml" || style === "minimax_m3_xml") return lowerNestedStyle(style, format, ctx);
   throw new GrammarError(`${path}.style: unknown argument style "${style}"; expected one of ${ARGUMENT_STYLES.join(", ")}`);

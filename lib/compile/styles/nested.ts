@@ -18,7 +18,7 @@ import type { JsonSchema, JsonSchemaFormat } from "../../format/types.js";
 import { choice, lit, repeat, seq, type IrExpr } from "../ir.js";
 import type { StyleContext } from "./flat.js";
 import { keyIr, rawStringIr, whitespaceIr } from "./raw-text.js";
-import { ArgumentSchemas, type Kind, type ValueKinds } from "./schemas.js";
+import { ArgumentSchemas, type Kind, type StyleJsonOptions, type ValueKinds } from "./schemas.js";
 import { COHERE, MINIMAX_M3, escapeCohereKey } from "./syntax.js";
 
 const ANNOTATIONS = new Set([
@@ -98,7 +98,8 @@ class NestedLowering {
       items.push(isRequired ? el : repeat(el, 0, 1));
     }
     const additional = s["additionalProperties"];
-    const open = additional === undefined ? names.length === 0 && required.length === 0 : additional !== false;
+    // xgrammar (strict) closes an object that names members; JSON Schema leaves it open.
+    const open = additional === undefined ? (names.length === 0 && required.length === 0) || this.ctx.undeclared === "allow" : additional !== false;
     if (open) {
       if (this.style === "minimax_m3_xml") this.fail(pointer, "additional properties need fixed element names; declare the properties and set additionalProperties to false", "additionalProperties");
       const taken = names.map((n) => escapeCohereKey(n.key));
@@ -113,7 +114,9 @@ class NestedLowering {
   /** The body of an array: its items, unnamed (cohere) or `item` elements (MiniMax M3). */
   private array(schema: JsonSchema, pointer: string): IrExpr {
     const s = this.plain(schema, pointer, ARRAY_KEYWORDS, "an array");
-    const items = (s["items"] ?? true) as JsonSchema;
+    // xgrammar (strict) allows no items where `items` is absent, but a bare `"type": "array"` is any array.
+    const bare = Object.keys(s).every((k) => k === "type" || ANNOTATIONS.has(k));
+    const items = (s["items"] ?? (this.ctx.undeclared === "forbid" && !bare ? false : true)) as JsonSchema;
     if (typeof items !== "boolean" && !isPlainObject(items)) this.fail(pointerOf(pointer, "items"), "expected one schema for every item", "items");
     const min = typeof s["minItems"] === "number" ? s["minItems"] : 0;
     const max = typeof s["maxItems"] === "number" ? s["maxItems"] : null;
@@ -187,8 +190,8 @@ class NestedLowering {
     return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "type" && !SCALAR_KEYWORDS.has(k) && !other.has(k)));
   }
 
-  private jsonOptions(): { maxWhitespace?: number } {
-    return this.ctx.maxWhitespace === undefined ? {} : { maxWhitespace: this.ctx.maxWhitespace };
+  private jsonOptions(): StyleJsonOptions {
+    return this.ctx.maxWhitespace === undefined ? { undeclared: this.ctx.undeclared } : { maxWhitespace: this.ctx.maxWhitespace, undeclared: this.ctx.undeclared };
   }
 
   lower(): IrExpr {

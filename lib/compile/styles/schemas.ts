@@ -38,6 +38,8 @@ const CARRIED = ["$schema", "$id", "$defs", "definitions"] as const;
 /** Options the JSON parts of a style share with plain JSON. */
 export interface StyleJsonOptions {
   maxWhitespace?: number;
+  /** Members and items a JSON value's schema does not declare (lowerJsonSchema's `undeclared`). */
+  undeclared?: "allow" | "forbid";
 }
 
 /** One arguments schema (the root) and the schemas of its arguments, analysed in its context. */
@@ -77,7 +79,7 @@ export class ArgumentSchemas {
   shape(schema: JsonSchema, pointer: string): Shape {
     return this.located(pointer, () => {
       const compiler = new SchemaCompiler(this.standalone(schema), new GrammarBuilder(), {
-        whitespace: "any", maxWhitespace: null, anyOrder: false, lenient: false, formats: "assert", draft: "2020-12",
+        whitespace: "any", maxWhitespace: null, anyOrder: false, lenient: false, formats: "assert", draft: "2020-12", undeclared: "allow",
       }, "shape/");
       return compiler.shapeOf(compiler.registry.root);
     });
@@ -112,6 +114,7 @@ export class ArgumentSchemas {
     if (kinds !== undefined) extra["type"] = kinds.flatMap((k) => (k === "number" ? ["number"] : [k]));
     return this.located(pointer, () => lowerJsonSchema(this.standalone(schema, extra), b, {
       ...(options.maxWhitespace === undefined ? {} : { maxWhitespace: options.maxWhitespace }),
+      ...(options.undeclared === undefined ? {} : { undeclared: options.undeclared }),
     }));
   }
 }
