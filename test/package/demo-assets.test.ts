@@ -81,9 +81,11 @@ describe("the model cache folder", () => {
   };
 
   it("is ~/.cache/tagmask, $XDG_CACHE_HOME/tagmask, or TAGMASK_CACHE", () => {
+    const xdg = join(tmpdir(), "xdg-cache");
+    const models = join(tmpdir(), "models");
     withEnv({ TAGMASK_CACHE: undefined, XDG_CACHE_HOME: undefined }, () => expect(tinyModelCacheDir()).toBe(join(homedir(), ".cache", "tagmask")));
-    withEnv({ TAGMASK_CACHE: undefined, XDG_CACHE_HOME: "/var/cache/me" }, () => expect(tinyModelCacheDir()).toBe("/var/cache/me/tagmask"));
+    withEnv({ TAGMASK_CACHE: undefined, XDG_CACHE_HOME: xdg }, () => expect(tinyModelCacheDir()).toBe(join(xdg, "tagmask")));
     withEnv({ TAGMASK_CACHE: undefined, XDG_CACHE_HOME: "relative" }, () => expect(tinyModelCacheDir()).toBe(join(homedir(), ".cache", "tagmask")));
-    withEnv({ TAGMASK_CACHE: "/tmp/models", XDG_CACHE_HOME: "/var/cache/me" }, () => expect(tinyModelCacheDir()).toBe("/tmp/models"));
+    withEnv({ TAGMASK_CACHE: models, XDG_CACHE_HOME: xdg }, () => expect(tinyModelCacheDir()).toBe(models));
   });
 });
