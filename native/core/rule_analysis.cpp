@@ -385,34 +385,38 @@ bool RuleAnalysis::ContainsCounted(uint32_t node) const {
 
 namespace tagmask {
 
-bool RuleAnalysis::FreeUnits(uint32_t node) const {
-  if (freeUnits_.empty()) freeUnits_.assign(g_.nodes.size(), 0);
-  uint8_t& memo = freeUnits_[node];
+bool RuleAnalysis::FreeUnits(uint32_t node) const { return HoldsFree(node, freeUnits_, Kind::Unit, Kind::Counted); }
+
+bool RuleAnalysis::FreeMarks(uint32_t node) const { return HoldsFree(node, freeMarks_, Kind::Mark, Kind::Marks); }
+
+bool RuleAnalysis::HoldsFree(uint32_t node, std::vector<uint8_t>& memos, Kind target, Kind owner) const {
+  if (memos.empty()) memos.assign(g_.nodes.size(), 0);  // sized once: the reference below stays valid
+  uint8_t& memo = memos[node];
   if (memo >= 2) return memo == 3;
-  if (memo == 1) return false;
+  if (memo == 1) return false;  // a loop through references
   memo = 1;
   const ir::Node& n = g_.nodes[node];
   bool found = false;
   switch (n.kind) {
     case Kind::Seq:
     case Kind::Choice:
-      for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeUnits(g_.Children(n)[i]);
+      for (uint32_t i = 0; i < n.b && !found; ++i) found = HoldsFree(g_.Children(n)[i], memos, target, owner);
       break;
     case Kind::Repeat:
+    case Kind::Counted:
+    case Kind::Unit:
     case Kind::Marks:
     case Kind::Mark:
-      found = FreeUnits(n.a);
-      break;
-    case Kind::Unit:
-      found = true;
+      // An owner node keeps what it holds to itself.
+      found = n.kind == target || (n.kind != owner && HoldsFree(n.a, memos, target, owner));
       break;
     case Kind::Ref:
-      found = FreeUnits(g_.rules[n.a].body);
+      found = HoldsFree(g_.rules[n.a].body, memos, target, owner);
       break;
-    default:  // a nested counted node counts its own units
+    default:
       break;
   }
-  freeUnits_[node] = found ? 3 : 2;
+  memo = found ? 3 : 2;
   return found;
 }
 
@@ -466,37 +470,6 @@ void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rul
         break;
     }
   }
-}
-
-bool RuleAnalysis::FreeMarks(uint32_t node) const {
-  if (freeMarks_.empty()) freeMarks_.assign(g_.nodes.size(), 0);
-  uint8_t& memo = freeMarks_[node];
-  if (memo >= 2) return memo == 3;
-  if (memo == 1) return false;
-  memo = 1;
-  const ir::Node& n = g_.nodes[node];
-  bool found = false;
-  switch (n.kind) {
-    case Kind::Seq:
-    case Kind::Choice:
-      for (uint32_t i = 0; i < n.b && !found; ++i) found = FreeMarks(g_.Children(n)[i]);
-      break;
-    case Kind::Repeat:
-    case Kind::Counted:
-    case Kind::Unit:
-      found = FreeMarks(n.a);
-      break;
-    case Kind::Mark:
-      found = true;
-      break;
-    case Kind::Ref:
-      found = FreeMarks(g_.rules[n.a].body);
-      break;
-    default:  // a nested marks node holds its own marks
-      break;
-  }
-  freeMarks_[node] = found ? 3 : 2;
-  return found;
 }
 
 template <class Holds>

@@ -47,6 +47,9 @@ class RuleAnalysis {
   /// Whether the expression holds a mark not enclosed by a marks node of its own (through
   /// references of any kind).
   bool FreeMarks(uint32_t node) const;
+  /// Whether the expression holds a `target` node not enclosed by an `owner` node (FreeUnits,
+  /// FreeMarks), memoized per node in `memos`.
+  bool HoldsFree(uint32_t node, std::vector<uint8_t>& memos, ir::Kind target, ir::Kind owner) const;
   /// Throws InvalidGrammar when the marks a marks node holds would be met inside a call, or a
   /// mark matches the empty string.
   void CheckMarksInline(uint32_t marksNode, const std::string& rule) const;
