@@ -6,6 +6,7 @@
  * extend it.
  */
 import { OutputParseError } from "../errors.js";
+import { type JsonScanner, JsonSyntaxError } from "./json-scanner.js";
 
 /** A reading step could not decide yet: more text is needed. */
 export const WAIT = false;
@@ -53,6 +54,26 @@ export class ChunkReader {
 
   protected fail(expected: string, found?: string, at = this.offset()): never {
     throw new OutputParseError(at, expected, found ?? this.foundHere());
+  }
+
+  /** `scanner.feed(unit)`, a JSON syntax error reported at this reader's position (`note` follows what was expected). */
+  protected feedJson(scanner: JsonScanner, unit: string, note = ""): boolean {
+    try {
+      return scanner.feed(unit);
+    } catch (err) {
+      if (err instanceof JsonSyntaxError) this.fail(err.expected + note, quote(unit));
+      throw err;
+    }
+  }
+
+  /** `scanner.end()`, a JSON syntax error reported at this reader's position (`note` follows what was expected). */
+  protected endJson(scanner: JsonScanner, note = ""): void {
+    try {
+      scanner.end();
+    } catch (err) {
+      if (err instanceof JsonSyntaxError) this.fail(err.expected + note);
+      throw err;
+    }
   }
 
   protected foundHere(): string {

@@ -18,7 +18,7 @@ import { isPlainObject } from "../format/json-path.js";
 import type { JsonSchema } from "../format/types.js";
 import { ArgumentKinds, readCohereArguments, readFlatArguments, readMiniMaxM3Arguments, setOwn } from "./argument-bodies.js";
 import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "./chunk-reader.js";
-import { JsonScanner, JsonSyntaxError } from "./json-scanner.js";
+import { JsonScanner } from "./json-scanner.js";
 import type { ReasoningMarkers } from "./layout.js";
 import type {
   FunctionTool, ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions,
@@ -371,13 +371,7 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     const scanner = this.json!;
     while (!this.atEnd) {
       const unit = this.buf[this.pos]!;
-      let inValue: boolean;
-      try {
-        inValue = scanner.feed(unit);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`, quote(unit));
-        throw err;
-      }
+      const inValue = this.feedJson(scanner, unit, " (the answer is JSON)");
       if (!inValue) break;
       this.pos++;
       // Whitespace waits for what follows: inside the value it is content, after it separation.
@@ -390,12 +384,7 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     }
     if (this.atEnd && !this.ended) return WAIT;
     if (this.atEnd) {
-      try {
-        scanner.end();
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`);
-        throw err;
-      }
+      this.endJson(scanner, " (the answer is JSON)");
     }
     this.state = St.Content;
     this.answerDone = true;
@@ -525,25 +514,14 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     const scanner = this.json!;
     while (!this.atEnd) {
       const unit = this.buf[this.pos]!;
-      let inValue: boolean;
-      try {
-        inValue = scanner.feed(unit);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(err.expected, quote(unit));
-        throw err;
-      }
+      const inValue = this.feedJson(scanner, unit);
       if (!inValue) return this.jsonArgsDone();
       this.pos++;
       this.text += unit;
       this.jsonUnit(unit);
     }
     if (!this.ended) return WAIT;
-    try {
-      scanner.end();
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) this.fail(err.expected);
-      throw err;
-    }
+    this.endJson(scanner);
     return this.jsonArgsDone();
   }
 
@@ -650,24 +628,13 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     if (this.text === "") this.textStart = this.offset();
     while (!this.atEnd) {
       const unit = this.buf[this.pos]!;
-      let inValue: boolean;
-      try {
-        inValue = scanner.feed(unit);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(err.expected, quote(unit));
-        throw err;
-      }
+      const inValue = this.feedJson(scanner, unit);
       if (!inValue) return this.envelopeDone();
       this.pos++;
       this.text += unit;
     }
     if (!this.ended) return WAIT;
-    try {
-      scanner.end();
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) this.fail(err.expected);
-      throw err;
-    }
+    this.endJson(scanner);
     return this.envelopeDone();
   }
 

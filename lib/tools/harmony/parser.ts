@@ -7,7 +7,7 @@
 import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
 import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
-import { JsonScanner, JsonSyntaxError } from "../json-scanner.js";
+import { JsonScanner } from "../json-scanner.js";
 import type { ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions } from "../types.js";
 import { ANALYSIS, CALL, CHANNEL, END, HARMONY_MARKERS, MESSAGE, RETURN, START } from "./markers.js";
 
@@ -214,13 +214,7 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
     const scanner = this.json!;
     while (!this.atEnd) {
       const unit = this.buf[this.pos]!;
-      let inValue: boolean;
-      try {
-        inValue = scanner.feed(unit);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`, quote(unit));
-        throw err;
-      }
+      const inValue = this.feedJson(scanner, unit, " (the answer is JSON)");
       if (!inValue) {
         this.state = St.Text;
         return DONE;
@@ -230,12 +224,7 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
       this.out.push({ type: "content", text: unit });
     }
     if (!this.ended) return WAIT;
-    try {
-      scanner.end();
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) this.fail(`${err.expected} (the answer is JSON)`);
-      throw err;
-    }
+    this.endJson(scanner, " (the answer is JSON)");
     this.state = St.Done;
     return DONE;
   }
@@ -244,25 +233,14 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
     const scanner = this.json!;
     while (!this.atEnd) {
       const unit = this.buf[this.pos]!;
-      let inValue: boolean;
-      try {
-        inValue = scanner.feed(unit);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(err.expected, quote(unit));
-        throw err;
-      }
+      const inValue = this.feedJson(scanner, unit);
       if (!inValue) return this.argsDone();
       this.pos++;
       this.text += unit;
       this.unit(unit);
     }
     if (!this.ended) return WAIT;
-    try {
-      scanner.end();
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) this.fail(err.expected);
-      throw err;
-    }
+    this.endJson(scanner);
     return this.argsDone();
   }
 

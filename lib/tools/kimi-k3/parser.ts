@@ -12,7 +12,7 @@
 import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
 import { isJsonType } from "../../format/json-path.js";
 import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
-import { JsonScanner, JsonSyntaxError } from "../json-scanner.js";
+import { JsonScanner } from "../json-scanner.js";
 import type {
   ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions,
 } from "../types.js";
@@ -183,13 +183,7 @@ export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser 
     const scanner = this.json!;
     while (!this.atEnd) {
       const unit = this.buf[this.pos]!;
-      let inValue: boolean;
-      try {
-        inValue = scanner.feed(unit);
-      } catch (err) {
-        if (err instanceof JsonSyntaxError) this.fail(err.expected, quote(unit));
-        throw err;
-      }
+      const inValue = this.feedJson(scanner, unit);
       if (!inValue) {
         this.flushJsonUnits();
         return DONE;
@@ -198,12 +192,7 @@ export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser 
       this.jsonUnit(unit);
     }
     if (!this.ended) return WAIT;
-    try {
-      scanner.end();
-    } catch (err) {
-      if (err instanceof JsonSyntaxError) this.fail(err.expected);
-      throw err;
-    }
+    this.endJson(scanner);
     this.flushJsonUnits();
     return DONE;
   }
