@@ -3,11 +3,10 @@
  * on vLLM or SGLang (the structural tag in the field each documents; see
  * lib/server/remote-request.ts and docs/server.md).
  */
-import { parseArgs } from "node:util";
 import { REMOTE_SERVERS, remoteRequestBodies, type RemoteServer } from "../server/remote-request.js";
 import { toolCallingFamilies } from "../tools/families.js";
 import { REASONING_MODES, type ReasoningMode } from "../tools/types.js";
-import { UsageError } from "./args.js";
+import { optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
 import { readOptionJson } from "./files.js";
 import { readToolsFile, toolChoiceArg } from "./tool-args.js";
@@ -37,28 +36,24 @@ export const command: CliCommand = {
   summary: "print the vLLM / SGLang chat completion request body carrying a family's structural tag",
   usage: USAGE,
   async run(argv, io) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          family: { type: "string" },
-          tools: { type: "string" },
-          "tool-choice": { type: "string" },
-          model: { type: "string" },
-          server: { type: "string" },
-          reasoning: { type: "string" },
-          "no-parallel": { type: "boolean" },
-          "response-format": { type: "string" },
-          messages: { type: "string" },
-        },
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const { family, tools: toolsFile, server, reasoning = "final_output_only" } = values;
+    const args = parseArgs(argv, {
+      family: { type: "string" },
+      tools: { type: "string" },
+      "tool-choice": { type: "string" },
+      model: { type: "string" },
+      server: { type: "string" },
+      reasoning: { type: "string" },
+      "no-parallel": { type: "boolean" },
+      "response-format": { type: "string" },
+      messages: { type: "string" },
+    });
+    const family = optional(args, "family");
+    const toolsFile = optional(args, "tools");
+    const server = optional(args, "server");
+    const reasoning = optional(args, "reasoning") ?? "final_output_only";
+    const messagesFile = optional(args, "messages");
+    const responseFormatFile = optional(args, "response-format");
+    const model = optional(args, "model");
     if (family === undefined) throw new UsageError("--family FAMILY is required");
     if (!toolCallingFamilies().includes(family)) throw new UsageError(`unknown --family '${family}' (known: ${toolCallingFamilies().join(", ")})`);
     if (toolsFile === undefined) throw new UsageError("--tools FILE is required");
@@ -68,16 +63,16 @@ export const command: CliCommand = {
     if (!(REASONING_MODES as readonly string[]).includes(reasoning)) {
       throw new UsageError(`--reasoning must be one of ${REASONING_MODES.join(", ")}, not '${reasoning}'`);
     }
-    const messages = values.messages === undefined ? undefined : readOptionJson(values.messages, "--messages");
-    if (messages !== undefined && !Array.isArray(messages)) throw new UsageError(`--messages ${values.messages}: expected a JSON list of messages`);
+    const messages = messagesFile === undefined ? undefined : readOptionJson(messagesFile, "--messages");
+    if (messages !== undefined && !Array.isArray(messages)) throw new UsageError(`--messages ${messagesFile}: expected a JSON list of messages`);
     const { tag, bodies } = remoteRequestBodies({
       family,
       tools: readToolsFile(toolsFile) as never,
-      tool_choice: toolChoiceArg(values["tool-choice"]),
-      parallel_tool_calls: values["no-parallel"] !== true,
+      tool_choice: toolChoiceArg(optional(args, "tool-choice")),
+      parallel_tool_calls: !args.flags.has("no-parallel"),
       reasoning: reasoning as ReasoningMode,
-      ...(values["response-format"] === undefined ? {} : { response_format: readOptionJson(values["response-format"], "--response-format") as never }),
-      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(responseFormatFile === undefined ? {} : { response_format: readOptionJson(responseFormatFile, "--response-format") as never }),
+      ...(model === undefined ? {} : { model }),
       ...(messages === undefined ? {} : { messages }),
     });
     if (tag === null) io.stderr.write("tagmask request: nothing to constrain (no tool may be called and there is no response format): the bodies carry no structural tag\n");

@@ -4,13 +4,12 @@
  * new requests are refused, generating ones finish (or are cancelled after the grace period,
  * their clients told so), and the model is freed. A second signal cancels at once.
  */
-import { parseArgs } from "node:util";
 import { TagmaskError } from "../errors.js";
 import { MASK_ROUTES, type MaskRouteName } from "../integrations/node-llama-cpp/routes.js";
 import type { ServerOptions } from "../server/server.js";
 import { chatTemplateFamilies } from "../tools/chat-templates.js";
 import { toolCallingFamilies } from "../tools/families.js";
-import { UsageError } from "./args.js";
+import { integerOption, optional, parseArgs, UsageError } from "./args.js";
 import type { CliCommand } from "./command.js";
 
 const USAGE = [
@@ -39,67 +38,52 @@ const USAGE = [
   "  --log               log every request (JSON lines on stdout)",
 ].join("\n");
 
-function integer(values: Record<string, unknown>, name: string, min: number): number | undefined {
-  const text = values[name];
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < min || String(text).trim() === "") throw new UsageError(`--${name} must be an integer ≥ ${min}, got '${String(text)}'`);
-  return n;
-}
-
 export const command: CliCommand = {
   summary: "serve a GGUF model over an OpenAI-compatible API whose tool calls always parse and match their schemas",
   usage: USAGE,
   async run(argv, io) {
-    let values: Record<string, string | boolean | undefined>;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        strict: true,
-        allowPositionals: false,
-        options: {
-          model: { type: "string" },
-          tiny: { type: "boolean" },
-          family: { type: "string" },
-          variant: { type: "string" },
-          host: { type: "string" },
-          port: { type: "string" },
-          parallel: { type: "string" },
-          context: { type: "string" },
-          "max-queue": { type: "string" },
-          "model-id": { type: "string" },
-          threads: { type: "string" },
-          gpu: { type: "boolean" },
-          route: { type: "string" },
-          "max-text-tokens": { type: "string" },
-          "max-whitespace": { type: "string" },
-          "shutdown-grace": { type: "string" },
-          "no-probe": { type: "boolean" },
-          log: { type: "boolean" },
-        },
-      }));
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
-    const tiny = values.tiny === true;
-    if (tiny === (values.model !== undefined)) throw new UsageError(tiny ? "--tiny and --model exclude each other" : "--model FILE.gguf is required (or --tiny for the tiny test model)");
-    const route = (values.route ?? "auto") as MaskRouteName | "auto";
+    const args = parseArgs(argv, {
+      model: { type: "string" },
+      tiny: { type: "boolean" },
+      family: { type: "string" },
+      variant: { type: "string" },
+      host: { type: "string" },
+      port: { type: "string" },
+      parallel: { type: "string" },
+      context: { type: "string" },
+      "max-queue": { type: "string" },
+      "model-id": { type: "string" },
+      threads: { type: "string" },
+      gpu: { type: "boolean" },
+      route: { type: "string" },
+      "max-text-tokens": { type: "string" },
+      "max-whitespace": { type: "string" },
+      "shutdown-grace": { type: "string" },
+      "no-probe": { type: "boolean" },
+      log: { type: "boolean" },
+    });
+    const tiny = args.flags.has("tiny");
+    if (tiny === (optional(args, "model") !== undefined)) throw new UsageError(tiny ? "--tiny and --model exclude each other" : "--model FILE.gguf is required (or --tiny for the tiny test model)");
+    const route = (optional(args, "route") ?? "auto") as MaskRouteName | "auto";
     if (route !== "auto" && !MASK_ROUTES.includes(route)) throw new UsageError(`--route must be auto or one of ${MASK_ROUTES.join(", ")}, got '${route}'`);
-    const family = values.family as string | undefined;
+    const family = optional(args, "family");
+    const variant = optional(args, "variant");
+    const host = optional(args, "host");
+    const modelId = optional(args, "model-id");
     if (family !== undefined && !(toolCallingFamilies().includes(family) && chatTemplateFamilies().includes(family))) {
       throw new UsageError(`unknown --family '${family}' (served families: ${toolCallingFamilies().filter((f) => chatTemplateFamilies().includes(f)).join(", ")})`);
     }
-    const grace = integer(values, "shutdown-grace", 0);
-    const threads = integer(values, "threads", 1) ?? (tiny ? 1 : undefined);
-    const maxText = integer(values, "max-text-tokens", 1) ?? (tiny ? 8 : undefined);
-    const maxWhitespace = integer(values, "max-whitespace", 0) ?? (tiny ? 4 : undefined);
+    const grace = integerOption(args, "shutdown-grace", undefined, 0);
+    const threads = integerOption(args, "threads", undefined, 1) ?? (tiny ? 1 : undefined);
+    const maxText = integerOption(args, "max-text-tokens", undefined, 1) ?? (tiny ? 8 : undefined);
+    const maxWhitespace = integerOption(args, "max-whitespace", undefined, 0) ?? (tiny ? 4 : undefined);
     const numbers: Partial<ServerOptions> = {};
     for (const [flag, key, min] of [["port", "port", 0], ["parallel", "parallel", 1], ["context", "contextSize", 16], ["max-queue", "maxQueue", 0]] as const) {
-      const n = integer(values, flag, min);
+      const n = integerOption(args, flag, undefined, min);
       if (n !== undefined) numbers[key] = n;
     }
 
-    let model = values.model as string | undefined;
+    let model = optional(args, "model");
     if (tiny) {
       const { ensureTinyModel } = await import("../integrations/node-llama-cpp/tiny-model.js");
       model = ensureTinyModel().path;
@@ -110,19 +94,19 @@ export const command: CliCommand = {
       server = await createServer({
         model: model!,
         ...numbers,
-        ...(tiny ? { family: family ?? "kimi-k3", modelId: values["model-id"] as string | undefined ?? "tagmask-tiny", probeModel: false } : {}),
+        ...(tiny ? { family: family ?? "kimi-k3", modelId: modelId ?? "tagmask-tiny", probeModel: false } : {}),
         ...(!tiny && family !== undefined ? { family } : {}),
-        ...(values.variant === undefined ? {} : { variant: values.variant as string }),
-        ...(!tiny && values["model-id"] !== undefined ? { modelId: values["model-id"] as string } : {}),
-        ...(values.host === undefined ? {} : { host: values.host as string }),
+        ...(variant === undefined ? {} : { variant }),
+        ...(!tiny && modelId !== undefined ? { modelId } : {}),
+        ...(host === undefined ? {} : { host }),
         ...(threads === undefined ? {} : { threads }),
         ...(maxText === undefined ? {} : { maxFreeTextTokens: maxText }),
         ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
         ...(grace === undefined ? {} : { shutdownGraceMs: grace * 1000 }),
-        ...(values["no-probe"] === true && !tiny ? { probeModel: false } : {}),
-        gpu: values.gpu === true,
+        ...(args.flags.has("no-probe") && !tiny ? { probeModel: false } : {}),
+        gpu: args.flags.has("gpu"),
         route,
-        logger: values.log === true,
+        logger: args.flags.has("log"),
         handleSignals: true,
       });
     } catch (err) {
