@@ -17,6 +17,50 @@ uint32_t Popcount(uint32_t x) {
 
 }  // namespace
 
+void PlaceTable::Clear() {
+  if (key_.empty()) {
+    key_.assign(64, 0);
+    index_.assign(64, 0);
+    stamp_.assign(64, 0);
+  }
+  if (++epoch_ == 0) {
+    std::fill(stamp_.begin(), stamp_.end(), 0u);
+    epoch_ = 1;
+  }
+  size_ = 0;
+}
+
+size_t PlaceTable::Find(uint32_t at) const {
+  const size_t mask = key_.size() - 1;
+  for (size_t h = (at * 0x9E3779B1u) & mask;; h = (h + 1) & mask) {
+    if (stamp_[h] != epoch_ || key_[h] == at) return h;
+  }
+}
+
+void PlaceTable::Add(uint32_t at, std::vector<uint32_t>* places) {
+  size_t h = Find(at);
+  if (stamp_[h] == epoch_) return;
+  if (2 * (size_ + 1) > key_.size()) {
+    const size_t grown = key_.size() * 2;
+    key_.assign(grown, 0);
+    index_.assign(grown, 0);
+    stamp_.assign(grown, 0);
+    epoch_ = 1;
+    size_ = 0;
+    for (uint32_t p : *places) {
+      const size_t g = Find(p);
+      stamp_[g] = epoch_;
+      key_[g] = p;
+      ++size_;
+    }
+    h = Find(at);
+  }
+  stamp_[h] = epoch_;
+  key_[h] = at;
+  ++size_;
+  places->push_back(at);
+}
+
 RegimeBuilder::RegimeBuilder(const TokenizerInfo& tok, MaskStore* store, uint32_t listMax)
     : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()), depth_(tok.TokenCount(), 0) {}
 
@@ -31,21 +75,21 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
     }
   }
   // Where the regimes change: each span starts counting at lo and stops after hi. There are few
-  // distinct places (near 0, min and max), so events are bucketed by place.
+  // distinct places (near 0, min and max, one per length a token can exhaust), so events are
+  // bucketed by place; spans can number as many as the tokens (a cut in a length-limited
+  // string's loop gives each token its own limit), so places are found by a flat hash table.
   places_.clear();
-  seen_.clear();
-  const auto place = [&](uint32_t at) {
-    if (seen_.insert(at).second) places_.push_back(at);
-  };
+  placeTable_.Clear();
   for (int t = 0; t < 2; ++t) {
     for (const CondSpan& sp : conditional[t]) {
       if (sp.lo > sp.hi) continue;
-      place(sp.lo);
-      if (sp.hi != kNoCountLimit) place(sp.hi + 1);
+      placeTable_.Add(sp.lo, &places_);
+      if (sp.hi != kNoCountLimit) placeTable_.Add(sp.hi + 1, &places_);
     }
   }
   std::sort(places_.begin(), places_.end());
-  const auto placeOf = [&](uint32_t at) { return static_cast<uint32_t>(std::lower_bound(places_.begin(), places_.end(), at) - places_.begin()); };
+  for (uint32_t i = 0; i < places_.size(); ++i) placeTable_.SetIndex(places_[i], i);
+  const auto placeOf = [&](uint32_t at) { return placeTable_.Index(at); };
   std::vector<uint32_t> begin(places_.size() + 1, 0);
   for (int t = 0; t < 2; ++t) {
     for (const CondSpan& sp : conditional[t]) {

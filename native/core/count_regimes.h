@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -18,6 +17,24 @@
 namespace tagmask {
 
 struct MaskBuildStats;
+
+// The places of one state's regimes (counts) and their index once sorted: a flat hash table
+// reused across states.
+class PlaceTable {
+ public:
+  void Clear();
+  /// Records `at`, appending it to `places` when new.
+  void Add(uint32_t at, std::vector<uint32_t>* places);
+  void SetIndex(uint32_t at, uint32_t index) { index_[Find(at)] = index; }
+  /// The index of a recorded place.
+  uint32_t Index(uint32_t at) const { return index_[Find(at)]; }
+
+ private:
+  size_t Find(uint32_t at) const;  // the slot of `at`, or the free slot where it would go
+  std::vector<uint32_t> key_, index_, stamp_;
+  uint32_t epoch_ = 0;
+  size_t size_ = 0;
+};
 
 class RegimeBuilder {
  public:
@@ -37,7 +54,7 @@ class RegimeBuilder {
   std::vector<uint32_t> base_, row_;
   std::vector<uint16_t> depth_;  // per token id: spans covering it in the current regime
   std::vector<uint32_t> places_;  // counts where some span starts or stops
-  std::unordered_set<uint32_t> seen_;
+  PlaceTable placeTable_;
   std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, std::vector<uint32_t>>>> known_;
 };
 

@@ -348,6 +348,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   cuts[0].profileOf = profileOf.data();
   cuts[0].plainDepth = plainDepth.data();
   cuts[0].maxLength = tok.PlainTrie().MaxLengthData();
+  cuts[0].chars = tok.PlainTrie().CharsData();
   cuts[1].profileOf = profileOf.data();
   cuts[1].nodeMax = &nodeMax;
   // One walk per class of states that no token tells apart; the other states take its result.

@@ -14,6 +14,15 @@ constexpr uint32_t kBuckets = 256 * 257;
 
 uint32_t BucketOf(const uint8_t* p, uint32_t len) { return p[0] * 257u + (len > 1 ? p[1] + 1u : 0u); }
 
+// TokenTrie::Chars of a node from its parent's and its byte: an ASCII or lead byte begins a
+// character (and a lead says how many continuation bytes it lacks), a continuation byte
+// supplies one of them.
+uint32_t CharsAfter(uint32_t parent, uint8_t b) {
+  if (b >= 0x80 && b < 0xC0) return (parent & ~3u) | ((parent & 3u) == 0 ? 0u : (parent & 3u) - 1);
+  const uint32_t lacking = b < 0xC0 ? 0u : b < 0xE0 ? 1u : b < 0xF0 ? 2u : b < 0xF8 ? 3u : 0u;
+  return ((parent >> 2) + 1) << 2 | lacking;
+}
+
 }  // namespace
 
 void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, const uint32_t* offsets) {
@@ -50,13 +59,16 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   labelEnd_.clear();
   tokenBegin_.clear();
   maxLength_.clear();
+  chars_.clear();
   rootChild_.fill(0);
   labelEnd_.reserve(n * 2 + 1);
   tokenBegin_.reserve(n * 2 + 2);
   maxLength_.reserve(n * 2 + 1);
+  chars_.reserve(n * 2 + 1);
   labelEnd_.push_back(0);
   tokenBegin_.push_back(0);
   maxLength_.push_back(0);
+  chars_.push_back(0);
   std::vector<uint32_t> path{0};
   const auto close = [&](uint32_t node) {
     const uint32_t end = static_cast<uint32_t>(labelEnd_.size());
@@ -89,6 +101,7 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
       labelEnd_.push_back(static_cast<uint32_t>(p[d]) << 24);
       tokenBegin_.push_back(k);
       maxLength_.push_back(0);
+      chars_.push_back(CharsAfter(chars_[path.back()], p[d]));
       if (d == 0) rootChild_[p[0]] = node;
       path.push_back(node);
     }
@@ -102,6 +115,7 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   labelEnd_.shrink_to_fit();
   tokenBegin_.shrink_to_fit();
   maxLength_.shrink_to_fit();
+  chars_.shrink_to_fit();
 }
 
 }  // namespace tagmask

@@ -21,12 +21,15 @@
 
 namespace tagmask {
 
-// Sorted, merged half-open ranges of trie token positions.
+// Sorted, merged, disjoint half-open ranges of trie token positions.
 struct Ranges {
   std::vector<std::pair<uint32_t, uint32_t>> r;
   uint32_t count = 0;
+  // Positions come in trie order; a whole subtree may come before some of its own tokens (one
+  // configuration cut there while others walk on), which are then in already.
   void Add(uint32_t a, uint32_t b) {
-    if (a == b) return;
+    if (!r.empty() && a < r.back().second) a = std::min(b, r.back().second);
+    if (a >= b) return;
     count += b - a;
     if (!r.empty() && r.back().second == a) {
       r.back().second = b;
@@ -74,6 +77,9 @@ struct CutRule {
   // token below. A string with a length limit is absorbing for every token that fits.
   const uint16_t* plainDepth = nullptr;
   const uint16_t* maxLength = nullptr;
+  // Plain trie only: TokenTrie::CharsData(), for the cuts of counted loops whose count is not
+  // known (Walker::CountedCut).
+  const uint32_t* chars = nullptr;
   static constexpr uint32_t kNoProfile = UINT32_MAX;
   bool Cut(uint32_t s, uint32_t node, uint32_t depth) const {
     if (nodeMax == nullptr) return static_cast<uint32_t>(plainDepth[s]) + depth >= maxLength[node];
@@ -211,7 +217,7 @@ class Walker {
     }
     if (counting_) {
       cfgs_.resize(maxDepth + 3);
-      cutCap_.assign(a.StateCount(), 0);
+      cutCap_.assign(a.StateCount(), CutCap{});
       for (uint32_t st = 1; st < a.StateCount(); ++st) cutCap_[st] = CutCapacity(st);
       CountReach();
     }
@@ -452,7 +458,7 @@ class Walker {
   // known here, passes for every character a token below can still hold.
   bool MayCut(const Config& c, uint32_t node, uint32_t depth) const {
     if (!counting_ || !failsAhead_[c.state]) return true;
-    const uint32_t cap = cutCap_[c.state];
+    const uint32_t cap = cutCap_[c.state].full;
     if (cap == 0) return false;
     // Plain characters that do nothing to the level: nothing below can fail, whatever its count.
     if (cap == kNoCountLimit) return true;
@@ -460,28 +466,111 @@ class Walker {
     const uint32_t remaining = trie_->MaxLength(node) - depth;
     return static_cast<uint64_t>(c.count) + remaining <= cap;
   }
-  // For an absorbing state of a counted rule: 0 when cuts are never safe; kNoCountLimit when its
-  // plain characters do nothing to the counter; hi + 1 when each plain character (its first
-  // byte) adds one while the count is at most hi.
-  uint32_t CutCapacity(uint32_t st) const {
-    if (!a_.Is(st, kAbsorbing) || !a_.rules[a_.ruleOf[st]].counted) return 0;
+  // How far plain characters may take the count of an absorbing state of a counted rule: a token
+  // that adds k >= 1 characters to a count c there passes every check on the way iff c + k <=
+  // full (it ends on a character boundary) or c + k <= partial (its last character is cut off,
+  // so the check of the state it ends in may be missing). Both 0 when cuts are never safe, and
+  // kNoCountLimit when plain characters do nothing to the count that could fail.
+  struct CutCap {
+    uint32_t full = 0, partial = 0;
+  };
+  // Each plain character's first byte must carry one operation that requires count <= hi and
+  // adds one (hi + 1 bounds c + k), the state's liveness (count_liveness.cpp) checks count <=
+  // live.hi after each character, and the bytes inside a multi-byte character do nothing to the
+  // count while their states (byte transitions only) all check the loop's liveness or all none.
+  // Lower bounds hold on: the count only grows. Conditions on marks are only re-checked with the
+  // same marks (no plain byte changes them), so they hold on too.
+  CutCap CutCapacity(uint32_t st) const {
+    if (!a_.Is(st, kAbsorbing) || !a_.rules[a_.ruleOf[st]].counted) return {};
+    const uint32_t live = a_.Is(st, kCounted) ? a_.LiveOp(st) : kNoCountOp;
     uint32_t op = UINT32_MAX;
+    int midChecks = -1;  // whether states inside a multi-byte character check `live` (-1: none met)
+    std::vector<uint32_t> level, next;
     for (int b = 0; b < 0x100; ++b) {
       const uint8_t byte = static_cast<uint8_t>(b);
       const bool plainStart = b < 0x80 ? IsPlainAscii(byte) : (b >= 0xC2 && b <= 0xF4);
       if (!plainStart) continue;
       const uint32_t o = a_.TransOp(st, byte);
       if (op == UINT32_MAX) op = o;
-      if (o != op) return 0;
-      // The rest of a multi-byte character must not count.
-      const uint32_t next = a_.Next(st, byte);
-      if (b >= 0x80 && next != st && a_.Is(next, kCounted)) return 0;
+      if (o != op) return {};
+      if (b < 0x80) continue;
+      // The states inside the character, up to its end (back in st).
+      level.assign(1, a_.Next(st, byte));
+      for (int k = 0; k < 3 && !level.empty(); ++k) {
+        next.clear();
+        for (uint32_t m : level) {
+          if (m == st || m == kDeadState) continue;
+          if (!plain_[m]) return {};
+          const bool counted = a_.Is(m, kCounted);
+          const int checks = counted && a_.LiveOp(m) != kNoCountOp ? 1 : 0;
+          if (checks == 1 && a_.LiveOp(m) != live) return {};
+          if (midChecks >= 0 && checks != midChecks) return {};
+          midChecks = checks;
+          for (int c = 0x80; c < 0xC0; ++c) {
+            const uint32_t t = a_.Next(m, static_cast<uint8_t>(c));
+            if (t == kDeadState) continue;
+            if (counted && a_.TransOp(m, static_cast<uint8_t>(c)) != kNoCountOp) return {};
+            if (t != st && std::find(next.begin(), next.end(), t) == next.end()) next.push_back(t);
+          }
+        }
+        level.swap(next);
+      }
     }
-    if (op == UINT32_MAX || op == kNoCountOp) return kNoCountLimit;
+    if (op == UINT32_MAX || op == kNoCountOp) return {kNoCountLimit, kNoCountLimit};
     const CountOp& o = a_.countOps[op];
-    if (o.HasMarks()) return 0;
-    if (o.reset || o.lo != 0 || o.add != 1 || o.hi == kNoCountLimit) return o.reset || o.lo != 0 || o.add != 1 ? 0 : kNoCountLimit;
-    return o.hi + 1;
+    if (o.HasMarks() || o.reset || o.lo != 0) return {};
+    if (o.add == 0 && o.hi == kNoCountLimit) return {kNoCountLimit, kNoCountLimit};
+    if (o.add != 1) return {};
+    const uint64_t opCap = o.hi == kNoCountLimit ? kNoCountLimit : uint64_t{o.hi} + 1;
+    const uint64_t liveHi = live == kNoCountOp || a_.countOps[live].hi == kNoCountLimit ? kNoCountLimit : a_.countOps[live].hi;
+    CutCap cap;
+    cap.full = static_cast<uint32_t>(std::min(opCap, liveHi));
+    cap.partial = midChecks == 1 ? cap.full : static_cast<uint32_t>(std::min(opCap, liveHi == kNoCountLimit ? liveHi : liveHi + 1));
+    return cap;
+  }
+  // Records the tokens of trie nodes [from, SubtreeEnd(node)) when the exact configuration x at
+  // `node` (at `depth`) is in an absorbing state of a counted loop with its level's count
+  // symbolic (c0 + x.shift) and no token below can leave the loop: each token then passes iff
+  // its characters after `depth` fit under the count (CutCapacity), so it is accepted for the c0
+  // in x's [lo, hi] that leave room for them — no walk needed. False when that does not apply.
+  bool CountedCut(const Config& x, uint32_t node, uint32_t depth, uint32_t from) {
+    // Only the loop may take the bytes below (plain_: no call, no end of the rule on the way).
+    if (cut_->chars == nullptr || x.count != kSymbolicCount || !x.exact || !x.MarkUnconditional() || !plain_[x.state]) {
+      return false;
+    }
+    const CutCap cap = cutCap_[x.state];
+    const uint32_t* chars = cut_->chars;
+    if (cap.full == 0 || cap.full == kNoCountLimit || (chars[node] & 3u) != 0 || !cut_->Cut(x.state, node, depth)) return false;
+    const uint32_t* tb = trie_->TokenBeginData();
+    const uint32_t end = trie_->SubtreeEnd(node);
+    const uint32_t base = chars[node] >> 2;
+    Config y = x;
+    for (uint32_t j = from; j < end; ++j) {
+      if (tb[j] == tb[j + 1]) continue;
+      const uint32_t k = (chars[j] >> 2) - base;
+      if (k == 0) {
+        Own(j, x);
+        continue;
+      }
+      // c0 + shift + k <= cap
+      const uint64_t need = uint64_t{x.shift} + k;
+      const uint32_t c = (chars[j] & 3u) != 0 ? cap.partial : cap.full;
+      if (need > c) continue;
+      y.hi = std::min<uint64_t>(x.hi, c - need);
+      if (y.lo <= y.hi) AddCond(conditional_, tb[j], tb[j + 1], y);
+    }
+    Spend(end - from);
+    return true;
+  }
+  // Whether the inexact configuration x at `node` (at `depth`) leaves every token below alive:
+  // they are all uncertain then (the real stack decides), as walking them would find.
+  bool InexactCut(const Config& x, uint32_t node, uint32_t depth) const {
+    if (x.exact || (a_.flags[x.state] & kLimitedText) || !cut_->Cut(x.state, node, depth)) return false;
+    if (!counting_ || !failsAhead_[x.state]) return true;
+    // An unknown count fails no operation (it makes the path inexact) while the bytes below are
+    // plain characters, whose operations CutCapacity vetted; a known one must fit.
+    if (x.count == kUnknownCount) return cut_->chars != nullptr && cutCap_[x.state].full != 0;
+    return x.count != kSymbolicCount && MayCut(x, node, depth);
   }
   // Records the tokens ending at trie node i, reached with configuration c.
   void Own(uint32_t i, const Config& c) {
@@ -531,6 +620,15 @@ class Walker {
         } else {
           AddCond(conditional_, tb[i], tb[end], n);
         }
+        i = end;
+        continue;
+      }
+      if (CountedCut(n, i, depth + 1, i)) {
+        i = end;
+        continue;
+      }
+      if (InexactCut(n, i, depth + 1)) {
+        uncertain_->Add(tb[i], tb[end]);
         i = end;
         continue;
       }
@@ -599,7 +697,7 @@ class Walker {
       ++visited_;
       buf_.resize(hi);
       if (!Step(lo, hi, trie_->Label(c))) continue;
-      const size_t top = buf_.size();
+      size_t top = buf_.size();
       bool exact = false, canCut = false, inexact = false;
       for (size_t k = hi; k < top; ++k) {
         const Config& x = buf_[k];
@@ -627,6 +725,10 @@ class Walker {
         // Accepted for the counts some configuration allows (counted repetition).
         for (size_t k = hi; k < top; ++k) AddCond(conditional_, tb[c], tb[c + 1], buf_[k]);
       }
+      if (counting_) {
+        top = CutBelow(hi, top, c, depth);
+        if (top == hi) continue;
+      }
       if (top - hi == 1 && Simple(buf_[hi])) {
         const Config only = buf_[hi];
         if (counting_) {
@@ -639,6 +741,35 @@ class Walker {
       }
     }
     buf_.resize(hi);
+  }
+
+  // Counted repetition: records the tokens below node c (at `depth`, its own tokens done) for each
+  // configuration of buf_[hi, top) whose part of them is known without walking (a cut at an
+  // absorbing state), drops those configurations, and returns the new end of the set. The other
+  // configurations walk on; a token is accepted for the union of what every path allows.
+  size_t CutBelow(size_t hi, size_t top, uint32_t c, uint32_t depth) {
+    const uint32_t* tb = trie_->TokenBeginData();
+    const uint32_t below = c + 1, end = trie_->SubtreeEnd(c);
+    if (below == end) return top;
+    size_t keep = hi;
+    for (size_t k = hi; k < top; ++k) {
+      const Config& x = buf_[k];
+      bool done = false;
+      if (x.exact && !(a_.flags[x.state] & kLimitedText) && cut_->Cut(x.state, c, depth) && MayCut(x, c, depth)) {
+        AddCond(conditional_, tb[below], tb[end], x);  // x is conditional here: an unconditional cut took the whole subtree
+        done = true;
+      } else if (CountedCut(x, c, depth, below)) {
+        done = true;
+      } else if (InexactCut(x, c, depth)) {
+        uncertain_->Add(tb[below], tb[end]);
+        done = true;
+      }
+      if (done) continue;
+      if (keep != k) buf_[keep] = buf_[k];
+      ++keep;
+    }
+    buf_.resize(keep);
+    return keep;
   }
 
   // Appends to buf_ the configurations buf_[from, to) reach by `byte`; false if none.
@@ -719,7 +850,7 @@ class Walker {
   ConfigTable table_;
   bool counting_ = false;
   std::vector<Config> cfgs_;
-  std::vector<uint32_t> cutCap_;
+  std::vector<CutCap> cutCap_;
   std::vector<uint8_t> readsCount_, readsMarks_, failsAhead_;
   std::vector<CondSpan>* conditional_ = nullptr;
 };

@@ -40,6 +40,11 @@ class TokenTrie {
   const uint32_t* TokenIds() const { return ids_.data(); }
   /// The length in bytes of the longest token of i's subtree (saturated at 65535).
   uint16_t MaxLength(uint32_t i) const { return maxLength_[i]; }
+  /// The characters of node i's bytes (UTF-8: the bytes that are not continuation bytes
+  /// 0x80-0xBF), times 4, plus the continuation bytes its last character still lacks (0 when
+  /// its bytes end on a character boundary). Lets a walker tell how many characters the tokens
+  /// below a node add to it without walking them.
+  uint32_t Chars(uint32_t i) const { return chars_[i]; }
   /// The node of the one-byte prefix `b`, or 0 when no token starts with b.
   uint32_t RootChild(uint8_t b) const { return rootChild_[b]; }
 
@@ -47,9 +52,10 @@ class TokenTrie {
   const uint32_t* LabelEndData() const { return labelEnd_.data(); }
   const uint32_t* TokenBeginData() const { return tokenBegin_.data(); }
   const uint16_t* MaxLengthData() const { return maxLength_.data(); }
+  const uint32_t* CharsData() const { return chars_.data(); }
 
   size_t MemoryBytes() const {
-    return labelEnd_.capacity() * 4 + tokenBegin_.capacity() * 4 + maxLength_.capacity() * 2 + ids_.capacity() * 4 +
+    return labelEnd_.capacity() * 4 + tokenBegin_.capacity() * 4 + maxLength_.capacity() * 2 + chars_.capacity() * 4 + ids_.capacity() * 4 +
            sizeof(rootChild_);
   }
 
@@ -57,6 +63,7 @@ class TokenTrie {
   std::vector<uint32_t> labelEnd_;    // per node: label << 24 | subtree end
   std::vector<uint32_t> tokenBegin_;  // per node, plus one sentinel entry = token count
   std::vector<uint16_t> maxLength_;   // per node
+  std::vector<uint32_t> chars_;       // per node (Chars)
   std::vector<uint32_t> ids_;         // token ids in trie order
   std::array<uint32_t, 256> rootChild_{};
 };
