@@ -221,13 +221,15 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
   // Character edges s -> t with their byte weight, kept in reverse for the propagation.
   std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(count);
   std::vector<uint32_t> level, next;
+  std::vector<std::pair<uint32_t, uint8_t>> edges;  // one state's character edges
   for (uint32_t s = 1; s < count; ++s) {
     uint32_t bound = kInfinite;  // from characters that die
+    edges.clear();
     const auto edge = [&](uint32_t t, uint32_t weight) {
       if (t == kDeadState) {
         bound = std::min(bound, weight - 1);
       } else if (t != s) {
-        reverse[t].push_back({s, static_cast<uint8_t>(weight)});
+        edges.push_back({t, static_cast<uint8_t>(weight)});
       }
     };
     for (uint32_t c : asciiClasses) edge(a.trans[static_cast<size_t>(s) * a.classCount + c], 1);
@@ -255,6 +257,10 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
       }
     }
     depth[s] = static_cast<uint16_t>(bound);
+    // A state some plain byte kills has depth 0 whatever follows: its edges would never lower
+    // it (most states of literals and enums; this keeps the reverse lists small).
+    if (bound == 0) continue;
+    for (const auto& [t, weight] : edges) reverse[t].push_back({s, weight});
   }
   depth[kDeadState] = 0;
   // Shortest paths to death: a bucket queue over depth values.

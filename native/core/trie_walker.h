@@ -242,8 +242,13 @@ class Walker {
     if (liveFor_ != start) {
       liveFor_ = start;
       live_.clear();
-      for (int b = 0; b < 256; ++b) {
-        if (a_.Next(start, static_cast<uint8_t>(b)) != kDeadState) live_.push_back(static_cast<uint8_t>(b));
+      const int single = a_.singleByte[start];  // most states of a literal or an enum's trie
+      if (single >= 0) {
+        live_.push_back(static_cast<uint8_t>(single));
+      } else if (single == -2) {
+        for (int b = 0; b < 256; ++b) {
+          if (a_.Next(start, static_cast<uint8_t>(b)) != kDeadState) live_.push_back(static_cast<uint8_t>(b));
+        }
       }
     }
     for (uint8_t b : live_) {
@@ -270,13 +275,14 @@ class Walker {
       SimpleChildren(c, 1, t, true);
       accepted_ = accepted;
       uncertain_ = uncertain;
-      std::vector<SubtreeMemo::Span> spans;
+      std::vector<SubtreeMemo::Span>& spans = spans_;  // scratch; copied only when kept
+      spans.clear();
       for (int k = 0; k < 2; ++k) {
         for (const auto& [x, y] : scratch_[k].r) spans.push_back({x, y, static_cast<uint8_t>(k)});
       }
       std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
       for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
-      if (visited_ - before > 16) memo->Store(b, t, std::move(spans));
+      if (visited_ - before > 16) memo->Store(b, t, spans);
     }
     Spend(visited_);
     return visited_;
@@ -712,6 +718,7 @@ class Walker {
   Ranges* uncertain_ = nullptr;
   uint64_t visited_ = 0;
   Ranges scratch_[2];
+  std::vector<SubtreeMemo::Span> spans_;  // Walk's scratch for one root byte's subtree
   uint32_t liveFor_ = kDeadState;
   std::vector<uint8_t> live_;
   // Counted repetition (the automaton has counters): per-depth configurations of
