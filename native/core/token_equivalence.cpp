@@ -17,9 +17,21 @@ Runs CompressRows(const Automaton& a) {
   Runs out;
   const uint32_t count = a.StateCount();
   out.begin.assign(count + 1, 0);
+  // Whether every class holds a byte (token-class columns may hold none: then a state with one
+  // live byte may have more live columns).
+  std::vector<uint8_t> holdsByte(a.classCount, 0);
+  for (int b = 0; b < 256; ++b) holdsByte[a.byteClass[b]] = 1;
+  const bool bytesOnly = std::find(holdsByte.begin(), holdsByte.end(), 0) == holdsByte.end();
   for (uint32_t s = 0; s < count; ++s) {
     out.begin[s] = static_cast<uint32_t>(out.runs.size());
     const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
+    if (bytesOnly && a.singleByte[s] >= 0) {  // one live class: the row is dead around it
+      const uint32_t c = a.byteClass[static_cast<uint8_t>(a.singleByte[s])];
+      if (c > 0) out.runs.emplace_back(0, kDeadState);
+      out.runs.emplace_back(c, row[c]);
+      if (c + 1 < a.classCount) out.runs.emplace_back(c + 1, kDeadState);
+      continue;
+    }
     for (uint32_t c = 0; c < a.classCount; ++c) {
       if (c == 0 || row[c] != row[c - 1]) out.runs.emplace_back(c, row[c]);
     }
