@@ -7,7 +7,7 @@ import { SchemaError } from "../../errors.js";
 import { copyNumberText, numberText, stringifyExact } from "../../format/exact-numbers.js";
 import { choice, counted, lit, never, optional, repeat, seq, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
-import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, lengthRange, starClass, type Dfa } from "./automaton.js";
+import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, intersect, isEmpty, lengthRange, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
 import { emitUniqueArray } from "./unique-items.js";
 import { dfaToIr, plainRanges, type RangeEncoder } from "./dfa-ir.js";
@@ -15,8 +15,9 @@ import type { EmitContext } from "./emit-context.js";
 import { wordsToIr } from "./enums.js";
 import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
 import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
-import { formatIr, formatLengthDfa } from "./formats.js";
+import { formatDfa, formatIr, formatLengthDfa } from "./formats.js";
 import { emitObject } from "./objects.js";
+import { Exclusions } from "./excludes.js";
 import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
 import {
   ANY,
@@ -34,7 +35,7 @@ import {
   type PatternProp,
   type Shape,
 } from "./shape.js";
-import { lengthsCountable, strDfa, type StrSet } from "./strings.js";
+import { lengthsCountable, STR_NONE, strDfa, strIsAll, type StrSet } from "./strings.js";
 
 /** A keyword the compiler did not enforce (lenient mode only). */
 export interface UnenforcedKeyword {
@@ -52,6 +53,8 @@ export interface CompilerOptions extends TextOptions {
   draft: Dialect;
   /** Members and items a schema does not declare: JSON Schema's "allow" or xgrammar's strict "forbid". */
   undeclared: "allow" | "forbid";
+  /** Strings no string's text may contain (excludes.ts); absent or empty: none. */
+  excludes?: readonly string[];
 }
 
 /** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
@@ -66,6 +69,7 @@ export const MAX_RULES = 5000;
 export class SchemaCompiler implements AnalyzeContext, EmitContext {
   readonly registry: SchemaRegistry;
   readonly text: JsonText;
+  readonly exclusions: Exclusions | null;
   readonly unenforced: UnenforcedKeyword[] = [];
   private readonly shapes = new Map<number, Shape>();
   private readonly inProgress = new Set<number>();
@@ -88,7 +92,8 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     private readonly prefix: string,
   ) {
     this.registry = new SchemaRegistry(schema, options.draft);
-    this.text = new JsonText(b, prefix, options);
+    this.exclusions = options.excludes !== undefined && options.excludes.length > 0 ? new Exclusions(options.excludes) : null;
+    this.text = new JsonText(b, prefix, options, this.exclusions);
   }
 
   get anyOrder(): boolean {
@@ -189,6 +194,15 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
 
   patternMatches(p: PatternProp, name: string): boolean {
     return dfaMatches(p.dfa, name);
+  }
+
+  keyExcluded(name: string): boolean {
+    return this.exclusions !== null && this.exclusions.blocks(name);
+  }
+
+  keyLanguage(dfa: Dfa): Dfa {
+    const ex = this.exclusions;
+    return ex === null || ex.cannotOccurIn(dfa) ? dfa : intersect(dfa, ex.canonicalDfa());
   }
 
   // ---- conjunctions and rules ----
@@ -349,7 +363,32 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     }
   }
 
-  private emitString(s: StrSet, where: string): IrExpr {
+  /** The strings of `s` whose text holds no excluded string (unconstrained strings are filtered by JsonText). */
+  private withoutExcluded(s: StrSet, where: string): StrSet | null {
+    const ex = this.exclusions;
+    if (ex === null || s.kind === "none" || strIsAll(s)) return s;
+    if (s.kind === "words") {
+      const kept = s.words.filter((w) => !ex.blocks(w));
+      return kept.length === 0 ? STR_NONE : { kind: "words", words: kept };
+    }
+    if ((s.dfa !== null && ex.cannotOccurIn(s.dfa)) || (s.fmt !== null && ex.cannotOccurIn(formatDfa(s.fmt)))) return s;
+    try {
+      const dfa = s.dfa === null ? ex.canonicalDfa() : intersect(s.dfa, ex.canonicalDfa());
+      return isEmpty(dfa) ? STR_NONE : { ...s, dfa };
+    } catch (err) {
+      if (!(err instanceof AutomatonTooLarge)) throw err;
+      this.unsupported(
+        where,
+        s.fmt !== null ? "format" : "pattern",
+        `the string's ${s.fmt !== null ? "format" : "pattern"}, crossed with the excluded strings (excludes), needs too large an automaton (over ${err.states} states): give fewer or shorter excluded strings, or a simpler ${s.fmt !== null ? "format" : "pattern"}`,
+      );
+      return null;
+    }
+  }
+
+  private emitString(set: StrSet, where: string): IrExpr {
+    const s = this.withoutExcluded(set, where);
+    if (s === null) return this.text.anyString();
     if (s.kind === "none") return never();
     const quote = lit('"');
     if (s.kind === "words") return seq(quote, this.wordsIr(s.words), quote);
