@@ -241,6 +241,16 @@ describe("engine masks equal the reference recognizer's (Llama 3 vocabulary)", (
     expect(walkTokens(grammar, compileGrammar(vocab, grammar), vocab.data, tokens, 3)).toBeGreaterThan(0);
   });
 
+  it("kimi_k3_xml: the markers kept out of a nested JSON value, allowed to close the argument", () => {
+    const k3Schema: JsonSchema = { type: "object", properties: { value: { type: "object", properties: { text: { type: "string" } }, additionalProperties: { type: "string" } } }, required: ["value"] };
+    const grammar = lowerFormat(json(k3Schema, CONTROLS, { style: "kimi_k3_xml" }));
+    const output = '<|open|>argument key="value" type="object"<|sep|>{"text": "hi", "k": "<|clo"}<|close|>argument<|sep|>';
+    expect(isMatch(grammar, output)).toBe(true);
+    expect(isMatch(grammar, output.replace("<|clo", "<|close|>"))).toBe(false);
+    const tokens = encodeForTest("llama3", output);
+    expect(walkTokens(grammar, compileGrammar(vocab, grammar), vocab.data, tokens, 2)).toBeGreaterThan(0);
+  });
+
   it("on a seeded random walk", () => {
     const grammar = lowerFormat(json(schema, excludes));
     const { compared } = randomWalk(grammar, compileGrammar(vocab, grammar), vocab.data, { steps: 40, seed: 1313, every: 4, structural: 0.3 });
