@@ -69,6 +69,14 @@ const CASES: Case[] = [
     ['{"value":[{"next":{"text":"你好","n":42}}]}'],
     ['{"value":[{"next":{"text":"a<|open|>b"}}]}', '{"value":[{"next":{"a<|close|>b":"text"}}]}', '{"value":[{"next":{"deep":[{"x":"<|sep|>"}]}}]}'],
   ],
+  // xgrammar: test_excludes_large_open_object.
+  [
+    "forty declared members and any others",
+    { type: "object", properties: Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`customer_${String(i).padStart(3, "0")}_preferred_contact_channel`, { type: "integer" }])), additionalProperties: true },
+    CONTROLS,
+    ['{"customer_000_preferred_contact_channel":1,"备注":"safe"}'],
+    ['{"customer_000_preferred_contact_channel":"wrong type"}', ...CONTROLS.map((c) => `{"extra":"${c}"}`), ...CONTROLS.map((c) => `{"extra${c}":1}`)],
+  ],
   ["unique items from an enum", { type: "array", items: { enum: ["a", "BAD", "c"] }, uniqueItems: true }, ["BAD"], ['["a","c"]', "[]"], ['["a","BAD"]', '["a","a"]']],
   // Where tagmask is stricter than xgrammar: a pattern or a format is filtered too, and lengths stay.
   ["a pattern (xgrammar: not filtered)", { type: "string", pattern: "^a[abc]*z$" }, ["bc", "cb"], [str("aabz")], [str("acbz"), str("aab")]],
