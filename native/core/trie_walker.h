@@ -529,7 +529,7 @@ class Walker {
     const uint32_t live = a_.Is(st, kCounted) ? a_.LiveOp(st) : kNoCountOp;
     uint32_t op = UINT32_MAX;
     int midChecks = -1;  // whether states inside a multi-byte character check `live` (-1: none met)
-    std::vector<uint32_t> level, next;
+    std::vector<uint32_t> level, next, vetted;  // vetted: states inside characters checked already
     for (int b = 0; b < 0x100; ++b) {
       const uint8_t byte = static_cast<uint8_t>(b);
       const bool plainStart = b < 0x80 ? IsPlainAscii(byte) : (b >= 0xC2 && b <= 0xF4);
@@ -543,7 +543,8 @@ class Walker {
       for (int k = 0; k < 3 && !level.empty(); ++k) {
         next.clear();
         for (uint32_t m : level) {
-          if (m == st || m == kDeadState) continue;
+          if (m == st || m == kDeadState || std::find(vetted.begin(), vetted.end(), m) != vetted.end()) continue;
+          vetted.push_back(m);
           if (!plain_[m]) return {};
           const bool counted = a_.Is(m, kCounted);
           const int checks = counted && a_.LiveOp(m) != kNoCountOp ? 1 : 0;
