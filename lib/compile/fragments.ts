@@ -11,7 +11,7 @@
  * is bounded by the IR nodes it holds and drops the least recently used fragments first.
  */
 import { InternalError } from "../errors.js";
-import { GrammarBuilder, type IrExpr, type IrRule } from "./ir.js";
+import { GrammarBuilder, never, type IrExpr, type IrRule } from "./ir.js";
 import { renumberRefs, simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
 
 /**
@@ -125,9 +125,16 @@ export function captureFragment(key: string, lower: (b: GrammarBuilder, importer
   order.forEach((r, i) => (localOf[r] = i));
   const memo = new Map<IrExpr, IrExpr>();
   const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => localOf[r]!, memo);
-  const rules = order.map((r) => (depRules === 0 ? scratchRules[r]! : { name: scratchRules[r]!.name, body: renumber(scratchRules[r]!.body) }));
+  // The imported rules are the dependencies' own: the fragment keeps only their offsets, and the
+  // simplification leaves them as they are without reading them (see simplifyValidGrammar), so
+  // only the rules lowered here are renumbered. Copying the imports too was a third of a
+  // tool tag's capture.
+  const same = order.every((r, i) => r === i);
+  const rules = order.map((r, i) =>
+    same ? scratchRules[r]! : i < depRules ? { name: scratchRules[r]!.name, body: never() } : { name: scratchRules[r]!.name, body: renumber(scratchRules[r]!.body) },
+  );
   let own = rules.slice(depRules);
-  let body = depRules === 0 ? lowered : renumber(lowered);
+  let body = same ? lowered : renumber(lowered);
   if (simplify !== null) {
     const simplified = simplifyValidGrammar({ rules: [...rules, { name: FRAGMENT_ROOT, body }], root: rules.length }, simplify, depRules);
     // The body's rule came last and nothing refers to it, so it stays last; the fixed rules stay

@@ -36,7 +36,7 @@ export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {
  * checks of its input and output. The first `fixedRules` rules are left as they are (neither
  * rewritten nor inlined, kept, in their places): a fragment's copies of the fragments it depends
  * on (fragments.ts), which are simplified already and must stay their owners' rules; they may
- * refer only to each other.
+ * refer only to each other, and their bodies are not read (the caller may leave them out).
  */
 export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}, fixedRules = 0): IrGrammar {
   const inlineMax = options.inlineMaxNodes ?? 3;
@@ -52,7 +52,8 @@ export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOption
     if (inline.size === 0) break;
     // Only the rules that refer to an inlined one change.
     const rewriter = new Rewriter(keys, inline);
-    rules = rules.map((r) => {
+    rules = rules.map((r, i) => {
+      if (i < fixedRules) return r;
       for (const j of bodyRefs.of(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
       return r;
     });
@@ -398,7 +399,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
 
 /** Rules (not the root, not fixed) small enough to inline and not on a reference cycle. */
 function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: number, bodyRefs: BodyRefs): Map<number, IrExpr> {
-  const refs = rules.map((r) => bodyRefs.of(r.body));
+  const refs = ruleRefs(rules, fixedRules, bodyRefs);
   const onCycle = (start: number): boolean => {
     const stack = [...refs[start]!];
     const seen = new Set<number>();
@@ -436,7 +437,7 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: 
 
 /** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */
 function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: BodyRefs): IrGrammar {
-  const refs = grammar.rules.map((r) => bodyRefs.of(r.body));
+  const refs = ruleRefs(grammar.rules, fixedRules, bodyRefs);
   const order: number[] = [];
   const seen = new Set<number>();
   const visit = (i: number): void => {
@@ -453,7 +454,18 @@ function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: Bod
   const index = new Map(kept.map((old, i) => [old, i]));
   const memo = new Map<IrExpr, IrExpr>();
   const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (rule) => index.get(rule)!, memo);
-  return { rules: kept.map((i) => ({ name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+  // Fixed rules come first and are all kept, so their numbers (and bodies) stay.
+  return { rules: kept.map((i) => (i < fixedRules ? grammar.rules[i]! : { name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+}
+
+const NO_REFS: ReadonlySet<number> = new Set();
+
+/**
+ * The rules each rule refers to. Fixed rules refer only to each other and are all kept, so no
+ * reachability depends on their bodies: they count as referring to none (nor are they read).
+ */
+function ruleRefs(rules: readonly IrRule[], fixedRules: number, bodyRefs: BodyRefs): Array<ReadonlySet<number>> {
+  return rules.map((r, i) => (i < fixedRules ? NO_REFS : bodyRefs.of(r.body)));
 }
 
 /**
