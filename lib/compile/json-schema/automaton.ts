@@ -413,15 +413,25 @@ function gapEdges(lo: number, hi: number, to: number): Edge[] {
 /** States that can reach an accepting state. */
 export function live(dfa: Dfa): boolean[] {
   const n = dfa.accept.length;
-  const preds: number[][] = Array.from({ length: n }, () => []);
-  dfa.edges.forEach((list, s) => {
-    for (const e of list) preds[e[2]]!.push(s);
-  });
+  // Predecessor lists in one flat array (offsets per target): minimization asks this of every
+  // product, and an array per state was most of its garbage.
+  const start = new Int32Array(n + 1);
+  let m = 0;
+  for (const list of dfa.edges) {
+    for (const e of list) start[e[2] + 1]!++;
+    m += list.length;
+  }
+  for (let s = 0; s < n; s++) start[s + 1]! += start[s]!;
+  const fill = start.slice(0, n);
+  const preds = new Int32Array(m);
+  for (let s = 0; s < n; s++) for (const e of dfa.edges[s]!) preds[fill[e[2]]!++] = s;
   const ok = dfa.accept.slice();
-  const stack = ok.flatMap((v, i) => (v ? [i] : []));
+  const stack: number[] = [];
+  for (let s = 0; s < n; s++) if (ok[s]) stack.push(s);
   while (stack.length > 0) {
     const s = stack.pop()!;
-    for (const p of preds[s]!) {
+    for (let k = start[s]!; k < start[s + 1]!; k++) {
+      const p = preds[k]!;
       if (!ok[p]) {
         ok[p] = true;
         stack.push(p);
