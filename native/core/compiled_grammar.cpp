@@ -45,22 +45,26 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   const auto t1 = std::chrono::steady_clock::now();
   const CompileLimits limits;
   const TokenClasses tokenClasses = BuildTokenClasses(grammar, *g->tokenizer_);
-  // A counted repeat whose loop turns out ambiguous is unrolled instead, and the automaton built
+  // A counted repeat whose loop turns out ambiguous is unrolled instead, a counted or marks node
+  // whose operations overlap another path's becomes a rule of its own, and the automaton is built
   // again (docs/engine.md, "Counted repetition").
   UnrollSet unroll;
+  OwnRuleSet ownRules;
   for (;;) {
-    NfaProgram program = BuildNfa(grammar, limits, unroll);
+    NfaProgram program = BuildNfa(grammar, limits, unroll, ownRules);
     g->stats_.nfaStates = program.nfa.stateCount;
     try {
       g->automaton_ = BuildAutomaton(program, limits, tokenClasses.count > 0 ? &tokenClasses : nullptr);
       break;
     } catch (const CountConflict& conflict) {
-      // Repeats can be unrolled; a counted node cannot.
-      const size_t before = unroll.size();
+      const size_t before = unroll.size() + ownRules.size();
       for (uint32_t node : conflict.nodes) {
-        if (node < grammar.nodes.size() && grammar.nodes[node].kind == ir::Kind::Repeat) unroll.insert(node);
+        if (node >= grammar.nodes.size()) continue;
+        const ir::Kind kind = grammar.nodes[node].kind;
+        if (kind == ir::Kind::Repeat) unroll.insert(node);
+        if (kind == ir::Kind::Counted || kind == ir::Kind::Marks) ownRules.insert(node);
       }
-      if (unroll.size() == before) {
+      if (unroll.size() + ownRules.size() == before) {
         throw Error(ErrorCode::InvalidGrammar, "a counted node's units or a marks node's marks cannot be told apart from the bytes (one "
                                                "byte could both start a unit or mark and continue another, or end the node); make them "
                                                "start unambiguously");

@@ -152,9 +152,10 @@ class SubsetBuilder {
   using Elem = std::conditional_t<kCounted, uint64_t, uint32_t>;
 
  public:
-  SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::vector<uint32_t>& stateRegion, const std::array<uint8_t, 256>& segOf,
+  SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::vector<uint32_t>& stateRegion,
+                const std::vector<NfaProgram::Region>& regions, const std::array<uint8_t, 256>& segOf,
                 uint32_t segCount, const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
-      : index_(index), nfa_(nfa), stateRegion_(stateRegion), segOf_(segOf), segCount_(segCount), tokens_(tokens),
+      : index_(index), nfa_(nfa), stateRegion_(stateRegion), regions_(regions), segOf_(segOf), segCount_(segCount), tokens_(tokens),
         width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), table_(table),
         mark_(nfa.stateCount, 0), buckets_(width_) {
     if (kCounted) {
@@ -294,10 +295,9 @@ class SubsetBuilder {
       // A pending check (or count) of a node keeps the state in it: its count still decides.
       if (r == 0 && OpOf(e) != 0 && !ops_.Op(OpOf(e)).reset) r = ops_.Region(OpOf(e));
       if (r == 0 || r == region) continue;
-      if (region != 0) {
-        throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': two counted nodes overlap (one byte could belong to either); "
-                                               "make what precedes the second one end unambiguously");
-      }
+      // Two counted nodes overlap (one byte could belong to either): the compiler builds them as
+      // rules of their own and tries again.
+      if (region != 0) throw CountConflict{{regions_[region - 1].node, regions_[r - 1].node}};
       region = r;
     }
     return region;
@@ -375,6 +375,7 @@ class SubsetBuilder {
   const NfaIndex& index_;
   const Nfa& nfa_;
   const std::vector<uint32_t>& stateRegion_;
+  const std::vector<NfaProgram::Region>& regions_;
   const std::array<uint8_t, 256>& segOf_;
   uint32_t segCount_;
   const TokenClasses* tokens_;
@@ -431,10 +432,10 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits,
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const NfaRule& rule = program.rules[r];
     if (rule.hasOps) {
-      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, program.regions, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
       dfas[r] = builder.Run(rule.start, rule.final);
     } else {
-      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, program.regions, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
       dfas[r] = builder.Run(rule.start, rule.final);
     }
     total += dfas[r].final.size();

@@ -20,8 +20,9 @@ using ir::Kind;
 // other.
 class NfaBuilder {
  public:
-  NfaBuilder(const ir::Grammar& g, const CompileLimits& limits, const RuleAnalysis& analysis, bool softLimit)
-      : g_(g), limits_(limits), analysis_(analysis), softLimit_(softLimit),
+  NfaBuilder(const ir::Grammar& g, const CompileLimits& limits, const RuleAnalysis& analysis, const OwnRuleSet& ownRules,
+             bool softLimit)
+      : g_(g), limits_(limits), analysis_(analysis), ownRules_(ownRules), softLimit_(softLimit),
         copies_(g.rules.size(), 0), copiedStates_(g.rules.size(), 0) {}
 
   /// Thrown when the NFA outgrows the inline budget, or when a large rule is copied a second
@@ -67,6 +68,7 @@ class NfaBuilder {
       const Synth job = synth_[synth++];
       current_ = job.irRule;
       currentRule_ = job.index;
+      synthNode_ = job.node;
       frames_.assign(1, {UINT32_MAX, kNotTail, nextUid_++, kNotTail});
       const uint32_t start = program_.rules[job.index].start;
       const uint32_t end = Build(job.node, start, 0, kNotTail);
@@ -324,19 +326,19 @@ class NfaBuilder {
   // states are tagged with a region, whose liveness (which counts can still end within the
   // bounds) the automaton works out per state (automaton_assembly.cpp).
   uint32_t BuildCountedNode(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
-    if (!regions_.empty()) return CallRule(SynthRuleOf(id, "counted"), from);
+    if (!regions_.empty() || (OwnRule(id) && !analysis_.FreeMarks(n.a))) return CallRule(SynthRuleOf(id, "counted"), from);
     if (n.c != ir::kNone && n.c > kMaxCountBound) {
       FailRule(g_.rules[current_].name, "a counted node's max " + std::to_string(n.c) + " is above " + std::to_string(kMaxCountBound));
     }
     if (n.b > kMaxCountBound) FailRule(g_.rules[current_].name, "a counted node's min " + std::to_string(n.b) + " is above " + std::to_string(kMaxCountBound));
     analysis_.CheckUnitsInline(id, g_.rules[current_].name);
-    program_.regions.push_back({n.b, n.c == ir::kNone ? kNoCountLimit : n.c});
+    program_.regions.push_back({n.b, n.c == ir::kNone ? kNoCountLimit : n.c, id});
     const uint32_t region = static_cast<uint32_t>(program_.regions.size());
     const uint32_t outer = currentRegion_;
     currentRegion_ = region;
     const uint32_t start = NewState();
     AddEps(from, start, CountStep(CountPrimitive::Reset, 0, id, region));
-    regions_.push_back({true, n.c == ir::kNone ? kNoCountLimit : n.c});
+    regions_.push_back({true, n.c == ir::kNone ? kNoCountLimit : n.c, id});
     const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
     regions_.pop_back();
     currentRegion_ = outer;
@@ -352,7 +354,7 @@ class NfaBuilder {
   uint32_t BuildUnit(const ir::Node& n, uint32_t from, uint32_t depth) {
     if (!analysis_.NullableNode(n.a) && !regions_.empty() && regions_.back().counted) {
       const uint32_t s = NewState();
-      AddEps(from, s, CountStep(CountPrimitive::Inc, regions_.back().max, UINT32_MAX, currentRegion_));
+      AddEps(from, s, CountStep(CountPrimitive::Inc, regions_.back().max, regions_.back().node, currentRegion_));
       return Build(n.a, s, depth + 1, kNotTail);
     }
     if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a unit node matches the empty string");
@@ -365,12 +367,15 @@ class NfaBuilder {
   // (a call, so a frame and marks of its own). Liveness (which marks can still end the node from
   // each state) is worked out on the automaton (mark_liveness.cpp).
   uint32_t BuildMarks(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
-    if (marksDepth_ > 0) return CallRule(SynthRuleOf(id, "marks"), from);
+    if (marksDepth_ > 0 || (OwnRule(id) && !analysis_.FreeUnits(n.a))) return CallRule(SynthRuleOf(id, "marks"), from);
     analysis_.CheckMarksInline(id, g_.rules[current_].name);
     const uint32_t start = NewState();
     AddEps(from, start, CountStep(CountPrimitive::MarkReset, 0, id));
     ++marksDepth_;
+    const uint32_t outerMarks = marksNode_;
+    marksNode_ = id;
     const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
+    marksNode_ = outerMarks;
     --marksDepth_;
     const uint32_t out = NewState();
     AddEps(end, out, n.b == 0 ? 0 : CountStep(CountPrimitive::MarkNeed, n.b, id));
@@ -382,7 +387,7 @@ class NfaBuilder {
     if (analysis_.NullableNode(n.a)) FailRule(g_.rules[current_].name, "a mark node matches the empty string");
     if (marksDepth_ == 0) return Build(n.a, from, depth + 1, kNotTail);
     const uint32_t s = NewState();
-    AddEps(from, s, CountStep(CountPrimitive::MarkTest, n.b, UINT32_MAX));
+    AddEps(from, s, CountStep(CountPrimitive::MarkTest, n.b, marksNode_));
     return Build(n.a, s, depth + 1, kNotTail);
   }
 
@@ -563,6 +568,7 @@ class NfaBuilder {
   const ir::Grammar& g_;
   const CompileLimits& limits_;
   const RuleAnalysis& analysis_;
+  const OwnRuleSet& ownRules_;
   const bool softLimit_;
   std::vector<uint32_t> copies_;        // per IR rule: inlined copies made
   std::vector<uint64_t> copiedStates_;  // per IR rule: states those copies took
@@ -576,10 +582,15 @@ class NfaBuilder {
   struct Region {
     bool counted;  // a counted node (its units count); false: a counted repeat's item
     uint32_t max;
+    uint32_t node = UINT32_MAX;  // the counted node (its units name it in a CountConflict)
   };
   std::vector<Region> regions_;
   uint32_t currentRegion_ = 0;  // NfaProgram::regions index + 1 of the counted node being built
   uint32_t marksDepth_ = 0;     // marks nodes being built inline (0 or 1)
+  uint32_t marksNode_ = UINT32_MAX;  // the marks node being built inline
+  uint32_t synthNode_ = UINT32_MAX;  // the body of the rule of its own being built
+  // Whether a counted or marks node is to be a rule of its own (and this is not that rule).
+  bool OwnRule(uint32_t id) const { return id != synthNode_ && ownRules_.count(id) != 0; }
   struct Synth {
     uint32_t index;   // NFA rule
     uint32_t node;    // its body
@@ -625,7 +636,7 @@ class NfaBuilder {
 
 }  // namespace
 
-NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll) {
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll, const OwnRuleSet& ownRules) {
   RuleAnalysis analysis(grammar, limits, unroll);
   // Inlining copies a rule into every place that refers to it. When the copies outgrow the
   // budget, the rule whose copies cost the most becomes a call, and the build starts over; so
@@ -633,7 +644,7 @@ NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, con
   // states: a schema with four date-times took 0.56 s to compile with four inlined copies,
   // 0.05–0.09 s with one called copy).
   for (int attempt = 0; attempt < 32; ++attempt) {
-    NfaBuilder builder(grammar, limits, analysis, true);
+    NfaBuilder builder(grammar, limits, analysis, ownRules, true);
     try {
       return builder.Run();
     } catch (const NfaBuilder::OverBudget& over) {
@@ -642,7 +653,7 @@ NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, con
       analysis.Keep(rule);
     }
   }
-  return NfaBuilder(grammar, limits, analysis, false).Run();
+  return NfaBuilder(grammar, limits, analysis, ownRules, false).Run();
 }
 
 }  // namespace tagmask

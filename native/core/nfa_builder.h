@@ -42,11 +42,19 @@ struct CompileLimits {
 /// ambiguous (CountConflict).
 using UnrollSet = std::unordered_set<uint32_t>;
 
+/// Counted and marks nodes (IR node ids) to build as rules of their own (a call, so a level with
+/// its own counter and marks): inline, their operations overlapped another path's on one byte
+/// (CountConflict), e.g. two alternatives of an object that start alike, one counting its
+/// members and the other not. A node whose item holds units or marks of an enclosing node stays
+/// inline, since a call would count them on the wrong level.
+using OwnRuleSet = std::unordered_set<uint32_t>;
+
 /// Thrown by the subset construction when a counted repeat's loop is ambiguous: one byte would
 /// both continue an item and start the next (`("a"+){0,100}`), so the count cannot follow the
-/// bytes. The compiler unrolls those repeats and tries again.
+/// bytes, or when counted or marks nodes overlap another path. The compiler unrolls those repeats,
+/// builds those nodes as rules of their own, and tries again.
 struct CountConflict {
-  std::vector<uint32_t> nodes;  // the repeat nodes involved
+  std::vector<uint32_t> nodes;  // the repeat, counted and marks nodes involved
 };
 
 struct Nfa {
@@ -103,13 +111,16 @@ struct NfaProgram {
   /// the vector may be shorter than the state count).
   struct Region {
     uint32_t min, max;
+    uint32_t node;  // the IR counted node
   };
   std::vector<Region> regions;
   std::vector<uint32_t> stateRegion;
 };
 
 /// Builds the NFAs of the kept rules reachable from the root. Throws GrammarError when a limit
-/// is exceeded. Repeats in `unroll` are unrolled even when large.
-NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll = {});
+/// is exceeded. Repeats in `unroll` are unrolled even when large; nodes in `ownRules` are built as
+/// rules of their own where that keeps their meaning.
+NfaProgram BuildNfa(const ir::Grammar& grammar, const CompileLimits& limits, const UnrollSet& unroll = {},
+                    const OwnRuleSet& ownRules = {});
 
 }  // namespace tagmask
