@@ -86,17 +86,18 @@ abstract class NormalNode {
   }
 }
 
+/** `noRefs`: given by a caller that knows it (a renumbered copy holds references as its original did). */
 class NormalSeq extends NormalNode implements IrSeq {
   readonly kind = "seq";
-  constructor(readonly items: IrExpr[]) {
-    super(items.every(withoutRefs));
+  constructor(readonly items: IrExpr[], noRefs = items.every(withoutRefs)) {
+    super(noRefs);
   }
 }
 
 class NormalChoice extends NormalNode implements IrChoice {
   readonly kind = "choice";
-  constructor(readonly items: IrExpr[]) {
-    super(items.every(withoutRefs));
+  constructor(readonly items: IrExpr[], noRefs = items.every(withoutRefs)) {
+    super(noRefs);
   }
 }
 
@@ -485,10 +486,18 @@ export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: M
       break;
     case "seq":
     case "choice": {
-      const items = e.items.map((x) => renumberRefs(x, index, memo));
-      if (items.every((x, i) => x === e.items[i])) out = e;
+      // The items array is copied only once an item changes.
+      let items: IrExpr[] | null = null;
+      for (let i = 0; i < e.items.length; i++) {
+        const x = e.items[i]!;
+        const y = renumberRefs(x, index, memo);
+        if (items === null && y !== x) items = e.items.slice(0, i);
+        items?.push(y);
+      }
+      // Copies of a normal form still hold references (they are here because the original does).
+      if (items === null) out = e;
       else if (!NormalNode.is(e)) out = { kind: e.kind, items };
-      else out = e.kind === "seq" ? new NormalSeq(items) : new NormalChoice(items);
+      else out = e.kind === "seq" ? new NormalSeq(items, false) : new NormalChoice(items, false);
       break;
     }
     case "repeat": {
