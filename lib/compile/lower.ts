@@ -26,7 +26,7 @@ import { captureFragment, FragmentCache, FragmentImporter, type FragmentCacheSta
 import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
 } from "./ir.js";
-import { lowerJsonSchema } from "./json-schema/index.js";
+import { excludesProblem, lowerJsonSchema } from "./json-schema/index.js";
 import {
   lowerAnyTokens, lowerDispatch, lowerExcludeToken, lowerToken, lowerTokenDispatch, lowerTokenTriggeredTags, type TokenLoweringContext,
 } from "./lower-tokens.js";
@@ -122,15 +122,14 @@ function isStructuralTag(input: StructuralTag | Format): input is StructuralTag 
  */
 export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string, undeclared: "forbid" | "allow" = "forbid"): IrExpr {
   const style = format.style ?? "json";
+  const excludes = checkedExcludes(format, path);
   if (style !== "json") return lowerStyledSchema(format, b, path, undeclared);
-  if (format.excludes !== undefined && format.excludes.length > 0) {
-    throw new GrammarError(`${path}.excludes: excludes are enforced on the raw values and names of the argument styles; with style "json" they are not supported yet (give the strings a "not": {"pattern": …} in the schema instead)`);
-  }
   try {
     return lowerJsonSchema(format.json_schema, b, {
       anyOrder: format.any_order ?? false,
       undeclared,
       ...(format.max_whitespace_cnt === undefined ? {} : { maxWhitespace: format.max_whitespace_cnt }),
+      ...(excludes.length === 0 ? {} : { excludes }),
     });
   } catch (err) {
     if (err instanceof SchemaError) {
@@ -139,6 +138,14 @@ export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilde
     }
     throw err;
   }
+}
+
+/** A `json_schema` format's excludes, refused with the format's path when the compiler could not take them. */
+function checkedExcludes(format: JsonSchemaFormat, path: string): readonly string[] {
+  const excludes = format.excludes ?? [];
+  const problem = excludesProblem(excludes);
+  if (problem !== null) throw new GrammarError(`${path}.excludes${problem.startsWith("[") ? "" : ": "}${problem}`);
+  return excludes;
 }
 
 /** Distinct, non-empty strings in order of first appearance. */

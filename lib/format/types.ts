@@ -28,7 +28,10 @@ export interface JsonSchemaFormat {
   any_order?: boolean;
   /** At most this many whitespace characters between JSON tokens; default unbounded. */
   max_whitespace_cnt?: number;
-  /** Strings no raw argument value or argument name may contain (argument styles); default []. */
+  /**
+   * Strings no JSON string of the value (keys too, at every depth; its text as written, escapes
+   * included) may contain, nor, with a style, a raw argument value or an argument name; default [].
+   */
   excludes?: string[];
 }
 

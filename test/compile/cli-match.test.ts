@@ -14,6 +14,20 @@ const seedFile = file("required.json", JSON.stringify(structuralTagToJSON(seeds.
 const schemaFile = file("schema.json", JSON.stringify({ type: "object", properties: { a: { type: "integer" } }, required: ["a"], additionalProperties: false }));
 const ebnfFile = file("list.gbnf", 'root ::= "[" item ("," item)* "]"\nitem ::= [0-9]+ | root\n');
 const tagFile = file("tag.json", JSON.stringify({ type: "tag", begin: "<a>", content: { type: "any_text" }, end: "</a>" }));
+// docs/compatibility.md, "Structural tags: json_schema excludes": the example and its verdicts.
+const excludesFile = file("excludes.json", JSON.stringify({
+  type: "structural_tag",
+  format: {
+    type: "json_schema",
+    json_schema: {
+      type: "object",
+      properties: { text: { type: "string" }, tags: { type: "array", items: { type: "string", pattern: "^[a-z<|>]*$" } } },
+      required: ["text"],
+      additionalProperties: { type: "integer" },
+    },
+    excludes: ["<|open|>", "<|close|>", "<|sep|>"],
+  },
+}));
 
 const call = '<|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="location" type="string"<|sep|>Paris<|close|>argument<|sep|><|close|>call<|sep|>';
 const full = `Hi<|close|>response<|sep|><|open|>tools<|sep|>${call}<|close|>tools<|sep|>`;
@@ -44,6 +58,12 @@ describe("tagmask match (process from dist/)", () => {
     ["an EBNF grammar, wrong", ["--ebnf", ebnfFile], "[1,,", 1, "no match at byte 3\n"],
     ["invalid UTF-8 input", ["--regex", "[^x]*"], Uint8Array.from([0x61, 0xc3, 0x28]), 1, "no match at byte 2\n"],
     ["empty input that is a prefix", ["--regex", "a"], "", 1, "prefix\n"],
+    ["json_schema excludes: a plain string", ["--format", excludesFile], '{"text": "hello", "n": 1}', 0, "match\n"],
+    ["json_schema excludes: a marker in a string", ["--format", excludesFile], '{"text": "a<|close|>b"}', 1, "no match at byte 19\n"],
+    ["json_schema excludes: the marker escaped", ["--format", excludesFile], '{"text": "a\\u003c|close|>b"}', 0, "match\n"],
+    ["json_schema excludes: a marker a pattern allows", ["--format", excludesFile], '{"text": "<|clo", "tags": ["x<|sep|>"]}', 1, "no match at byte 35\n"],
+    ["json_schema excludes: parts of markers in two strings", ["--format", excludesFile], '{"text": "<|open|", "tags": ["open|>"]}', 0, "match\n"],
+    ["json_schema excludes: a marker in a key", ["--format", excludesFile], '{"text": "x", "k<|sep|>": 1}', 1, "no match at byte 22\n"],
   ];
   it.each(table)("%s", (_name, args, input, status, stdout) => {
     const r = runProcess(args, input);

@@ -32,6 +32,7 @@ const nodeCases: Array<[string, Format, string[]]> = [
   ["json_schema any_order", f.jsonSchema({ type: "object" }, { any_order: true }), ["json(object) any_order"]],
   ["json_schema max_whitespace", f.jsonSchema(false, { max_whitespace_cnt: 2 }), ["json(never) max_whitespace=2"]],
   ["json_schema both options", f.jsonSchema({}, { max_whitespace_cnt: 0, any_order: true }), ["json(any) any_order max_whitespace=0"]],
+  ["json_schema excluding", f.jsonSchema({ type: "string" }, { excludes: ["<|open|>", "`"] }), ["json(string) excluding [`<|open|>`, `\\``]"]],
   // Blocks, even with one child.
   ["sequence of one", f.sequence(x), ["sequence", "  `x`"]],
   ["sequence", seq, ["sequence", "  `a`", "  `b`"]],

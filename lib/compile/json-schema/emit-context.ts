@@ -17,6 +17,10 @@ export interface EmitContext {
   conjEmpty(conj: Conj): boolean;
   /** The value constraint of member `name` under every layer of `alt`. */
   nameConj(alt: ObjAlt, name: string): Conj;
+  /** Whether a declared name holds an excluded string when written (it may then not occur). */
+  keyExcluded(name: string): boolean;
+  /** The keys of a region's (canonical) automaton whose text holds no excluded string; may throw AutomatonTooLarge. */
+  keyLanguage(dfa: Dfa): Dfa;
   /** Whether a pattern matches a name. */
   patternMatches(p: PatternProp, name: string): boolean;
   /** Reports a constraint that cannot be enforced (throws when strict). */

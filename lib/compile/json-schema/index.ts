@@ -12,9 +12,11 @@ import { parseJsonText } from "../../format/json-text.js";
 import type { JsonSchema } from "../../format/types.js";
 import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
 import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
+import { excludesProblem } from "./excludes.js";
 import { checkSchemaNesting, stackOverflowAsSchemaError } from "./nesting.js";
 import { DIALECTS, type Dialect } from "./resolve.js";
 
+export { excludesProblem };
 export type { JsonSchema };
 export type { UnenforcedKeyword };
 export type { Dialect };
@@ -53,6 +55,14 @@ export interface JsonSchemaOptions {
    * "Undeclared members and items").
    */
   undeclared?: "allow" | "forbid";
+  /**
+   * Strings the text of no JSON string of the value may contain: values and keys at every depth,
+   * the text between the quotes as written, escapes included (`excludes: ["ab"]` rejects `"ab"`
+   * but not `"\u0061b"`). Numbers, literals, quotes and punctuation are not filtered. This is
+   * `excludes` of a structural tag's `json_schema` format (docs/compatibility.md). Non-empty
+   * strings, at most 2000 code points in all.
+   */
+  excludes?: readonly string[];
   /** Compile keywords that cannot be enforced anyway, listing them (default false: refuse). */
   lenient?: boolean;
   /** Receives the keywords left unenforced (lenient mode), for callers of lowerJsonSchema. */
@@ -71,6 +81,10 @@ function checkOptions(options: JsonSchemaOptions): void {
   }
   if (options.undeclared !== undefined && options.undeclared !== "allow" && options.undeclared !== "forbid") {
     throw new InvalidArgumentError(`options.undeclared: expected "allow" or "forbid", got ${JSON.stringify(options.undeclared)}`);
+  }
+  if (options.excludes !== undefined) {
+    const problem = excludesProblem(options.excludes);
+    if (problem !== null) throw new InvalidArgumentError(`options.excludes${problem.startsWith("[") ? "" : ": "}${problem}`);
   }
   const mw = options.maxWhitespace;
   if (mw !== undefined && (!Number.isInteger(mw) || mw < 0)) {
@@ -119,6 +133,7 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
       formats: options.formats ?? "assert",
       draft: options.draft ?? "2020-12",
       undeclared: options.undeclared ?? "allow",
+      excludes: options.excludes ?? [],
     },
     prefix,
   );

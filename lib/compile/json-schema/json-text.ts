@@ -11,6 +11,8 @@
  */
 import { charClass, choice, lit, optional, plus, repeat, seq, star, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { cleanRanges } from "./automaton.js";
+import { dfaToIr, plainRanges } from "./dfa-ir.js";
+import type { Exclusions } from "./excludes.js";
 
 /** Options that shape JSON text (a subset of JsonSchemaOptions). */
 export interface TextOptions {
@@ -140,6 +142,8 @@ export class JsonText {
     private readonly b: GrammarBuilder,
     private readonly prefix: string,
     readonly options: TextOptions,
+    /** Strings no string's text may contain (any string and any value's strings and keys avoid them). */
+    private readonly exclusions: Exclusions | null = null,
   ) {}
 
   /** A rule defined once per compiled schema under `name` (memoized). */
@@ -176,9 +180,11 @@ export class JsonText {
     );
   }
 
-  /** A string with any content. */
+  /** A string with any content (whose text holds no excluded string). */
   anyString(): IrExpr {
-    return this.rule("string", () => seq(lit('"'), star(this.anyChar()), lit('"')));
+    const ex = this.exclusions;
+    if (ex === null) return this.rule("string", () => seq(lit('"'), star(this.anyChar()), lit('"')));
+    return this.rule("string", () => seq(lit('"'), dfaToIr(ex.textDfa(), this.b, `${this.prefix}string_text`, plainRanges), lit('"')));
   }
 
   /** Any JSON number. */

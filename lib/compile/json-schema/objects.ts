@@ -88,7 +88,7 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
     if (!(err instanceof AutomatonTooLarge)) throw err;
     ctx.unsupported(where, "propertyNames", "the property-name set is too large an automaton");
   }
-  const nameAllowed = (n: string): boolean => namesDfa === null || dfaMatches(namesDfa, n);
+  const nameAllowed = (n: string): boolean => (namesDfa === null || dfaMatches(namesDfa, n)) && !ctx.keyExcluded(n);
 
   const member = (key: IrExpr, conj: Conj): IrExpr => seq(key, text.punct(":"), ctx.valueRef(conj));
   /** The variants of a member whose value is `base` and which may serve the witnesses `applicable`. */
@@ -178,7 +178,11 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
         for (const r of parts) {
           const conj = layerConjFor(r.matched);
           if (conj.isFalse || ctx.conjEmpty(conj)) continue;
-          const key = isUniversal(r.dfa) && candidates.length === 0 ? text.anyString() : seq(lit('"'), ctx.dfaIr(r.dfa, "key", "string"), lit('"'));
+          // Any key (JsonText's any string, itself filtered) or the region's canonical keys less the excluded ones.
+          const universal = isUniversal(r.dfa) && candidates.length === 0;
+          const keys = universal ? null : ctx.keyLanguage(r.dfa);
+          if (keys !== null && isEmpty(keys)) continue;
+          const key = keys === null ? text.anyString() : seq(lit('"'), ctx.dfaIr(keys, "key", "string"), lit('"'));
           // Regions never hold names, so a key is additional for a witness's layer unless one of its patterns matches.
           const applicable = witnesses.slice(0, wcount).flatMap((w, i) =>
             (w.keys !== null && !r.witnessKeys.includes(i)) || r.outsideMatched.includes(i) ? [] : [i],

@@ -3,7 +3,8 @@
  * arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag] VALUE_OPEN value
  * CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
  * additional ones come last). A value is raw text when it is a string and JSON otherwise;
- * nested objects and arrays are plain JSON. syntax.ts has each style's markers.
+ * nested objects and arrays are plain JSON (whose strings the format's excludes filter as in style
+ * "json"). syntax.ts has each style's markers.
  */
 import { SchemaError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
@@ -29,7 +30,7 @@ export interface StyleContext {
   /** JSON path of the format, for messages. */
   path: string;
   maxWhitespace: number | undefined;
-  /** Strings no raw value or argument name may contain. */
+  /** Strings no raw value, argument name or string inside a JSON value may contain. */
   excludes: readonly string[];
   /** Undeclared arguments, members and items: xgrammar's strict "forbid" or JSON Schema's "allow". */
   undeclared: "forbid" | "allow";
@@ -68,9 +69,6 @@ class FlatLowering {
   private argument(head: IrExpr, schema: JsonSchema, pointer: string, name: string): IrExpr {
     const { style, ctx, schemas } = this;
     const kinds = schemas.kinds(schema, pointer);
-    if (ctx.excludes.length > 0 && (kinds.object || kinds.array)) {
-      this.fail(pointer, "excludes cannot be enforced inside the JSON objects and arrays of argument values; restrict the argument to strings and scalars", "excludes");
-    }
     const close = lit(style.close);
     const open = this.loose(style.valueOpen);
     const rawExcludes = [style.close, ...ctx.excludes];
@@ -104,8 +102,10 @@ class FlatLowering {
     return ctx.b.define(ctx.b.freshName(name), body);
   }
 
+  /** Nested JSON values keep the excludes out of their strings too (keys and values, at every depth). */
   private jsonOptions(): StyleJsonOptions {
-    return this.ctx.maxWhitespace === undefined ? { undeclared: this.ctx.undeclared } : { maxWhitespace: this.ctx.maxWhitespace, undeclared: this.ctx.undeclared };
+    const { maxWhitespace, undeclared, excludes } = this.ctx;
+    return { undeclared, excludes, ...(maxWhitespace === undefined ? {} : { maxWhitespace }) };
   }
 
   /** One argument with an undeclared name (other than `taken`), its value under `schema`. */

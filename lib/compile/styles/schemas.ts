@@ -40,6 +40,8 @@ export interface StyleJsonOptions {
   maxWhitespace?: number;
   /** Members and items a JSON value's schema does not declare (lowerJsonSchema's `undeclared`). */
   undeclared?: "allow" | "forbid";
+  /** Strings no JSON string of the value may contain (lowerJsonSchema's `excludes`). */
+  excludes?: readonly string[];
 }
 
 /** One arguments schema (the root) and the schemas of its arguments, analysed in its context. */
@@ -115,6 +117,7 @@ export class ArgumentSchemas {
     return this.located(pointer, () => lowerJsonSchema(this.standalone(schema, extra), b, {
       ...(options.maxWhitespace === undefined ? {} : { maxWhitespace: options.maxWhitespace }),
       ...(options.undeclared === undefined ? {} : { undeclared: options.undeclared }),
+      ...(options.excludes === undefined || options.excludes.length === 0 ? {} : { excludes: options.excludes }),
     }));
   }
 }

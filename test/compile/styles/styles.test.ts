@@ -140,6 +140,12 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(g, '<parameter name="v">xBADy</parameter>')).toBe(false);
   });
 
+  it("excludes keep strings out of the JSON objects and arrays in values too", () => {
+    const g = lowerFormat(styled("qwen_xml", SCHEMA, { excludes: ["x"] }));
+    expect(isMatch(g, '<parameter=city>Paris</parameter><parameter=tags>["a"]</parameter>')).toBe(true);
+    expect(isMatch(g, '<parameter=city>Paris</parameter><parameter=tags>["ax"]</parameter>')).toBe(false);
+  });
+
   it("qwen_xml_parameter (xgrammar's deprecated form) loads as json_schema with style qwen_xml", () => {
     const tag = parseStructuralTag({ type: "structural_tag", format: { type: "qwen_xml_parameter", json_schema: { type: "object", properties: { a: { type: "string" } } } } });
     expect(tag.format).toEqual({ type: "json_schema", json_schema: { type: "object", properties: { a: { type: "string" } } }, style: "qwen_xml" });
@@ -152,7 +158,6 @@ describe("refusals", () => {
     ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", patternProperties: { "^a": {} } }), SchemaError, /root keyword "patternProperties"/],
     ["a non-object root", styled("glm_xml", { type: "string" }), SchemaError, /must describe an object/],
     ["any_order with a style", styled("qwen_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
-    ["excludes with JSON objects in values", styled("qwen_xml", SCHEMA, { excludes: ["x"] }), SchemaError, /excludes cannot be enforced inside the JSON objects/],
     ["a name the style cannot write", styled("qwen_xml", { type: "object", properties: { "a>b": { type: "string" } } }), SchemaError, /cannot be written/],
     ["MiniMax M3 additional properties", styled("minimax_m3_xml", { type: "object", properties: { a: { type: "string" } }, additionalProperties: true }), SchemaError, /fixed element names/],
     ["an unknown style", styled("yaml_xml"), FormatError, /unknown argument style "yaml_xml"/],
