@@ -338,37 +338,39 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   const uint32_t count = next;
   const auto mapState = [&](uint32_t s) { return (s != 0 && keep[s]) ? newId[block[s]] : 0; };
 
-  // Byte classes: segments whose columns agree in every state. The minimized automaton's rows
-  // over segments, then columns grouped by a hash and checked exactly.
+  // Byte classes: segments whose columns agree in every state. Made from the sparse rows (most
+  // states of a literal or an enum's trie have one live segment): a column's hash sums a mix of
+  // (state, target, counter operation) over its live entries, segments with equal hashes share
+  // a class, and one pass over the rows confirms it (a hash collision, never seen, falls back to
+  // comparing columns one by one). The dense table is written once, from the runs.
+  std::vector<uint32_t> oldOf(count, 0);  // the representative (old) state of each new id
+  for (uint32_t s = 1; s < total; ++s) {
+    if (keep[s] && block[s] == s) oldOf[newId[s]] = s;
+  }
   std::vector<uint32_t> segClass(segCount, 0);
   {
-    std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, 0);
-    // What each live transition does to the counter, in the same layout (a class must also agree
-    // on what its bytes do to the counter).
+    // What each live transition does to the counter, per new state and segment (a class must also
+    // agree on what its bytes do to the counter).
     std::vector<uint32_t> opRows(counters ? static_cast<size_t>(count) * segCount : 0, kNoCountOp);
-    for (uint32_t s = 1; s < total; ++s) {
-      if (!keep[s] || block[s] != s) continue;
-      uint32_t* row = rows.data() + static_cast<size_t>(newId[s]) * segCount;
-      for (uint32_t i = runBegin[s]; i < runBegin[s + 1]; ++i) {
+    const auto opAt = [&](uint32_t old, uint32_t k) { return counters ? transOp[static_cast<size_t>(old) * segCount + k] : kNoCountOp; };
+    // Calls fn(segment, target, operation) for the live entries of new state `id`'s row.
+    const auto forEachLive = [&](uint32_t id, auto&& fn) {
+      const uint32_t old = oldOf[id];
+      for (uint32_t i = runBegin[old]; i < runBegin[old + 1]; ++i) {
         const uint32_t t = mapState(runs[i].to);
-        for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) row[k] = t;
-        if (counters && t != 0) {
-          for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) {
-            opRows[static_cast<size_t>(newId[s]) * segCount + k] = transOp[static_cast<size_t>(s) * segCount + k];
-          }
-        }
+        if (t == kDeadState) continue;
+        for (uint32_t k = runs[i].lo; k <= runs[i].hi; ++k) fn(k, t, opAt(old, k));
       }
+    };
+    std::vector<uint64_t> hash(segCount, 0);
+    for (uint32_t id = 1; id < count; ++id) {
+      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
+        uint64_t m = (static_cast<uint64_t>(id) << 32 | t) * 0x9E3779B97F4A7C15ull;
+        m ^= (m >> 29) + op * 0xBF58476D1CE4E5B9ull;
+        hash[k] += m * 0x94D049BB133111EBull;
+        if (counters) opRows[static_cast<size_t>(id) * segCount + k] = op;
+      });
     }
-    std::vector<uint64_t> hash(segCount, 1469598103934665603ull);
-    for (uint32_t s = 0; s < count; ++s) {
-      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
-      for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ row[k]) * 1099511628211ull;
-      if (!counters) continue;
-      const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
-      for (uint32_t k = 0; k < segCount; ++k) hash[k] = (hash[k] ^ ops[k]) * 1099511628211ull;
-    }
-    // Segments with equal hashes share a class; one pass over the rows confirms it (a hash
-    // collision, never seen, falls back to comparing columns one by one).
     std::vector<uint32_t> firstSeg;  // per class, its first segment
     {
       std::unordered_map<uint64_t, uint32_t> classOfHash;
@@ -382,20 +384,41 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     for (uint32_t k = 0; k < segCount; ++k) {
       if (firstSeg[segClass[k]] != k) joined.push_back(k);
     }
+    // One row at a time in scratch (target, operation), cleared after use.
+    std::vector<uint32_t> rowT(segCount, kDeadState), rowOp(segCount, kNoCountOp);
+    const auto loadRow = [&](uint32_t id) {
+      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
+        rowT[k] = t;
+        rowOp[k] = op;
+      });
+    };
+    const auto clearRow = [&](uint32_t id) {
+      forEachLive(id, [&](uint32_t k, uint32_t, uint32_t) {
+        rowT[k] = kDeadState;
+        rowOp[k] = kNoCountOp;
+      });
+    };
     bool exact = true;
-    for (uint32_t s = 0; s < count && exact; ++s) {
-      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
-      for (uint32_t k : joined) exact = exact && row[k] == row[firstSeg[segClass[k]]];
-      if (!counters) continue;
-      const uint32_t* ops = opRows.data() + static_cast<size_t>(s) * segCount;
-      for (uint32_t k : joined) exact = exact && ops[k] == ops[firstSeg[segClass[k]]];
+    for (uint32_t id = 1; id < count && exact && !joined.empty(); ++id) {
+      loadRow(id);
+      for (uint32_t k : joined) {
+        const uint32_t f = firstSeg[segClass[k]];
+        exact = exact && rowT[k] == rowT[f] && rowOp[k] == rowOp[f];
+      }
+      clearRow(id);
     }
     if (!exact) {
+      std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, kDeadState), ops(rows.size(), kNoCountOp);
+      for (uint32_t id = 1; id < count; ++id) {
+        forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
+          rows[static_cast<size_t>(id) * segCount + k] = t;
+          ops[static_cast<size_t>(id) * segCount + k] = op;
+        });
+      }
       const auto sameColumn = [&](uint32_t x, uint32_t y) {
-        for (uint32_t s = 0; s < count; ++s) {
-          const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
-          if (row[x] != row[y]) return false;
-          if (counters && opRows[static_cast<size_t>(s) * segCount + x] != opRows[static_cast<size_t>(s) * segCount + y]) return false;
+        for (uint32_t id = 0; id < count; ++id) {
+          const size_t at = static_cast<size_t>(id) * segCount;
+          if (rows[at + x] != rows[at + y] || ops[at + x] != ops[at + y]) return false;
         }
         return true;
       };
@@ -413,10 +436,10 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
       }
     }
     a.classCount = static_cast<uint32_t>(firstSeg.size());
-    a.trans.assign(static_cast<size_t>(count) * a.classCount, 0);
-    for (uint32_t s = 0; s < count; ++s) {
-      const uint32_t* row = rows.data() + static_cast<size_t>(s) * segCount;
-      for (uint32_t c = 0; c < a.classCount; ++c) a.trans[static_cast<size_t>(s) * a.classCount + c] = row[firstSeg[c]];
+    a.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
+    for (uint32_t id = 1; id < count; ++id) {
+      uint32_t* row = a.trans.data() + static_cast<size_t>(id) * a.classCount;
+      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t) { row[segClass[k]] = t; });
     }
     if (counters) AssembleCountOps(&a, opRows, segCount, firstSeg, count);
   }
@@ -465,11 +488,7 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   }
   a.callBegin[count] = static_cast<uint32_t>(a.calls.size());
   if (tokens != nullptr && tokens->count > 0) {
-    // Token-class columns come after the byte segments; `newId` is ascending in this order.
-    std::vector<uint32_t> oldOf(count, 0);
-    for (uint32_t s = 1; s < total; ++s) {
-      if (keep[s] && block[s] == s) oldOf[newId[s]] = s;
-    }
+    // Token-class columns come after the byte segments.
     const uint32_t base = segCount - tokens->count;
     FillTokenEdges(*tokens, count, [&](uint32_t s, uint32_t k) {
       if (s == 0) return kDeadState;
@@ -491,21 +510,24 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   std::vector<std::vector<uint32_t>> firstClasses;
   for (const LeadType& lt : kLeadTypes) firstClasses.push_back(ClassesIn(a, lt.lo, lt.hi));
   const std::vector<uint32_t> contClasses = ClassesIn(a, 0x80, 0xBF);
-  // Bytes per class and a byte of each: a state's live bytes are counted by class.
-  std::vector<uint32_t> classBytes(a.classCount, 0);
-  std::vector<int> classByte(a.classCount, -1);
+  // Bytes per segment and the first of each: a state's live bytes are counted from its runs
+  // (token-class columns hold no byte).
+  std::vector<uint32_t> segBytes(segCount, 0);
+  std::vector<int> segByte(segCount, -1);
   for (int b = 255; b >= 0; --b) {
-    ++classBytes[a.byteClass[b]];
-    classByte[a.byteClass[b]] = b;
+    ++segBytes[segOf[b]];
+    segByte[segOf[b]] = b;
   }
   for (uint32_t s = 1; s < count; ++s) {
     uint32_t live = 0;
     int byte = -1;
-    const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
-    for (uint32_t c = 0; c < a.classCount && live < 2; ++c) {
-      if (row[c] != kDeadState) {
-        live += classBytes[c];
-        byte = classByte[c];
+    const uint32_t old = oldOf[s];
+    for (uint32_t i = runBegin[old]; i < runBegin[old + 1] && live < 2; ++i) {
+      if (mapState(runs[i].to) == kDeadState) continue;
+      for (uint32_t k = runs[i].lo; k <= runs[i].hi && live < 2; ++k) {
+        if (segBytes[k] == 0) continue;
+        live += segBytes[k];
+        byte = segByte[k];
       }
     }
     a.singleByte[s] = static_cast<int16_t>(live == 1 ? byte : live == 0 ? -1 : -2);

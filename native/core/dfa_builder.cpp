@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <type_traits>
-#include <unordered_map>
 
 #include "tagmask/compile_control.h"
 #include "tagmask/error.h"
@@ -346,13 +345,14 @@ class SubsetBuilder {
 
   uint32_t Intern(const std::vector<Elem>& set) {
     const uint64_t h = HashSet(set.data(), set.size());
-    auto it = byHash_.find(h);
-    if (it != byHash_.end()) {
-      for (uint32_t id = it->second; id != UINT32_MAX; id = sameHash_[id]) {
-        if (setEnd_[id] - setBegin_[id] == set.size() &&
-            std::equal(set.begin(), set.end(), pool_.begin() + setBegin_[id])) {
-          return id;
-        }
+    // Open addressing over (hash, id), at most half full: no allocation per subset.
+    if (2 * (setBegin_.size() + 1) > slots_.size()) GrowSlots();
+    size_t i = static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 24) & (slots_.size() - 1);
+    for (; slots_[i].second != UINT32_MAX; i = (i + 1) & (slots_.size() - 1)) {
+      const uint32_t id = slots_[i].second;
+      if (slots_[i].first == h && setEnd_[id] - setBegin_[id] == set.size() &&
+          std::equal(set.begin(), set.end(), pool_.begin() + setBegin_[id])) {
+        return id;
       }
     }
     const uint32_t id = static_cast<uint32_t>(setBegin_.size());
@@ -367,9 +367,19 @@ class SubsetBuilder {
     setBegin_.push_back(static_cast<uint32_t>(pool_.size()));
     pool_.insert(pool_.end(), set.begin(), set.end());
     setEnd_.push_back(static_cast<uint32_t>(pool_.size()));
-    sameHash_.push_back(it != byHash_.end() ? it->second : UINT32_MAX);
-    byHash_[h] = id;
+    slots_[i] = {h, id};
     return id;
+  }
+  void GrowSlots() {
+    std::vector<std::pair<uint64_t, uint32_t>> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 256 : old.size() * 2, {0, UINT32_MAX});
+    for (const auto& x : old) {
+      if (x.second == UINT32_MAX) continue;
+      size_t i = static_cast<size_t>((x.first * 0x9E3779B97F4A7C15ull) >> 24) & (slots_.size() - 1);
+      while (slots_[i].second != UINT32_MAX) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = x;
+    }
   }
 
   const NfaIndex& index_;
@@ -394,8 +404,8 @@ class SubsetBuilder {
   std::vector<uint32_t> touched_;
   std::vector<Elem> members_, closed_;  // scratch, reused
   std::vector<Elem> pool_;
-  std::vector<uint32_t> setBegin_, setEnd_, sameHash_;
-  std::unordered_map<uint64_t, uint32_t> byHash_;
+  std::vector<uint32_t> setBegin_, setEnd_;
+  std::vector<std::pair<uint64_t, uint32_t>> slots_;  // (hash, subset id); id UINT32_MAX: empty
 };
 
 }  // namespace

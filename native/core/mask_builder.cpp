@@ -36,8 +36,10 @@ struct WalkResult {
 struct MaskData {
   // The accepted tokens as merged ranges of trie positions, per trie: a canonical form of the
   // set (the tries are fixed), so equal masks are found by comparing ranges, and only distinct
-  // masks are turned into ids or bitsets.
-  std::vector<std::pair<uint32_t, uint32_t>> acc[2];
+  // masks are turned into ids or bitsets. The ranges lie in the walking worker's pool
+  // (Worker::accPool), [accBegin[t], accEnd[t]): no allocation per state.
+  uint32_t worker = 0;
+  uint32_t accBegin[2] = {0, 0}, accEnd[2] = {0, 0};
   uint32_t accepted = 0;
   std::vector<uint32_t> uncertain;
   // Per return state of the state's rule (in returnStates order): the uncertain tokens accepted
@@ -52,6 +54,15 @@ struct MaskData {
   std::vector<CondSpan> cond[2];
   // Marks: tokens accepted only for some marks (and counts) of the state's level.
   std::vector<CondSpan> marked[2];
+};
+
+// A state's accepted ranges of one trie, in its worker's pool.
+struct AccView {
+  const std::pair<uint32_t, uint32_t>* first = nullptr;
+  size_t size = 0;
+  const std::pair<uint32_t, uint32_t>* begin() const { return first; }
+  const std::pair<uint32_t, uint32_t>* end() const { return first + size; }
+  bool operator==(const AccView& o) const { return size == o.size && std::equal(begin(), end(), o.begin()); }
 };
 
 // The marked token groups of a state (docs/engine.md, "Marks"): one per distinct condition, its
@@ -106,12 +117,13 @@ Ranges Complement(const Ranges& x, const Ranges& y, uint32_t total) {
 }
 
 // The stored form of an accepted set: the smallest of an id list, a complement list and a bitset.
-void Materialize(const TokenizerInfo& tok, const MaskData& d, uint32_t listMax, MaskForm* form, std::vector<uint32_t>* data) {
+void Materialize(const TokenizerInfo& tok, const MaskData& d, const AccView view[2], uint32_t listMax, MaskForm* form,
+                 std::vector<uint32_t>* data) {
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   Ranges acc[2];
   for (int t = 0; t < 2; ++t) {
-    acc[t].r = d.acc[t];
-    for (const auto& [a, b] : d.acc[t]) acc[t].count += b - a;
+    acc[t].r.assign(view[t].begin(), view[t].end());
+    for (const auto& [a, b] : view[t]) acc[t].count += b - a;
   }
   const uint32_t accepted = d.accepted;
   const uint32_t notAccepted = tok.EligibleCount() - accepted;
@@ -149,11 +161,11 @@ void Materialize(const TokenizerInfo& tok, const MaskData& d, uint32_t listMax, 
   }
 }
 
-uint64_t HashRanges(const MaskData& d) {
+uint64_t HashRanges(const AccView acc[2]) {
   uint64_t h = 0xCBF29CE484222325ull;
   for (int t = 0; t < 2; ++t) {
-    h = (h ^ (d.acc[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
-    for (const auto& [a, b] : d.acc[t]) h = (h ^ ((static_cast<uint64_t>(a) << 32) | b)) * 0x100000001B3ull;
+    h = (h ^ (acc[t].size + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
+    for (const auto& [a, b] : acc[t]) h = (h ^ ((static_cast<uint64_t>(a) << 32) | b)) * 0x100000001B3ull;
   }
   return h;
 }
@@ -221,13 +233,21 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
   // Character edges s -> t with their byte weight, kept in reverse for the propagation.
   std::vector<std::vector<std::pair<uint32_t, uint8_t>>> reverse(count);
   std::vector<uint32_t> level, next;
+  std::vector<std::pair<uint32_t, uint8_t>> edges;  // one state's character edges
   for (uint32_t s = 1; s < count; ++s) {
+    // At most one live byte (a literal's or an enum's next byte): some plain ASCII byte kills the
+    // state, so its depth is 0.
+    if (a.singleByte[s] != -2 && asciiClasses.size() > 1) {
+      depth[s] = 0;
+      continue;
+    }
     uint32_t bound = kInfinite;  // from characters that die
+    edges.clear();
     const auto edge = [&](uint32_t t, uint32_t weight) {
       if (t == kDeadState) {
         bound = std::min(bound, weight - 1);
       } else if (t != s) {
-        reverse[t].push_back({s, static_cast<uint8_t>(weight)});
+        edges.push_back({t, static_cast<uint8_t>(weight)});
       }
     };
     for (uint32_t c : asciiClasses) edge(a.trans[static_cast<size_t>(s) * a.classCount + c], 1);
@@ -255,6 +275,10 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
       }
     }
     depth[s] = static_cast<uint16_t>(bound);
+    // A state some plain byte kills has depth 0 whatever follows: its edges would never lower
+    // it (most states of literals and enums; this keeps the reverse lists small).
+    if (bound == 0) continue;
+    for (const auto& [t, weight] : edges) reverse[t].push_back({s, weight});
   }
   depth[kDeadState] = 0;
   // Shortest paths to death: a bucket queue over depth values.
@@ -287,10 +311,11 @@ struct Worker {
   Walker walker;
   SubtreeMemo memo[2];
   WalkResult result;
+  std::vector<std::pair<uint32_t, uint32_t>> accPool;  // MaskData::accBegin/accEnd point here
   uint64_t visited = 0;
 };
 
-void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, Worker& w,
+void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, Worker& w, uint32_t worker,
                   MaskData* out) {
   w.result.Clear();
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
@@ -298,8 +323,11 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
     if (tries[t]->NodeCount() <= 1) continue;
     w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t]);
   }
+  out->worker = worker;
   for (int t = 0; t < 2; ++t) {
-    out->acc[t] = w.result.accepted[t].r;
+    out->accBegin[t] = static_cast<uint32_t>(w.accPool.size());
+    w.accPool.insert(w.accPool.end(), w.result.accepted[t].r.begin(), w.result.accepted[t].r.end());
+    out->accEnd[t] = static_cast<uint32_t>(w.accPool.size());
     out->cond[t].clear();
     out->marked[t].clear();
     for (const CondSpan& sp : w.result.conditional[t]) (sp.HasMarks() ? out->marked[t] : out->cond[t]).push_back(sp);
@@ -375,9 +403,9 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     control->Check();
     control->Advance(1);
   };
+  std::vector<std::unique_ptr<Worker>> workers;
   if (threads > 1 && todo > 8) {
     std::shared_ptr<ThreadPool> pool = SharedThreadPool();
-    std::vector<std::unique_ptr<Worker>> workers;
     // One worker (scratch and subtree memo) per thread. States go out in blocks, round robin:
     // neighbouring states (one excluded-string automaton, one literal) share memo entries, and
     // the round robin spreads the costly regions over the threads.
@@ -390,7 +418,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
         for (uint32_t block = static_cast<uint32_t>(c) * kBlock; block < todo; block += static_cast<uint32_t>(chunks) * kBlock) {
           for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) {
             walkedOne();
-            ComputeState(a, tok, cuts, walked[i], w, &results[walked[i]]);
+            ComputeState(a, tok, cuts, walked[i], w, static_cast<uint32_t>(c), &results[walked[i]]);
           }
         }
         w.walker.Flush();
@@ -398,14 +426,19 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     });
     for (const auto& w : workers) visited += w->visited;
   } else {
-    Worker w(a, maxDepth, &budget);
+    workers.push_back(std::make_unique<Worker>(a, maxDepth, &budget));
+    Worker& w = *workers.front();
     for (uint32_t s : walked) {
       walkedOne();
-      ComputeState(a, tok, cuts, s, w, &results[s]);
+      ComputeState(a, tok, cuts, s, w, 0, &results[s]);
     }
     w.walker.Flush();
     visited = w.visited;
   }
+  const auto accOf = [&](const MaskData& d, AccView out[2]) {
+    const auto& pool = workers[d.worker]->accPool;
+    for (int t = 0; t < 2; ++t) out[t] = {pool.data() + d.accBegin[t], d.accEnd[t] - d.accBegin[t]};
+  };
 
   // Deduplicate into the store. Mask 0 is the empty mask (the dead state's).
   store->wordCount = tok.MaskWordCount();
@@ -451,8 +484,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       st.residualTokens += pm.residualCount;
     }
     if (!d.marked[0].empty() || !d.marked[1].empty()) StoreMarked(tok, d.marked, store, &sm);
+    AccView acc[2];
+    accOf(d, acc);
     if (!d.cond[0].empty() || !d.cond[1].empty()) {
-      regimes.Add(d.acc, d.cond, &sm, &st);
+      const std::vector<std::pair<uint32_t, uint32_t>> ranges[2] = {{acc[0].begin(), acc[0].end()}, {acc[1].begin(), acc[1].end()}};
+      regimes.Add(ranges, d.cond, &sm, &st);
       sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges
       continue;
     }
@@ -460,19 +496,20 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       sm.mask = 0;
       continue;
     }
-    const uint64_t h = HashRanges(d);
+    const uint64_t h = HashRanges(acc);
     auto& candidates = byHash[h];
     uint32_t found = UINT32_MAX;
     for (uint32_t m : candidates) {
-      const MaskData& other = results[sourceOf[m]];
-      if (other.acc[0] == d.acc[0] && other.acc[1] == d.acc[1]) {
+      AccView other[2];
+      accOf(results[sourceOf[m]], other);
+      if (other[0] == acc[0] && other[1] == acc[1]) {
         found = m;
         break;
       }
     }
     if (found == UINT32_MAX) {
       StoredMask m;
-      Materialize(tok, d, listMax, &m.form, &data);
+      Materialize(tok, d, acc, listMax, &m.form, &data);
       m.accepted = d.accepted;
       if (m.form == MaskForm::Bitset) {
         m.offset = static_cast<uint32_t>(store->words.size());

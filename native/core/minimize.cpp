@@ -124,7 +124,13 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
   };
   // By key, ties in state order (order is ascending): the order a stable sort gives, without
   // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).
-  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) { return key[x] != key[y] ? key[x] < key[y] : x < y; });
+  // Sorted as (key, state) pairs: no lookups through `key` in the comparisons.
+  {
+    std::vector<std::pair<uint64_t, uint32_t>> keyed(order.size());
+    for (size_t i = 0; i < order.size(); ++i) keyed[i] = {key[order[i]], order[i]};
+    std::sort(keyed.begin(), keyed.end());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = keyed[i].second;
+  }
 
   const uint32_t m = static_cast<uint32_t>(order.size());
   std::vector<uint32_t> elems(order), loc(n, 0), blk(n, 0);

@@ -17,9 +17,21 @@ Runs CompressRows(const Automaton& a) {
   Runs out;
   const uint32_t count = a.StateCount();
   out.begin.assign(count + 1, 0);
+  // Whether every class holds a byte (token-class columns may hold none: then a state with one
+  // live byte may have more live columns).
+  std::vector<uint8_t> holdsByte(a.classCount, 0);
+  for (int b = 0; b < 256; ++b) holdsByte[a.byteClass[b]] = 1;
+  const bool bytesOnly = std::find(holdsByte.begin(), holdsByte.end(), 0) == holdsByte.end();
   for (uint32_t s = 0; s < count; ++s) {
     out.begin[s] = static_cast<uint32_t>(out.runs.size());
     const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
+    if (bytesOnly && a.singleByte[s] >= 0) {  // one live class: the row is dead around it
+      const uint32_t c = a.byteClass[static_cast<uint8_t>(a.singleByte[s])];
+      if (c > 0) out.runs.emplace_back(0, kDeadState);
+      out.runs.emplace_back(c, row[c]);
+      if (c + 1 < a.classCount) out.runs.emplace_back(c + 1, kDeadState);
+      continue;
+    }
     for (uint32_t c = 0; c < a.classCount; ++c) {
       if (c == 0 || row[c] != row[c - 1]) out.runs.emplace_back(c, row[c]);
     }
@@ -84,6 +96,78 @@ class KeyTable {
   std::vector<Entry> entries_;
 };
 
+// Per state, whether its class is certain to be its own after `depth` rounds, so that the
+// refinement can leave it out (docs/engine.md, "The mask cache"). A state p whose byte paths
+// within its rule are acyclic, the longest L(p) bytes long, with L(p) + 1 <= depth, differs from
+// every other state q of a minimized automaton within depth bytes: some byte string w tells them
+// apart (minimization puts them in different blocks); calls are no way out, since a state with
+// calls has a class of its own, so there is such a w of bytes only, after which one of them is
+// final and the other not, or is dead and the other not, or has a different rule, flags or call
+// set: all things round 0 or the dead class see. Every prefix of w but the last byte keeps p
+// alive, so |w| <= L(p) + 1. (If the automaton were not minimal, two equal states would only be
+// walked twice: a finer partition never changes a mask.) Such states are singletons after the
+// refinement; they are left out of it only when no state outside the set reaches them (a state
+// of the refinement that leads into one would see its final class before the round that
+// makes it), so the classes of the other states come out exactly as before.
+std::vector<uint8_t> SettledStates(const Runs& rows, uint32_t count, uint32_t depth) {
+  constexpr uint32_t kUnbounded = UINT32_MAX;
+  std::vector<uint32_t> longest(count, 0);
+  // Longest paths by an iterative depth-first search: 0 new, 1 on the path, 2 done.
+  std::vector<uint8_t> color(count, 0);
+  std::vector<std::pair<uint32_t, uint32_t>> stack;  // (state, next run)
+  color[kDeadState] = 2;
+  for (uint32_t root = 1; root < count; ++root) {
+    if (color[root] != 0) continue;
+    color[root] = 1;
+    stack.push_back({root, rows.begin[root]});
+    while (!stack.empty()) {
+      auto& [s, i] = stack.back();
+      if (i < rows.begin[s + 1]) {
+        const uint32_t t = rows.runs[i++].second;
+        if (t == kDeadState) continue;
+        if (color[t] == 1) {
+          longest[s] = kUnbounded;  // a cycle
+        } else if (color[t] == 0) {
+          color[t] = 1;
+          stack.push_back({t, rows.begin[t]});
+          continue;
+        }
+        if (longest[s] != kUnbounded) longest[s] = longest[t] == kUnbounded ? kUnbounded : std::max(longest[s], longest[t] + 1);
+        continue;
+      }
+      const uint32_t done = s;
+      color[done] = 2;
+      stack.pop_back();
+      if (!stack.empty()) {
+        uint32_t& parent = longest[stack.back().first];
+        if (parent != kUnbounded) parent = longest[done] == kUnbounded ? kUnbounded : std::max(parent, longest[done] + 1);
+      }
+    }
+  }
+  // Settled: short enough, and not reachable from a state that is not.
+  std::vector<uint8_t> settled(count, 0);
+  std::vector<uint32_t> queue;
+  for (uint32_t s = 1; s < count; ++s) {
+    if (longest[s] != kUnbounded && longest[s] + 1 <= depth) {
+      settled[s] = 1;
+    } else {
+      queue.push_back(s);
+    }
+  }
+  while (!queue.empty()) {
+    const uint32_t s = queue.back();
+    queue.pop_back();
+    for (uint32_t i = rows.begin[s]; i < rows.begin[s + 1]; ++i) {
+      const uint32_t t = rows.runs[i].second;
+      if (settled[t]) {
+        settled[t] = 0;
+        queue.push_back(t);
+      }
+    }
+  }
+  return settled;
+}
+
 }  // namespace
 
 std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth) {
@@ -92,12 +176,14 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   KeyTable table(count);
 
   // Round 0: what the walk reads from the state itself.
+  const Runs rows = CompressRows(a);
+  const std::vector<uint8_t> settled = SettledStates(rows, count, depth);
   std::vector<uint32_t> keys;
   keys.reserve(static_cast<size_t>(count) * 4);
   for (uint32_t s = 0; s < count; ++s) {
     // States with calls, and states of rules with counted repetition (whose masks depend on
-    // their level's count), keep classes of their own.
-    const bool alone = a.Is(s, kHasCalls) || a.rules[a.ruleOf[s]].counted;
+    // their level's count), keep classes of their own; so do settled states.
+    const bool alone = a.Is(s, kHasCalls) || a.rules[a.ruleOf[s]].counted || settled[s];
     keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone ? s : UINT32_MAX});
   }
   uint32_t classes = 1;  // class 0: the dead state
@@ -118,9 +204,15 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   // would only make more states look again). All keys of a round are read before any state
   // moves, so that after round k the classes are exactly "equal on every string of at most k
   // bytes".
-  const Runs rows = CompressRows(a);
+  // A class of one member never splits: its states are never looked at again.
+  std::vector<uint32_t> size(classes, 0);
+  for (uint32_t s = 1; s < count; ++s) ++size[cls[s]];
+  std::vector<uint32_t> dirty;
+  for (uint32_t s = 1; s < count; ++s) {
+    if (size[cls[s]] > 1) dirty.push_back(s);
+  }
   std::vector<uint32_t> predBegin(count + 1, 0), preds;
-  {
+  if (!dirty.empty()) {
     std::vector<uint32_t> last(count, UINT32_MAX), degree(count + 1, 0);
     for (uint32_t s = 1; s < count; ++s) {
       for (uint32_t i = rows.begin[s]; i < rows.begin[s + 1]; ++i) {
@@ -160,9 +252,7 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   std::vector<uint32_t> classKeys;
   std::vector<Span> classKey(classes, Span{0, 0});
   std::vector<uint8_t> classKeySet(classes, 0);
-  std::vector<uint32_t> size(classes, 0);
-  for (uint32_t s = 1; s < count; ++s) ++size[cls[s]];
-  std::vector<uint32_t> dirty, changed, order, groupOf;
+  std::vector<uint32_t> changed, order, groupOf;
   std::vector<Span> keyOf;
   std::vector<uint8_t> isDirty(count, 0);
   struct Group {
@@ -186,7 +276,6 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     size[from] -= members;
     return classes++;
   };
-  for (uint32_t s = 1; s < count; ++s) dirty.push_back(s);
   for (uint32_t round = 0; round < depth && !dirty.empty(); ++round) {
     keys.clear();
     keyOf.clear();
@@ -267,7 +356,7 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     for (uint32_t t : changed) {
       for (uint32_t i = predBegin[t]; i < predBegin[t + 1]; ++i) {
         const uint32_t p = preds[i];
-        if (!isDirty[p]) {
+        if (!isDirty[p] && size[cls[p]] > 1) {
           isDirty[p] = 1;
           dirty.push_back(p);
         }

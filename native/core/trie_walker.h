@@ -155,22 +155,60 @@ class SubtreeMemo {
     uint32_t a, b;
     uint8_t uncertain;
   };
-  // The stored spans of the subtree of root byte `byte` walked from `state`, or null.
-  const std::vector<Span>* Find(uint8_t byte, uint32_t state) const {
-    if (state >= byState_.size() || byState_[state].empty()) return nullptr;
-    const uint32_t e = byState_[state][byte];
-    return e == 0 ? nullptr : &entries_[e - 1];
+  struct Stored {
+    const Span* first;
+    const Span* last;
+    const Span* begin() const { return first; }
+    const Span* end() const { return last; }
+  };
+  // The stored spans of the subtree of root byte `byte` walked from `state`, or null. The
+  // pointers hold until the next Store.
+  const Stored* Find(uint8_t byte, uint32_t state) {
+    if (slots_.empty()) return nullptr;
+    const uint64_t key = Key(byte, state);
+    for (size_t i = Home(key);; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].key == 0) return nullptr;
+      if (slots_[i].key == key) {
+        found_.first = pool_.data() + slots_[i].begin;
+        found_.last = pool_.data() + slots_[i].end;
+        return &found_;
+      }
+    }
   }
-  void Store(uint8_t byte, uint32_t state, std::vector<Span> spans) {
-    if (state >= byState_.size()) byState_.resize(state + 1);
-    if (byState_[state].empty()) byState_[state].assign(256, 0);
-    entries_.push_back(std::move(spans));
-    byState_[state][byte] = static_cast<uint32_t>(entries_.size());
+  void Store(uint8_t byte, uint32_t state, const std::vector<Span>& spans) {
+    // An open-addressing index kept at most half full, spans in one pool: no allocation per
+    // entry (an enum's trie stores one entry for most of its states).
+    if (2 * (used_ + 1) > slots_.size()) Grow();
+    const uint64_t key = Key(byte, state);
+    size_t i = Home(key);
+    while (slots_[i].key != 0 && slots_[i].key != key) i = (i + 1) & (slots_.size() - 1);
+    if (slots_[i].key == 0) ++used_;
+    slots_[i] = {key, static_cast<uint32_t>(pool_.size()), static_cast<uint32_t>(pool_.size() + spans.size())};
+    pool_.insert(pool_.end(), spans.begin(), spans.end());
   }
 
  private:
-  std::vector<std::vector<uint32_t>> byState_;  // per state: per root byte, entry + 1 (0: none)
-  std::vector<std::vector<Span>> entries_;
+  struct Slot {
+    uint64_t key;  // 0: empty
+    uint32_t begin, end;
+  };
+  static uint64_t Key(uint8_t byte, uint32_t state) { return ((static_cast<uint64_t>(state) << 8) | byte) + 1; }
+  size_t Home(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> 20) & (slots_.size() - 1); }
+  void Grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{0, 0, 0});
+    for (const Slot& x : old) {
+      if (x.key == 0) continue;
+      size_t i = Home(x.key);
+      while (slots_[i].key != 0) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = x;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  std::vector<Span> pool_;
+  Stored found_{nullptr, nullptr};
 };
 
 // The mask cache's work budget (docs/engine.md, "Limits"): trie nodes visited plus parser
@@ -242,8 +280,13 @@ class Walker {
     if (liveFor_ != start) {
       liveFor_ = start;
       live_.clear();
-      for (int b = 0; b < 256; ++b) {
-        if (a_.Next(start, static_cast<uint8_t>(b)) != kDeadState) live_.push_back(static_cast<uint8_t>(b));
+      const int single = a_.singleByte[start];  // most states of a literal or an enum's trie
+      if (single >= 0) {
+        live_.push_back(static_cast<uint8_t>(single));
+      } else if (single == -2) {
+        for (int b = 0; b < 256; ++b) {
+          if (a_.Next(start, static_cast<uint8_t>(b)) != kDeadState) live_.push_back(static_cast<uint8_t>(b));
+        }
       }
     }
     for (uint8_t b : live_) {
@@ -270,13 +313,14 @@ class Walker {
       SimpleChildren(c, 1, t, true);
       accepted_ = accepted;
       uncertain_ = uncertain;
-      std::vector<SubtreeMemo::Span> spans;
+      std::vector<SubtreeMemo::Span>& spans = spans_;  // scratch; copied only when kept
+      spans.clear();
       for (int k = 0; k < 2; ++k) {
         for (const auto& [x, y] : scratch_[k].r) spans.push_back({x, y, static_cast<uint8_t>(k)});
       }
       std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
       for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
-      if (visited_ - before > 16) memo->Store(b, t, std::move(spans));
+      if (visited_ - before > 16) memo->Store(b, t, spans);
     }
     Spend(visited_);
     return visited_;
@@ -712,6 +756,7 @@ class Walker {
   Ranges* uncertain_ = nullptr;
   uint64_t visited_ = 0;
   Ranges scratch_[2];
+  std::vector<SubtreeMemo::Span> spans_;  // Walk's scratch for one root byte's subtree
   uint32_t liveFor_ = kDeadState;
   std::vector<uint8_t> live_;
   // Counted repetition (the automaton has counters): per-depth configurations of
