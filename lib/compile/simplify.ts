@@ -439,16 +439,17 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: 
 /** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */
 function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: BodyRefs): IrGrammar {
   const refs = ruleRefs(grammar.rules, fixedRules, bodyRefs);
-  const order: number[] = [];
+  // An explicit stack: a chain of rules (a pattern's automaton written as rules) can be tens of
+  // thousands long, past the call stack.
   const seen = new Set<number>();
-  const visit = (i: number): void => {
-    if (seen.has(i)) return;
+  const stack: number[] = [grammar.root];
+  for (let i = fixedRules - 1; i >= 0; i--) stack.push(i);
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    if (seen.has(i)) continue;
     seen.add(i);
-    order.push(i);
-    for (const j of refs[i]!) visit(j);
-  };
-  for (let i = 0; i < fixedRules; i++) visit(i);
-  visit(grammar.root);
+    for (const j of refs[i]!) if (!seen.has(j)) stack.push(j);
+  }
   // Keep the original order of the rules kept, so printing stays stable.
   const kept = grammar.rules.map((_, i) => i).filter((i) => seen.has(i));
   if (kept.length === grammar.rules.length) return grammar;
