@@ -11,7 +11,7 @@
  * is bounded by the IR nodes it holds and drops the least recently used fragments first.
  */
 import { InternalError } from "../errors.js";
-import { GrammarBuilder, type IrExpr, type IrRule } from "./ir.js";
+import { GrammarBuilder, never, type IrExpr, type IrRule } from "./ir.js";
 import { renumberRefs, simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
 
 /**
@@ -67,7 +67,13 @@ export class FragmentImporter {
   /** The fragments imported, in order, with the builder's indices of their own rules. */
   readonly blocks: Array<{ fragment: IrFragment; rules: number[] }> = [];
 
-  constructor(private readonly b: GrammarBuilder) {}
+  /**
+   * `ruleBodies` false: the imported rules get empty placeholders (`never`) instead of copies of
+   * their bodies. A fragment being captured takes only the numbers of the rules it imports (see
+   * captureFragment): copying a tool's schemas into its tag's scratch builder, to drop them right
+   * after, was most of the capture's imports.
+   */
+  constructor(private readonly b: GrammarBuilder, private readonly ruleBodies = true) {}
 
   import(f: IrFragment): IrExpr {
     const known = this.imported.get(f.key);
@@ -86,7 +92,7 @@ export class FragmentImporter {
     own.forEach((global, i) => (local[f.depRules + i] = global));
     const memo = new Map<IrExpr, IrExpr>();
     const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => local[r]!, memo);
-    f.rules.forEach((r, i) => this.b.define(names[i]!, renumber(r.body)));
+    f.rules.forEach((r, i) => this.b.define(names[i]!, this.ruleBodies ? renumber(r.body) : never()));
     const body = renumber(f.body);
     this.imported.set(f.key, { body, rules: own });
     this.blocks.push({ fragment: f, rules: own });
@@ -103,7 +109,7 @@ export class FragmentImporter {
  */
 export function captureFragment(key: string, lower: (b: GrammarBuilder, importer: FragmentImporter) => IrExpr, simplify: SimplifyOptions | null): IrFragment {
   const scratch = new GrammarBuilder();
-  const importer = new FragmentImporter(scratch);
+  const importer = new FragmentImporter(scratch, false);
   const lowered = lower(scratch, importer);
   const scratchRules = scratch.rules();
   // Local numbering: the imported blocks first, in import order, then the rules lowered here.
@@ -125,9 +131,14 @@ export function captureFragment(key: string, lower: (b: GrammarBuilder, importer
   order.forEach((r, i) => (localOf[r] = i));
   const memo = new Map<IrExpr, IrExpr>();
   const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => localOf[r]!, memo);
-  const rules = order.map((r) => (depRules === 0 ? scratchRules[r]! : { name: scratchRules[r]!.name, body: renumber(scratchRules[r]!.body) }));
+  // The imported rules are the dependencies' own: the fragment keeps only their offsets, and the
+  // simplification leaves them as they are without reading them (see simplifyValidGrammar), so
+  // they stay the importer's placeholders and only the rules lowered here are renumbered.
+  // Copying the imports too was a third of a tool tag's capture.
+  const same = order.every((r, i) => r === i);
+  const rules = order.map((r, i) => (same || i < depRules ? scratchRules[r]! : { name: scratchRules[r]!.name, body: renumber(scratchRules[r]!.body) }));
   let own = rules.slice(depRules);
-  let body = depRules === 0 ? lowered : renumber(lowered);
+  let body = same ? lowered : renumber(lowered);
   if (simplify !== null) {
     const simplified = simplifyValidGrammar({ rules: [...rules, { name: FRAGMENT_ROOT, body }], root: rules.length }, simplify, depRules);
     // The body's rule came last and nothing refers to it, so it stays last; the fixed rules stay

@@ -448,10 +448,11 @@ export function validateGrammar(grammar: IrGrammar): void {
   const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
-  // exponential time. `depthOf` is the deepest nesting below a node (0: a leaf). A node's path is
-  // spelled out only for an error message, from the child indices on the stack.
+  // exponential time. `depthOf` is the deepest nesting below a node (0: a leaf), or ON_PATH while
+  // the node is being walked (one map for both: this walk runs over every lowered grammar). A
+  // node's path is spelled out only for an error message, from the child indices on the stack.
+  const ON_PATH = -1;
   const depthOf = new Map<IrExpr, number>();
-  const onPath = new Set<IrExpr>();
   grammar.rules.forEach((rule: unknown, r) => {
     const ruleAt = `rules[${r}]`;
     if (rule === null || typeof rule !== "object") fail(ruleAt, `expected a rule {name, body}, got ${describeValue(rule)}`);
@@ -459,40 +460,72 @@ export function validateGrammar(grammar: IrGrammar): void {
     if (typeof name !== "string") fail(ruleAt, `a rule name must be a string, got ${describeValue(name)}`);
     if (seen.has(name)) fail(ruleAt, `duplicate rule name '${name}'`);
     seen.add(name);
-    const stack: Array<{ e: IrExpr; next: number; depth: number }> = [];
+    // The path being walked: its nodes, the next child of each, the deepest nesting below each so far.
+    const nodes: IrExpr[] = [];
+    const next: number[] = [];
+    const depth: number[] = [];
     const where = (): string =>
-      `${ruleAt} (${name})${stack.map((s) => (s.e.kind === "seq" || s.e.kind === "choice" ? `.items[${s.next - 1}]` : ".item")).join("")}`;
+      `${ruleAt} (${name})${nodes.map((e, i) => (e.kind === "seq" || e.kind === "choice" ? `.items[${next[i]! - 1}]` : ".item")).join("")}`;
+    const below = (d: number): void => {
+      const top = nodes.length - 1;
+      if (top >= 0 && depth[top]! < d) depth[top] = d;
+    };
     const enter = (e: unknown): void => {
       if (e === null || typeof e !== "object" || !KINDS.has((e as { kind?: unknown }).kind as string)) {
         fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
       }
       const node = e as IrExpr;
-      if (onPath.has(node)) fail(where(), "an expression contains itself (use a rule reference for recursion)");
       const known = depthOf.get(node);
+      if (known === ON_PATH) fail(where(), "an expression contains itself (use a rule reference for recursion)");
       if (known !== undefined) {
-        if (stack.length + known > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
-        if (stack.length > 0) stack[stack.length - 1]!.depth = Math.max(stack[stack.length - 1]!.depth, known + 1);
+        if (nodes.length + known > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+        below(known + 1);
         return;
       }
-      if (stack.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+      if (nodes.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
       checkNode(node, where, ruleCount);
-      onPath.add(node);
-      stack.push({ e: node, next: 0, depth: 0 });
+      depthOf.set(node, ON_PATH);
+      nodes.push(node);
+      next.push(0);
+      depth.push(0);
     };
     enter(body);
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      const children = childrenOf(top.e);
-      if (top.next < children.length) {
-        enter(children[top.next++]);
+    while (nodes.length > 0) {
+      const top = nodes.length - 1;
+      const e = nodes[top]!;
+      const k = next[top]!;
+      if (k < childCount(e)) {
+        next[top] = k + 1;
+        enter(e.kind === "seq" || e.kind === "choice" ? e.items[k] : (e as IrWithItem).item);
         continue;
       }
-      stack.pop();
-      onPath.delete(top.e);
-      depthOf.set(top.e, top.depth);
-      if (stack.length > 0) stack[stack.length - 1]!.depth = Math.max(stack[stack.length - 1]!.depth, top.depth + 1);
+      const d = depth[top]!;
+      nodes.pop();
+      next.pop();
+      depth.pop();
+      depthOf.set(e, d);
+      below(d + 1);
     }
   });
+}
+
+type IrWithItem = IrRepeat | IrCounted | IrUnit | IrMarks | IrMark;
+
+/** How many children a node has (its items, or its one item). */
+function childCount(e: IrExpr): number {
+  switch (e.kind) {
+    case "seq":
+    case "choice":
+      return e.items.length;
+    case "repeat":
+    case "counted":
+    case "unit":
+    case "marks":
+    case "mark":
+      return 1;
+    default:
+      return 0;
+  }
 }
 
 // ---- binary serialization --------------------------------------------------------------------

@@ -36,7 +36,7 @@ export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {
  * checks of its input and output. The first `fixedRules` rules are left as they are (neither
  * rewritten nor inlined, kept, in their places): a fragment's copies of the fragments it depends
  * on (fragments.ts), which are simplified already and must stay their owners' rules; they may
- * refer only to each other.
+ * refer only to each other, and their bodies are not read (the caller may leave them out).
  */
 export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}, fixedRules = 0): IrGrammar {
   const inlineMax = options.inlineMaxNodes ?? 3;
@@ -52,7 +52,8 @@ export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOption
     if (inline.size === 0) break;
     // Only the rules that refer to an inlined one change.
     const rewriter = new Rewriter(keys, inline);
-    rules = rules.map((r) => {
+    rules = rules.map((r, i) => {
+      if (i < fixedRules) return r;
       for (const j of bodyRefs.of(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
       return r;
     });
@@ -85,17 +86,18 @@ abstract class NormalNode {
   }
 }
 
+/** `noRefs`: given by a caller that knows it (a renumbered copy holds references as its original did). */
 class NormalSeq extends NormalNode implements IrSeq {
   readonly kind = "seq";
-  constructor(readonly items: IrExpr[]) {
-    super(items.every(withoutRefs));
+  constructor(readonly items: IrExpr[], noRefs = items.every(withoutRefs)) {
+    super(noRefs);
   }
 }
 
 class NormalChoice extends NormalNode implements IrChoice {
   readonly kind = "choice";
-  constructor(readonly items: IrExpr[]) {
-    super(items.every(withoutRefs));
+  constructor(readonly items: IrExpr[], noRefs = items.every(withoutRefs)) {
+    super(noRefs);
   }
 }
 
@@ -398,7 +400,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
 
 /** Rules (not the root, not fixed) small enough to inline and not on a reference cycle. */
 function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: number, bodyRefs: BodyRefs): Map<number, IrExpr> {
-  const refs = rules.map((r) => bodyRefs.of(r.body));
+  const refs = ruleRefs(rules, fixedRules, bodyRefs);
   const onCycle = (start: number): boolean => {
     const stack = [...refs[start]!];
     const seen = new Set<number>();
@@ -436,24 +438,36 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: 
 
 /** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */
 function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: BodyRefs): IrGrammar {
-  const refs = grammar.rules.map((r) => bodyRefs.of(r.body));
-  const order: number[] = [];
+  const refs = ruleRefs(grammar.rules, fixedRules, bodyRefs);
+  // An explicit stack: a chain of rules (a pattern's automaton written as rules) can be tens of
+  // thousands long, past the call stack.
   const seen = new Set<number>();
-  const visit = (i: number): void => {
-    if (seen.has(i)) return;
+  const stack: number[] = [grammar.root];
+  for (let i = fixedRules - 1; i >= 0; i--) stack.push(i);
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    if (seen.has(i)) continue;
     seen.add(i);
-    order.push(i);
-    for (const j of refs[i]!) visit(j);
-  };
-  for (let i = 0; i < fixedRules; i++) visit(i);
-  visit(grammar.root);
+    for (const j of refs[i]!) if (!seen.has(j)) stack.push(j);
+  }
   // Keep the original order of the rules kept, so printing stays stable.
   const kept = grammar.rules.map((_, i) => i).filter((i) => seen.has(i));
   if (kept.length === grammar.rules.length) return grammar;
   const index = new Map(kept.map((old, i) => [old, i]));
   const memo = new Map<IrExpr, IrExpr>();
   const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (rule) => index.get(rule)!, memo);
-  return { rules: kept.map((i) => ({ name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+  // Fixed rules come first and are all kept, so their numbers (and bodies) stay.
+  return { rules: kept.map((i) => (i < fixedRules ? grammar.rules[i]! : { name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+}
+
+const NO_REFS: ReadonlySet<number> = new Set();
+
+/**
+ * The rules each rule refers to. Fixed rules refer only to each other and are all kept, so no
+ * reachability depends on their bodies: they count as referring to none (nor are they read).
+ */
+function ruleRefs(rules: readonly IrRule[], fixedRules: number, bodyRefs: BodyRefs): Array<ReadonlySet<number>> {
+  return rules.map((r, i) => (i < fixedRules ? NO_REFS : bodyRefs.of(r.body)));
 }
 
 /**
@@ -473,10 +487,18 @@ export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: M
       break;
     case "seq":
     case "choice": {
-      const items = e.items.map((x) => renumberRefs(x, index, memo));
-      if (items.every((x, i) => x === e.items[i])) out = e;
+      // The items array is copied only once an item changes.
+      let items: IrExpr[] | null = null;
+      for (let i = 0; i < e.items.length; i++) {
+        const x = e.items[i]!;
+        const y = renumberRefs(x, index, memo);
+        if (items === null && y !== x) items = e.items.slice(0, i);
+        items?.push(y);
+      }
+      // Copies of a normal form still hold references (they are here because the original does).
+      if (items === null) out = e;
       else if (!NormalNode.is(e)) out = { kind: e.kind, items };
-      else out = e.kind === "seq" ? new NormalSeq(items) : new NormalChoice(items);
+      else out = e.kind === "seq" ? new NormalSeq(items, false) : new NormalChoice(items, false);
       break;
     }
     case "repeat": {

@@ -78,3 +78,13 @@ describe("lowerFormat: errors", () => {
     expect(() => lowerFormat({ type: "structural_tag" } as never)).toThrow(FormatError);
   });
 });
+
+describe("lowerFormat: large grammars", () => {
+  it("keeps the rules a 16,000-rule chain reaches without exhausting the call stack", () => {
+    // The pattern's automaton (2^14 states) is written as a chain of rules; finding the rules the
+    // root reaches once recursed along it and threw a RangeError.
+    const pattern = "^(a|b)*a(a|b){13}$";
+    const ir = lowerFormat({ type: "structural_tag", format: { type: "json_schema", json_schema: { type: "object", properties: { a: { type: "string", pattern } } } } });
+    expect(ir.rules.length).toBeGreaterThan(16_000);
+  }, 60_000);
+});

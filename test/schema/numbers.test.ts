@@ -10,6 +10,8 @@ import { compileJsonSchema, type JsonSchemaOptions } from "../../lib/compile/jso
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { parseStructuralTag } from "../../lib/format/parse.js";
+import { dfaMatches } from "../../lib/compile/json-schema/automaton.js";
+import { cmpRational, plainCompare, type Rational } from "../../lib/compile/json-schema/numerals.js";
 
 type Case = [name: string, schemaText: string, accept: string[], reject: string[], options?: JsonSchemaOptions];
 
@@ -139,5 +141,62 @@ describe("numeric enums", () => {
     const { grammar } = compileJsonSchema({ enum: values });
     for (const t of ["0", "0.0", "-0", "6", "6.00", "0.25", "0.250", "624.75", "7494"]) expect([t, isMatch(grammar, t)]).toEqual([t, true]);
     for (const t of ["1", "0.26", "7495", "624.7", "6.01", "-6"]) expect([t, isMatch(grammar, t)]).toEqual([t, false]);
+  });
+});
+
+describe("plain comparison automata (built directly, digit by digit)", () => {
+  // Reference: the syntax of a plain JSON numeral and its exact value as a rational.
+  const PLAIN = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+  const valueOf = (s: string): Rational => {
+    const [int, frac = ""] = s.replace("-", "").split(".");
+    const n = BigInt(`${int}${frac}`) * (s.startsWith("-") ? -1n : 1n);
+    return { n, d: 10n ** BigInt(frac.length) };
+  };
+  const holds = (x: Rational, t: Rational, ge: boolean, inclusive: boolean): boolean => {
+    const c = cmpRational(x, t);
+    return ge ? c > 0 || (inclusive && c === 0) : c < 0 || (inclusive && c === 0);
+  };
+  // Thresholds on both sides of zero, at and between digits, with fractions past the 30-digit grid.
+  const thresholds: Rational[] = [
+    { n: 0n, d: 1n }, { n: 1n, d: 1n }, { n: -1n, d: 1n }, { n: 9n, d: 1n }, { n: 10n, d: 1n }, { n: 1010n, d: 1n }, { n: -305n, d: 1n },
+    { n: 1n, d: 10n }, { n: -15n, d: 10n }, { n: 1n, d: 3n }, { n: -2n, d: 3n }, { n: 12345678901234567890123n, d: 1000n },
+    { n: 1n, d: 10n ** 30n }, { n: -7n, d: 10n ** 35n }, { n: 10n ** 21n + 1n, d: 1n },
+  ];
+  // Numerals near each threshold (its digits, one more or less in the last place, longer and
+  // shorter spellings, zeros) and malformed ones the syntax must refuse; at most 30 fraction
+  // digits, the grid the comparison is exact on (numerals past it are outside PLAIN, where the
+  // number keywords do not claim exactness).
+  const samples = (t: Rational): string[] => {
+    const out = new Set(["0", "-0", "0.0", "1", "-1", "00", "01", "1.", ".5", "-", "", "1.5", "-1.5", "999", "0.000000000000000000000000000001"]);
+    for (const k of [0, 1, 3, 29]) {
+      const scaled = (t.n * 10n ** BigInt(k)) / t.d;
+      for (const delta of [-1n, 0n, 1n]) {
+        const v = scaled + delta;
+        const digits = (v < 0n ? -v : v).toString().padStart(k + 1, "0");
+        const text = k === 0 ? digits : `${digits.slice(0, -k)}.${digits.slice(-k)}`;
+        for (const sign of v < 0n ? ["-"] : ["", "-"]) {
+          out.add(`${sign}${text}`);
+          out.add(`${sign}${text}0`);
+          out.add(`${sign}${text}5`);
+        }
+      }
+    }
+    return [...out];
+  };
+  it("accept exactly the plain numerals on the threshold's side, for every threshold and bound kind", () => {
+    let checked = 0;
+    for (const t of thresholds) {
+      for (const ge of [true, false]) {
+        for (const inclusive of [true, false]) {
+          const dfa = plainCompare(t, ge, inclusive);
+          for (const s of samples(t)) {
+            const expected = PLAIN.test(s) && holds(valueOf(s), t, ge, inclusive);
+            expect(dfaMatches(dfa, s), `${s} against ${ge ? ">" : "<"}${inclusive ? "=" : ""} ${t.n}/${t.d}`).toBe(expected);
+            checked++;
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(3000);
   });
 });

@@ -327,30 +327,42 @@ function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
     const from = i;
     const ea = p >= 0 ? a.edges[p]! : [];
     const eb = q >= 0 ? b.edges[q]! : [];
-    // Sweep the boundaries of both edge lists: each elementary interval has one target pair.
-    const cuts = new Set<number>();
-    for (const [lo, hi] of ea) cuts.add(lo).add(hi + 1);
-    for (const [lo, hi] of eb) cuts.add(lo).add(hi + 1);
-    const points = [...cuts].sort((x, y) => x - y);
+    // Sweep both sorted edge lists at once: each elementary interval (bounded by the ends of
+    // the edges of either side) has one target pair.
+    const na = ea.length;
+    const nb = eb.length;
     let ia = 0;
     let ib = 0;
+    let pos = 0;
     const edges = out.edges[from]!;
-    for (let k = 0; k + 1 < points.length; k++) {
-      const lo = points[k]!;
-      const hi = points[k + 1]! - 1;
-      while (ia < ea.length && ea[ia]![1] < lo) ia++;
-      while (ib < eb.length && eb[ib]![1] < lo) ib++;
-      const ta = ia < ea.length && ea[ia]![0] <= lo ? ea[ia]![2] : -1;
-      const tb = ib < eb.length && eb[ib]![0] <= lo ? eb[ib]![2] : -1;
-      if (op === "and" ? ta < 0 || tb < 0 : ta < 0 && (op === "diff" || tb < 0)) continue;
-      const to = idOf(ta, tb);
-      const last = edges[edges.length - 1];
-      if (last && last[2] === to && last[1] + 1 === lo) edges[edges.length - 1] = [last[0], hi, to];
-      else edges.push([lo, hi, to]);
+    while (ia < na || ib < nb) {
+      const aLo = ia < na ? ea[ia]![0] : Infinity;
+      const bLo = ib < nb ? eb[ib]![0] : Infinity;
+      if (pos < aLo && pos < bLo) pos = Math.min(aLo, bLo);
+      const aIn = aLo <= pos;
+      const bIn = bLo <= pos;
+      const end = Math.min(aIn ? ea[ia]![1] : aLo - 1, bIn ? eb[ib]![1] : bLo - 1);
+      const ta = aIn ? ea[ia]![2] : -1;
+      const tb = bIn ? eb[ib]![2] : -1;
+      if (op === "and" ? ta >= 0 && tb >= 0 : ta >= 0 || (op === "or" && tb >= 0)) {
+        const to = idOf(ta, tb);
+        const last = edges[edges.length - 1];
+        if (last && last[2] === to && last[1] + 1 === pos) edges[edges.length - 1] = [last[0], end, to];
+        else edges.push([pos, end, to]);
+      }
+      if (aIn && ea[ia]![1] === end) ia++;
+      if (bIn && eb[ib]![1] === end) ib++;
+      pos = end + 1;
     }
   }
   return minimize(out.build(start));
 }
+
+/**
+ * The union of an automaton just built (met by no other product) with any other: the product
+ * without the memo, whose key would cost `fresh` a canonical text for nothing.
+ */
+export const unionFresh = (fresh: Dfa, other: Dfa): Dfa => productUncached(fresh, other, "or");
 
 export const intersect = (a: Dfa, b: Dfa): Dfa => product(a, b, "and");
 export const union = (a: Dfa, b: Dfa): Dfa => product(a, b, "or");
@@ -401,15 +413,25 @@ function gapEdges(lo: number, hi: number, to: number): Edge[] {
 /** States that can reach an accepting state. */
 export function live(dfa: Dfa): boolean[] {
   const n = dfa.accept.length;
-  const preds: number[][] = Array.from({ length: n }, () => []);
-  dfa.edges.forEach((list, s) => {
-    for (const e of list) preds[e[2]]!.push(s);
-  });
+  // Predecessor lists in one flat array (offsets per target): minimization asks this of every
+  // product, and an array per state was most of its garbage.
+  const start = new Int32Array(n + 1);
+  let m = 0;
+  for (const list of dfa.edges) {
+    for (const e of list) start[e[2] + 1]!++;
+    m += list.length;
+  }
+  for (let s = 0; s < n; s++) start[s + 1]! += start[s]!;
+  const fill = start.slice(0, n);
+  const preds = new Int32Array(m);
+  for (let s = 0; s < n; s++) for (const e of dfa.edges[s]!) preds[fill[e[2]]!++] = s;
   const ok = dfa.accept.slice();
-  const stack = ok.flatMap((v, i) => (v ? [i] : []));
+  const stack: number[] = [];
+  for (let s = 0; s < n; s++) if (ok[s]) stack.push(s);
   while (stack.length > 0) {
     const s = stack.pop()!;
-    for (const p of preds[s]!) {
+    for (let k = start[s]!; k < start[s + 1]!; k++) {
+      const p = preds[k]!;
       if (!ok[p]) {
         ok[p] = true;
         stack.push(p);

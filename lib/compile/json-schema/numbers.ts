@@ -16,7 +16,7 @@
  * complement. `multipleOf` is by decimal value, of the numeral and of the double's shortest
  * decimal alike (JavaScript's float division is not exact, so float-based checks may disagree).
  */
-import { dfaNone, intersect, isEmpty, minimize, difference, union, type Dfa } from "./automaton.js";
+import { dfaNone, intersect, isEmpty, minimize, difference, union, unionFresh, type Dfa } from "./automaton.js";
 import { regexToDfa } from "./regex.js";
 import {
   ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, PLAIN_WIDE, REGION_RANGES, SMALL_NEG, SMALL_POS,
@@ -202,7 +202,8 @@ const RANGES: Array<[number, Rational, Rational]> = REGION_RANGES.map(([bit, sig
  * exponent regions the threshold lies outside of.
  */
 function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = true): NumSet {
-  let dfa = plainCompare(t, ge, inclusive);
+  const plain = plainCompare(t, ge, inclusive);
+  let dfa: Dfa | null = null;
   let domain = plainExact ? PLAIN : 0;
   let whole = 0; // regions entirely on the accepted side: united in one product (regionsDfa caches it)
   for (const [bit, lo, hi] of RANGES) {
@@ -214,10 +215,13 @@ function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = t
     } else if (ge ? below : above) domain |= bit;
     // t inside the region's range: compared numeral by numeral, exact by value (and so by double
     // for inclusive bounds); not a domain (doubles round within the region).
-    else dfa = union(dfa, exponentCompare(bit, t, ge, inclusive));
+    else dfa = dfa === null ? exponentCompare(bit, t, ge, inclusive) : union(dfa, exponentCompare(bit, t, ge, inclusive));
   }
-  if (whole !== 0) dfa = union(dfa, regionsDfa(whole));
-  return normalize(minimize(dfa), domain);
+  // The regions decided whole (the usual case: a threshold between 1e-6 and 1e21 leaves the
+  // exponent forms on one side or the other) and the plain comparison, just built, united in one
+  // product and one minimization.
+  if (whole !== 0) dfa = dfa === null ? regionsDfa(whole) : union(dfa, regionsDfa(whole));
+  return normalize(dfa === null ? plain : unionFresh(plain, dfa), domain);
 }
 
 /**
