@@ -120,6 +120,19 @@ export function toBnf(grammar: IrGrammar): Bnf {
   const ntNames: string[] = grammar.rules.map((r) => r.name);
   type Bounds = readonly [number, number | null];
   type Mark = { counted?: Bounds; unit?: boolean; marks?: number; mark?: number };
+  /** What completing the nonterminal of a counted, unit, marks or mark node checks or does. */
+  const levelTag = (e: Extract<IrExpr, { kind: "counted" | "unit" | "marks" | "mark" }>): Mark => {
+    switch (e.kind) {
+      case "counted":
+        return { counted: [e.min, e.max] };
+      case "unit":
+        return { unit: true };
+      case "marks":
+        return { marks: e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0) };
+      case "mark":
+        return { mark: e.index };
+    }
+  };
   const prods: Array<{ lhs: number; rhs: number[]; repeat: Bounds | null } & Mark> = [];
   let unitCap = 1;
   let symbols = 0;
@@ -223,8 +236,10 @@ export function toBnf(grammar: IrGrammar): Bnf {
         return;
       }
       case "counted":
-      case "unit": {
-        // A nonterminal of its own, whose completion checks or counts units.
+      case "unit":
+      case "marks":
+      case "mark": {
+        // A nonterminal of its own, whose completion checks or counts units, or checks or uses marks.
         let nt = helpers.get(e);
         if (nt === undefined) {
           nt = newNt(`<${e.kind} ${helpers.size}>`);
@@ -232,21 +247,7 @@ export function toBnf(grammar: IrGrammar): Bnf {
           const rhs: number[] = [];
           emit(e.item, rhs);
           if (e.kind === "counted") unitCap = Math.max(unitCap, (e.max ?? e.min) + 1);
-          addProd(nt, rhs, null, e.kind === "counted" ? { counted: [e.min, e.max] } : { unit: true });
-        }
-        out.push(nt);
-        return;
-      }
-      case "marks":
-      case "mark": {
-        // A nonterminal of its own, whose completion checks or uses marks.
-        let nt = helpers.get(e);
-        if (nt === undefined) {
-          nt = newNt(`<${e.kind} ${helpers.size}>`);
-          helpers.set(e, nt);
-          const rhs: number[] = [];
-          emit(e.item, rhs);
-          addProd(nt, rhs, null, e.kind === "marks" ? { marks: e.required.reduce((m, i) => (m | (1 << i)) >>> 0, 0) } : { mark: e.index });
+          addProd(nt, rhs, null, levelTag(e));
         }
         out.push(nt);
         return;
