@@ -420,62 +420,8 @@ bool RuleAnalysis::HoldsFree(uint32_t node, std::vector<uint8_t>& memos, Kind ta
   return found;
 }
 
-void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rule) const {
-  // The units a counted node counts must be met on its own rule level: inside a call they would
-  // count for another frame (a recursive rule, or a large repeat built as a rule of its own).
-  std::vector<uint32_t> stack{g_.nodes[countedNode].a};
-  std::vector<uint8_t> seen(g_.nodes.size(), 0);
-  while (!stack.empty()) {
-    const uint32_t id = stack.back();
-    stack.pop_back();
-    if (seen[id]) continue;
-    seen[id] = 1;
-    const ir::Node& n = g_.nodes[id];
-    switch (n.kind) {
-      case Kind::Seq:
-      case Kind::Choice:
-        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
-        break;
-      case Kind::Unit:
-      case Kind::Mark:
-        stack.push_back(n.a);
-        break;
-      case Kind::Marks:
-        // A marks node inside another one is a rule level of its own (nfa_builder.cpp).
-        if (NestedMarksHold(n.a, [&](uint32_t item) { return FreeUnits(item); })) {
-          FailRule(rule, "a counted node reaches units inside a marks node nested in another one; such a marks node is a rule level "
-                         "of its own, so those units cannot count");
-        }
-        stack.push_back(n.a);
-        break;
-      case Kind::Repeat:
-        if (Counted(id) && FreeUnits(n.a)) {
-          FailRule(rule, "a counted node holds a repeat {" + std::to_string(n.b) + "," +
-                             (n.c == ir::kNone ? std::string() : std::to_string(n.c)) +
-                             "} with units inside; a repeat that large is a rule level of its own, so those units cannot count");
-        }
-        stack.push_back(n.a);
-        break;
-      case Kind::Ref:
-        if (kept_[n.a]) {
-          if (FreeUnits(g_.rules[n.a].body)) {
-            FailRule(rule, "a counted node reaches units through the recursive rule '" + g_.rules[n.a].name +
-                               "'; units must be met on the counted node's own rule level");
-          }
-        } else {
-          stack.push_back(g_.rules[n.a].body);
-        }
-        break;
-      default:
-        break;
-    }
-  }
-}
-
-template <class Holds>
-bool RuleAnalysis::NestedMarksHold(uint32_t item, Holds holds) const {
-  // Marks nodes inside `item` on its own level (through inlined references), and whether one
-  // of their items satisfies `holds`.
+template <class Visit>
+void RuleAnalysis::ForEachOnLevel(uint32_t item, Visit visit) const {
   std::vector<uint32_t> stack{item};
   std::vector<uint8_t> seen(g_.nodes.size(), 0);
   while (!stack.empty()) {
@@ -492,68 +438,93 @@ bool RuleAnalysis::NestedMarksHold(uint32_t item, Holds holds) const {
       case Kind::Repeat:
       case Kind::Counted:
       case Kind::Unit:
-      case Kind::Mark:
-        stack.push_back(n.a);
-        break;
       case Kind::Marks:
-        if (holds(n.a)) return true;
+      case Kind::Mark:
+        if (visit(id, n)) stack.push_back(n.a);
         break;
       case Kind::Ref:
-        if (!kept_[n.a]) stack.push_back(g_.rules[n.a].body);
+        if (visit(id, n) && !kept_[n.a]) stack.push_back(g_.rules[n.a].body);
         break;
       default:
         break;
     }
   }
-  return false;
+}
+
+void RuleAnalysis::CheckUnitsInline(uint32_t countedNode, const std::string& rule) const {
+  // The units a counted node counts must be met on its own rule level: inside a call they would
+  // count for another frame (a recursive rule, or a large repeat built as a rule of its own).
+  ForEachOnLevel(g_.nodes[countedNode].a, [&](uint32_t id, const ir::Node& n) {
+    switch (n.kind) {
+      case Kind::Counted:  // a nested counted node counts its own units
+        return false;
+      case Kind::Marks:
+        // A marks node inside another one is a rule level of its own (nfa_builder.cpp).
+        if (NestedMarksHold(n.a, [&](uint32_t item) { return FreeUnits(item); })) {
+          FailRule(rule, "a counted node reaches units inside a marks node nested in another one; such a marks node is a rule level "
+                         "of its own, so those units cannot count");
+        }
+        return true;
+      case Kind::Repeat:
+        if (Counted(id) && FreeUnits(n.a)) {
+          FailRule(rule, "a counted node holds a repeat {" + std::to_string(n.b) + "," +
+                             (n.c == ir::kNone ? std::string() : std::to_string(n.c)) +
+                             "} with units inside; a repeat that large is a rule level of its own, so those units cannot count");
+        }
+        return true;
+      case Kind::Ref:
+        if (kept_[n.a] && FreeUnits(g_.rules[n.a].body)) {
+          FailRule(rule, "a counted node reaches units through the recursive rule '" + g_.rules[n.a].name +
+                             "'; units must be met on the counted node's own rule level");
+        }
+        return true;
+      default:
+        return true;
+    }
+  });
+}
+
+template <class Holds>
+bool RuleAnalysis::NestedMarksHold(uint32_t item, Holds holds) const {
+  // Marks nodes inside `item` on its own level (through inlined references), and whether one
+  // of their items satisfies `holds`.
+  bool found = false;
+  ForEachOnLevel(item, [&](uint32_t, const ir::Node& n) {
+    if (n.kind != Kind::Marks) return !found;
+    found = found || holds(n.a);
+    return false;
+  });
+  return found;
 }
 
 void RuleAnalysis::CheckMarksInline(uint32_t marksNode, const std::string& rule) const {
   // The marks a marks node holds must be met on its own rule level, like units (CheckUnitsInline):
   // not through a recursive rule, not inside a repeat large enough to be counted (it may be a
   // rule level of its own), not inside a counted node (one nested in a counted node is one).
-  std::vector<uint32_t> stack{g_.nodes[marksNode].a};
-  std::vector<uint8_t> seen(g_.nodes.size(), 0);
-  while (!stack.empty()) {
-    const uint32_t id = stack.back();
-    stack.pop_back();
-    if (seen[id]) continue;
-    seen[id] = 1;
-    const ir::Node& n = g_.nodes[id];
+  ForEachOnLevel(g_.nodes[marksNode].a, [&](uint32_t id, const ir::Node& n) {
     switch (n.kind) {
-      case Kind::Seq:
-      case Kind::Choice:
-        for (uint32_t i = 0; i < n.b; ++i) stack.push_back(g_.Children(n)[i]);
-        break;
-      case Kind::Unit:
-        stack.push_back(n.a);
-        break;
+      case Kind::Marks:  // a nested marks node holds its own
+        return false;
       case Kind::Mark:
         if (NullableNode(n.a)) FailRule(rule, "a mark node matches the empty string");
-        stack.push_back(n.a);
-        break;
+        return true;
       case Kind::Repeat:
       case Kind::Counted:
         if ((n.kind == Kind::Counted || Counted(id)) && FreeMarks(n.a)) {
           FailRule(rule, std::string("a marks node holds ") + (n.kind == Kind::Counted ? "a counted node" : "a large repeat") +
                              " with marks inside, which may be a rule level of its own; put the mark nodes outside it");
         }
-        stack.push_back(n.a);
-        break;
+        return true;
       case Kind::Ref:
-        if (kept_[n.a]) {
-          if (FreeMarks(g_.rules[n.a].body)) {
-            FailRule(rule, "a marks node reaches mark nodes through the recursive rule '" + g_.rules[n.a].name +
-                               "'; marks must be met on the marks node's own rule level");
-          }
-        } else {
-          stack.push_back(g_.rules[n.a].body);
+        if (kept_[n.a] && FreeMarks(g_.rules[n.a].body)) {
+          FailRule(rule, "a marks node reaches mark nodes through the recursive rule '" + g_.rules[n.a].name +
+                             "'; marks must be met on the marks node's own rule level");
         }
-        break;
-      default:  // a nested marks node holds its own
-        break;
+        return true;
+      default:
+        return true;
     }
-  }
+  });
 }
 
 }  // namespace tagmask

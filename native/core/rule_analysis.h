@@ -74,6 +74,11 @@ class RuleAnalysis {
   // Whether a marks node nested in `item` (on its level) has an item for which `holds` is true.
   template <class Holds>
   bool NestedMarksHold(uint32_t item, Holds holds) const;
+  // Visits each node met on `item`'s own rule level (through inlined references, not into kept
+  // rules) that has an item or is a reference, once; `visit(id, node)` says whether to go on
+  // into its item (for a reference, its inlined body). Sequences and choices are walked through.
+  template <class Visit>
+  void ForEachOnLevel(uint32_t item, Visit visit) const;
 
   // Node sizes, for refusing oversized repeats before unrolling them.
   void EstimateSizes();

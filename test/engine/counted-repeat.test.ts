@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ebnfToIr } from "../../lib/compile/ebnf/index.js";
-import { charClass, choice, counted, GrammarBuilder, lit, optional, plus, repeat, seq, star, unit, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
+import { charClass, choice, counted, GrammarBuilder, lit, mark, marks, optional, plus, repeat, seq, star, unit, type IrExpr, type IrGrammar } from "../../lib/compile/ir.js";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import type { JsonSchema } from "../../lib/format/types.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
@@ -308,6 +308,20 @@ describe("counted repeats: structure", () => {
     expect(fork.acceptString("a".repeat(8))).toBe(false);
     expect(fork.acceptString("a".repeat(7) + ">" + "!".repeat(34))).toBe(true);
     expect(fork.canTerminate()).toBe(true);
+  });
+
+  it("refuses units a counted node would meet on another rule level, naming the reason", () => {
+    // Through a recursive rule: the units would count for the callee's frame.
+    const g = new GrammarBuilder();
+    g.define("root", seq(lit("["), counted(g.ruleRef("list"), 34, 40), lit("]")));
+    g.define("list", choice(seq(unit(lit("a")), optional(seq(lit(","), g.ruleRef("list")))), lit("b")));
+    expect(() => compileGrammar(vocab, g.build("root"))).toThrow(/a counted node reaches units through the recursive rule 'list'/);
+    // Inside a repeat large enough to be counted: it is a rule level of its own.
+    expect(() => compileGrammar(vocab, rootOf(() => counted(repeat(unit(lit("a")), 0, 100), 0, 50)))).toThrow(/a counted node holds a repeat \{0,100\} with units inside/);
+    // Inside a marks node nested in another one.
+    expect(() => compileGrammar(vocab, rootOf(() => counted(marks(seq(mark(0, lit("x")), marks(plus(unit(lit("a")))))), 0, 50)))).toThrow(/units inside a marks node nested in another one/);
+    // And the other way round: marks inside a counted node, which may be a level of its own.
+    expect(() => compileGrammar(vocab, rootOf(() => marks(counted(plus(mark(0, lit("a"))), 0, 5))))).toThrow(/a marks node holds a counted node with marks inside/);
   });
 
   it("refuses an ambiguous repeat too large to unroll, naming it", () => {
