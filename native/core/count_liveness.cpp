@@ -234,14 +234,7 @@ void ComputeLiveness(const NfaProgram& program, const std::vector<uint32_t>& sta
         if (hi[i] < kNoHi / 2) live.hi = static_cast<uint32_t>(std::min<int64_t>(hi[i], kMaxCountBound));
       }
       if (live.IsIdentity()) continue;
-      uint32_t op = 0;
-      for (uint32_t k = 1; k < a->countOps.size() && op == 0; ++k) {
-        if (a->countOps[k] == live) op = k;
-      }
-      if (op == 0) {
-        a->countOps.push_back(live);
-        op = static_cast<uint32_t>(a->countOps.size()) - 1;
-      }
+      const uint32_t op = InternCountOp(a, live);
       a->liveOps[states[i]] = op;
       a->flags[states[i]] |= kCounted;
     }

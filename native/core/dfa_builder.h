@@ -41,6 +41,16 @@ struct RuleDfa {
 /// `tokens`: the classes of the grammar's token nodes, when it has any.
 Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits, const TokenClasses* tokens = nullptr);
 
+/// The index of `op` in `a->countOps`, appended when not there yet (the liveness passes: a few
+/// distinct conditions per automaton, so a linear search).
+inline uint32_t InternCountOp(Automaton* a, const CountOp& op) {
+  for (uint32_t k = 1; k < a->countOps.size(); ++k) {
+    if (a->countOps[k] == op) return k;
+  }
+  a->countOps.push_back(op);
+  return static_cast<uint32_t>(a->countOps.size()) - 1;
+}
+
 /// The liveness conditions of the states of counted nodes (count_liveness.cpp). Throws
 /// GrammarError when the numbers of units a node can still hold from some state are not an
 /// interval (only those are supported).

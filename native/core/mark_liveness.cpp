@@ -224,14 +224,7 @@ void ComputeMarkLiveness(Automaton* a) {
       live.markClear = cond.markClear;
       live.markNeed = cond.markNeed;
       live.markAny = cond.markAny;
-      uint32_t op = 0;
-      for (uint32_t k = 1; k < a->countOps.size() && op == 0; ++k) {
-        if (a->countOps[k] == live) op = k;
-      }
-      if (op == 0) {
-        a->countOps.push_back(live);
-        op = static_cast<uint32_t>(a->countOps.size()) - 1;
-      }
+      const uint32_t op = InternCountOp(a, live);
       a->liveOps[s] = op;
       a->flags[s] |= kCounted;
     }
