@@ -93,8 +93,26 @@ export class NativeCompileRun {
         return;
       }
       signal?.addEventListener("abort", onAbort, { once: true });
+      // A compilation faster than the poll interval still reports its mask walk as complete.
+      const finalProgress = (): void => {
+        const p = this.job.progress();
+        if (p.phase !== "done") return;
+        const key = `masks:${p.total}:${p.total}`;
+        if (key !== last) onProgress!({ phase: "masks", done: p.total, total: p.total });
+      };
       this.job.promise.then(
-        (handle) => leave(() => resolve(handle)),
+        (handle) =>
+          leave(() => {
+            if (onProgress) {
+              try {
+                finalProgress();
+              } catch (err) {
+                reject(err);
+                return;
+              }
+            }
+            resolve(handle);
+          }),
         (err: unknown) => leave(() => reject(err instanceof AbortError && signal?.aborted ? abortErrorOf(signal) : err)),
       );
     });

@@ -97,7 +97,9 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.statesWithUncertain = ms.statesWithUncertain;
   st.residualTokens = ms.residualTokens;
   st.threads = threads;
-  if (control != nullptr) control->Report(CompilePhase::Done, 1, 1);
+  // Done keeps the mask walk's total, so a waiter that polled too seldom to see the walk can still
+  // report the phase as complete.
+  if (control != nullptr) control->Report(CompilePhase::Done, control->total(), control->total());
   return g;
 }
 

@@ -75,6 +75,17 @@ describe("compileGrammarAsync", () => {
     const lower = seen.filter((p) => p.phase === "lower");
     expect(lower.at(-1)).toEqual({ phase: "lower", done: 6, total: 6 });
     for (const p of seen) expect(p.total === 0 || p.done <= p.total).toBe(true);
+    const masks = seen.filter((p) => p.phase === "masks");
+    expect(masks.at(-1)!.done).toBe(masks.at(-1)!.total);
+  });
+
+  it("reports the mask walk complete even when the compilation ends before the first poll", async () => {
+    const seen: CompileProgress[] = [];
+    await compileGrammarAsync(vocab, { type: "structural_tag", format: { type: "const_string", value: "ok" } }, { threads: 1, onProgress: (p) => seen.push(p) });
+    const last = seen.at(-1)!;
+    expect(last.phase).toBe("masks");
+    expect(last.total).toBeGreaterThan(0);
+    expect(last.done).toBe(last.total);
   });
 
   it("rejects at once when the signal has aborted already, with the reason as cause", async () => {
