@@ -93,6 +93,12 @@ describe("request errors", () => {
     expect(missing.body.error).toMatchObject({ param: "messages", message: "messages: is required" });
     const text = await post("hello", "text/plain");
     expect(text.status).toBe(400);
+    // Bodies with long numbers are read a second time, exactly; the first read still judges them.
+    const longBad = await post('{"max_tokens": 12345678901234567890, "messages": [');
+    expect(longBad.status).toBe(400);
+    expect(longBad.body.error.message).toMatch(/not valid JSON/);
+    const poisoned = await post('{"__proto__": {"x": 1}, "seed": 12345678901234567890, "messages": []}');
+    expect(poisoned.status).toBe(400);
   });
 
   it("answers 404 in the same shape for unknown routes and models", async () => {
