@@ -6,6 +6,7 @@
  * the value (format/exact-numbers.ts); every other body costs one JSON.parse, as before.
  */
 import type { FastifyInstance } from "fastify";
+import { RequestError } from "../errors.js";
 import { parseJsonText } from "../format/json-text.js";
 
 /**
@@ -28,10 +29,12 @@ export function installExactJsonParser(app: FastifyInstance): void {
         done(err, value);
         return;
       }
+      // The exact reader is stricter than JSON.parse (a key twice in one object, nesting past
+      // 1000 levels): such a body is refused rather than read with rounded numbers.
       try {
         done(null, parseJsonText(text));
       } catch (e) {
-        done(e as Error, undefined);
+        done(new RequestError(400, `the body is not valid JSON: ${(e as Error).message}`, { code: "TAGMASK_INVALID_JSON" }), undefined);
       }
     });
   });
