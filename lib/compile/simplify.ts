@@ -47,16 +47,20 @@ export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOption
   // Each round inlines the rules that became tiny, rewriting as it substitutes (the rewrites
   // reach their fixpoint in one pass); inlining can make new simplifications possible (literals
   // meeting literals), hence the rounds.
+  const inlined = new Set<number>();
   for (let round = 0; round < 8 && inlineMax > 0; round++) {
     const inline = tinyRules(rules, grammar.root, inlineMax, fixedRules, bodyRefs);
     if (inline.size === 0) break;
-    // Only the rules that refer to an inlined one change.
+    // Only the rules that refer to an inlined one change. An inlined rule is referred to by no
+    // rule the root reaches once this round is done, so it is not rewritten now or later (a chain
+    // of tiny rules otherwise copied its growing literal into every dead link, round after round).
     const rewriter = new Rewriter(keys, inline);
     rules = rules.map((r, i) => {
-      if (i < fixedRules) return r;
+      if (i < fixedRules || inline.has(i) || inlined.has(i)) return r;
       for (const j of bodyRefs.of(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
       return r;
     });
+    for (const i of inline.keys()) inlined.add(i);
   }
   return removeUnreachable({ rules, root: grammar.root }, fixedRules, bodyRefs);
 }
@@ -398,21 +402,18 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   return out;
 }
 
-/** Rules (not the root, not fixed) small enough to inline and not on a reference cycle. */
+/** How many inlined rules may nest inside one another in one round (each level is a few frames of the rewriter's recursion). */
+const MAX_INLINE_DEPTH = 32;
+
+/**
+ * Rules (not the root, not fixed) small enough to inline and not on a reference cycle. A chain of
+ * tiny rules (`r0 ::= "x" r1`, `r1 ::= "x" r2`, … as an EBNF author or a pattern's automaton may
+ * write) is inlined at most MAX_INLINE_DEPTH deep per round: substituting rewrites each inlined
+ * body, so an unbounded chain recursed as deep as it was long.
+ */
 function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: number, bodyRefs: BodyRefs): Map<number, IrExpr> {
   const refs = ruleRefs(rules, fixedRules, bodyRefs);
-  const onCycle = (start: number): boolean => {
-    const stack = [...refs[start]!];
-    const seen = new Set<number>();
-    while (stack.length > 0) {
-      const r = stack.pop()!;
-      if (r === start) return true;
-      if (seen.has(r)) continue;
-      seen.add(r);
-      stack.push(...refs[r]!);
-    }
-    return false;
-  };
+  const cyclic = rulesOnCycles(refs);
   // Only references from rules the root reaches count: an inlined rule is left unreferenced.
   const reachable = new Set<number>([root]);
   const todo = [root];
@@ -428,12 +429,87 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: 
   for (const i of reachable) for (const j of refs[i]!) if (j !== i) used.add(j);
   // Substituting rewrites the inlined body too, so tiny rules that use tiny rules are fine:
   // none is on a cycle, so substitution ends.
-  const out = new Map<number, IrExpr>();
+  const tiny = new Set<number>();
   rules.forEach((r, i) => {
-    if (i === root || i < fixedRules || !used.has(i) || size(r.body, maxNodes) > maxNodes || onCycle(i)) return;
-    out.set(i, r.body);
+    if (i === root || i < fixedRules || !used.has(i) || cyclic[i] === 1 || size(r.body, maxNodes) > maxNodes) return;
+    tiny.add(i);
   });
+  // Nesting depth of each tiny rule's substitution, callees first (the tiny rules form no cycle);
+  // a rule that would nest too deep stays a rule this round.
+  const depth = new Map<number, number>();
+  const out = new Map<number, IrExpr>();
+  for (const start of tiny) {
+    if (depth.has(start)) continue;
+    const stack: Array<[number, boolean]> = [[start, false]];
+    while (stack.length > 0) {
+      const [i, expanded] = stack.pop()!;
+      if (depth.has(i)) continue;
+      if (!expanded) {
+        stack.push([i, true]);
+        for (const j of refs[i]!) if (tiny.has(j) && !depth.has(j)) stack.push([j, false]);
+        continue;
+      }
+      let d = 1;
+      for (const j of refs[i]!) if (tiny.has(j)) d = Math.max(d, depth.get(j)! + 1);
+      if (d > MAX_INLINE_DEPTH) {
+        depth.set(i, 0);
+      } else {
+        depth.set(i, d);
+        out.set(i, rules[i]!.body);
+      }
+    }
+  }
   return out;
+}
+
+/** 1 for each rule that can reach itself through references (Tarjan's components, without recursion). */
+function rulesOnCycles(refs: ReadonlyArray<ReadonlySet<number>>): Uint8Array {
+  const n = refs.length;
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const cyclic = new Uint8Array(n);
+  const component: number[] = [];
+  let next = 0;
+  for (let root = 0; root < n; root++) {
+    if (index[root] !== -1) continue;
+    // Frames: a rule and the iterator over its references.
+    const frames: Array<[number, Iterator<number>]> = [];
+    const open = (v: number): void => {
+      index[v] = low[v] = next++;
+      component.push(v);
+      onStack[v] = 1;
+      frames.push([v, refs[v]!.values()]);
+    };
+    open(root);
+    while (frames.length > 0) {
+      const [v, it] = frames[frames.length - 1]!;
+      const step = it.next();
+      if (!step.done) {
+        const w = step.value;
+        if (w === v) cyclic[v] = 1;
+        if (index[w] === -1) open(w);
+        else if (onStack[w] === 1) low[v] = Math.min(low[v]!, index[w]!);
+        continue;
+      }
+      frames.pop();
+      if (frames.length > 0) {
+        const parent = frames[frames.length - 1]![0];
+        low[parent] = Math.min(low[parent]!, low[v]!);
+      }
+      if (low[v] === index[v]) {
+        const members: number[] = [];
+        let w: number;
+        do {
+          w = component.pop()!;
+          onStack[w] = 0;
+          members.push(w);
+        } while (w !== v);
+        if (members.length > 1) for (const m of members) cyclic[m] = 1;
+      }
+    }
+  }
+  return cyclic;
 }
 
 /** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */

@@ -67,6 +67,16 @@ describe("simplifyGrammar", () => {
     );
   });
 
+  it("inlines a long chain of tiny rules without deep recursion or copying into dead rules", () => {
+    // r0 ::= "x" r1, r1 ::= "x" r2, …: a RangeError from ~2,000 links, and 20,000 took seconds.
+    const n = 20000;
+    const b = new GrammarBuilder();
+    b.define("root", b.ruleRef("r0"));
+    for (let i = 0; i < n; i++) b.define(`r${i}`, seq(lit("x"), b.ruleRef(`r${i + 1}`)));
+    b.define(`r${n}`, lit("y"));
+    expect(printGrammar(simplifyGrammar(b.build("root")))).toBe(`root ::= "${"x".repeat(n)}y"\n`);
+  });
+
   it("keeps DAG sharing (no blow-up on shared nodes)", () => {
     let e: IrExpr = choice(lit("a"), lit("bc"));
     for (let i = 0; i < 14; i++) e = seq(e, e, lit("x")); // a tree of 2^14 leaves, 15 distinct nodes
