@@ -4,7 +4,6 @@
 // byte position): hash-consing the states in post-order is linear, where partition refinement
 // keeps sorting and splitting blocks of a hundred thousand states.
 #include <algorithm>
-#include <unordered_map>
 
 #include "minimize.h"
 #include "tagmask/compile_control.h"
@@ -59,9 +58,10 @@ bool MinimizeAcyclic(const MinimizeInput& in, std::vector<uint32_t>* rep) {
   std::vector<uint32_t> sigBegin{0};       // per class, into sigPool
   std::vector<uint32_t> sigPool;
   std::vector<uint32_t> smallest;          // per class
-  std::vector<uint32_t> chain;             // per class: the next class with the same hash, + 1
-  std::unordered_map<uint64_t, uint32_t> byHash;  // hash -> first class + 1
-  byHash.reserve(post.size());
+  // Open addressing over the classes (class + 1 per slot, 0 empty), at most half full.
+  size_t slots = 16;
+  while (slots < 2 * post.size()) slots *= 2;
+  std::vector<uint32_t> table(slots, 0);
   std::vector<uint32_t> sig;
   for (size_t k = 0; k < post.size(); ++k) {
     if ((k & 65535) == 65535) CompileCheckpoint();
@@ -85,9 +85,10 @@ bool MinimizeAcyclic(const MinimizeInput& in, std::vector<uint32_t>* rep) {
     uint64_t h = 0x9E3779B97F4A7C15ull;
     for (uint32_t w : sig) h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
     h ^= h >> 31;
-    uint32_t& head = byHash[h];
+    size_t slot = h & (slots - 1);
     uint32_t found = 0;
-    for (uint32_t c = head; c != 0; c = chain[c - 1]) {
+    for (; table[slot] != 0; slot = (slot + 1) & (slots - 1)) {
+      const uint32_t c = table[slot];
       const uint32_t b = sigBegin[c - 1], e = sigBegin[c];
       if (e - b == sig.size() && std::equal(sig.begin(), sig.end(), sigPool.begin() + b)) {
         found = c;
@@ -98,9 +99,8 @@ bool MinimizeAcyclic(const MinimizeInput& in, std::vector<uint32_t>* rep) {
       sigPool.insert(sigPool.end(), sig.begin(), sig.end());
       sigBegin.push_back(static_cast<uint32_t>(sigPool.size()));
       smallest.push_back(s);
-      chain.push_back(head);
       found = static_cast<uint32_t>(smallest.size());
-      head = found;
+      table[slot] = found;
     } else if (s < smallest[found - 1]) {
       smallest[found - 1] = s;
     }
