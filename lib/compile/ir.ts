@@ -585,7 +585,7 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   let byteLength = 0;
   const byteOffsets = new Map<string, number>();
   const leafIds = new Map<string, number>();
-  const latin1 = (b: Uint8Array): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
+  const latin1 = latin1Key;
   const appendBytes = (b: Uint8Array): number => {
     if (byteLength + b.length > bytePool.length) {
       const next = new Uint8Array(Math.max(bytePool.length * 2, byteLength + b.length));
@@ -623,14 +623,16 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       case "bytes":
       case "class":
       case "text": {
-        const key = leafKey(e, latin1);
+        // A literal's bytes are its key in both maps: converted to a string once.
+        const content = e.kind === "bytes" ? latin1(e.bytes) : "";
+        const key = e.kind === "bytes" ? `b${content}` : leafKey(e, latin1);
         const shared = leafIds.get(key);
         if (shared !== undefined) {
           id = shared;
           break;
         }
         if (e.kind === "bytes") {
-          id = node("bytes", addBytes(e.bytes), e.bytes.length, 0);
+          id = node("bytes", addBytes(e.bytes, content), e.bytes.length, 0);
         } else if (e.kind === "class") {
           const at = extra.length;
           for (const [lo, hi] of e.ranges) {
@@ -691,22 +693,30 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
     memo.set(e, id);
     return id;
   };
+  // Post-order without a record per visit: a node is pushed only when not yet emitted, and a
+  // node pushed once is emitted before its parent looks at its next child, so no node is
+  // pushed twice.
   const emit = (root: IrExpr): number => {
-    const stack: Array<{ e: IrExpr; next: number }> = [{ e: root, next: 0 }];
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      if (memo.has(top.e)) {
-        stack.pop();
+    const known = memo.get(root);
+    if (known !== undefined) return known;
+    const path: IrExpr[] = [root];
+    const next: number[] = [0];
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const e = path[top]!;
+      const k = next[top]!;
+      if (k < childCount(e)) {
+        next[top] = k + 1;
+        const child = e.kind === "seq" || e.kind === "choice" ? e.items[k]! : (e as IrWithItem).item;
+        if (!memo.has(child)) {
+          path.push(child);
+          next.push(0);
+        }
         continue;
       }
-      const children = childrenOf(top.e);
-      if (top.next < children.length) {
-        const child = children[top.next++]!;
-        if (!memo.has(child)) stack.push({ e: child, next: 0 });
-        continue;
-      }
-      stack.pop();
-      emitOne(top.e);
+      path.pop();
+      next.pop();
+      emitOne(e);
     }
     return memo.get(root)!;
   };
@@ -720,20 +730,38 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodeCount, extra.length, byteLength, 0];
   const words = header.length + ruleWords.length + nodes.length + extra.length;
   const out = new Uint8Array(words * 4 + ((byteLength + 3) & ~3));
-  const view = new DataView(out.buffer);
-  let w = 0;
-  for (const v of [...header, ...ruleWords]) {
-    view.setUint32(w * 4, v >>> 0, true);
-    w++;
-  }
-  for (const list of [nodes, extra]) {
-    for (let i = 0; i < list.length; i++) {
-      view.setUint32(w * 4, list.data[i]!, true);
-      w++;
+  const head = [...header, ...ruleWords];
+  if (LITTLE_ENDIAN) {
+    // The format is little-endian, as the host: the word arrays are copied as they are.
+    const u32 = new Uint32Array(out.buffer, 0, words);
+    u32.set(head);
+    u32.set(nodes.data.subarray(0, nodes.length), head.length);
+    u32.set(extra.data.subarray(0, extra.length), head.length + nodes.length);
+  } else {
+    const view = new DataView(out.buffer);
+    let w = 0;
+    for (const v of head) view.setUint32(4 * w++, v >>> 0, true);
+    for (const list of [nodes, extra]) {
+      for (let i = 0; i < list.length; i++) view.setUint32(4 * w++, list.data[i]!, true);
     }
   }
   out.set(bytePool.subarray(0, byteLength), words * 4);
   return out;
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/**
+ * Bytes as a string of the same length (one char per byte), a map key. Short literals, the
+ * common case (an enum's trie edges, JSON punctuation), skip the Buffer view a decode needs.
+ */
+function latin1Key(b: Uint8Array): string {
+  if (b.length <= 32) {
+    let s = "";
+    for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
+    return s;
+  }
+  return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("latin1");
 }
 
 /** The content of a leaf node as a string: equal leaves, equal keys. */

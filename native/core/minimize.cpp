@@ -7,6 +7,10 @@
 namespace tagmask {
 
 std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
+  {
+    std::vector<uint32_t> rep;
+    if (MinimizeAcyclic(in, &rep)) return rep;
+  }
   const uint32_t n = in.stateCount, k = in.symbolCount;
   const std::vector<uint8_t>& keep = *in.keep;
   const std::vector<uint32_t>& runBegin = *in.runBegin;

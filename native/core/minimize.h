@@ -32,7 +32,13 @@ struct MinimizeInput {
 };
 
 /// For each state: the smallest state equivalent to it (itself when nothing merges), or 0 for
-/// states that do not take part.
+/// states that do not take part. Acyclic automata without calls or counters take
+/// MinimizeAcyclic; the others partition refinement.
 std::vector<uint32_t> MinimizeStates(const MinimizeInput& in);
+
+/// The same result as partition refinement for an automaton whose live graph has no cycle, no
+/// live call and no counter operation, in time linear in its transitions (minimize_acyclic.cpp);
+/// false, leaving `rep` untouched, for any other automaton.
+bool MinimizeAcyclic(const MinimizeInput& in, std::vector<uint32_t>* rep);
 
 }  // namespace tagmask
