@@ -26,7 +26,7 @@ import { captureFragment, FragmentCache, FragmentImporter, type FragmentCacheSta
 import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
 } from "./ir.js";
-import { excludesProblem, lowerJsonSchema } from "./json-schema/index.js";
+import { excludesProblem, lowerJsonSchema, type SubSchemaLowering } from "./json-schema/index.js";
 import {
   lowerAnyTokens, lowerDispatch, lowerExcludeToken, lowerToken, lowerTokenDispatch, lowerTokenTriggeredTags, type TokenLoweringContext,
 } from "./lower-tokens.js";
@@ -120,7 +120,7 @@ function isStructuralTag(input: StructuralTag | Format): input is StructuralTag 
  * {@link LowerOptions}). A schema it refuses is a SchemaError whose message starts with the
  * format's JSON path.
  */
-export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string, undeclared: "forbid" | "allow" = "forbid"): IrExpr {
+export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilder, path: string, undeclared: "forbid" | "allow" = "forbid", subSchemas?: SubSchemaLowering): IrExpr {
   const style = format.style ?? "json";
   const excludes = checkedExcludes(format, path);
   if (style !== "json") return lowerStyledSchema(format, b, path, undeclared);
@@ -130,7 +130,7 @@ export function lowerJsonSchemaFormat(format: JsonSchemaFormat, b: GrammarBuilde
       undeclared,
       ...(format.max_whitespace_cnt === undefined ? {} : { maxWhitespace: format.max_whitespace_cnt }),
       ...(excludes.length === 0 ? {} : { excludes }),
-    });
+    }, subSchemas);
   } catch (err) {
     if (err instanceof SchemaError) {
       const detail = err.message.slice(err.schemaPath.length + 2);
@@ -251,7 +251,7 @@ class Lowering {
       case "grammar":
         return this.grammar(f.grammar, path);
       case "json_schema":
-        return this.shared(this.schemas, "json_schema", f, true, (inner) => lowerJsonSchemaFormat(f, inner.b, path, this.setup.undeclared));
+        return this.jsonSchema(f, path);
       case "any_text":
         return text(distinct([f.excludes ?? [], ends]), { maxChars: f.max_chars ?? null, maxTokens: f.max_tokens ?? null });
       case "sequence":
@@ -285,6 +285,22 @@ class Lowering {
       case "token_dispatch":
         return lowerTokenDispatch(this.tokenContext(ends), f, path);
     }
+  }
+
+  /** A JSON Schema format, kept in the cache, its self-contained member schemas as formats of their own. */
+  private jsonSchema(f: JsonSchemaFormat, path: string): IrExpr {
+    return this.shared(this.schemas, "json_schema", f, true, (inner) => lowerJsonSchemaFormat(f, inner.b, path, this.setup.undeclared, inner.subSchemas(f, path)));
+  }
+
+  /**
+   * With the cache on, the member and item schemas the JSON Schema compiler finds self-contained
+   * are lowered as `json_schema` formats of their own with `f`'s options (the same key as such a
+   * format written in the structural tag, e.g. a Kimi K3 argument): a member schema that many
+   * tools hold is compiled once, kept once, and held once by a grammar of them all.
+   */
+  private subSchemas(f: JsonSchemaFormat, path: string): SubSchemaLowering | undefined {
+    if (this.setup.cache === null || (f.style ?? "json") !== "json") return undefined;
+    return (schema) => this.jsonSchema({ ...f, json_schema: schema }, path);
   }
 
   private regex(pattern: string, path: string): IrExpr {

@@ -84,27 +84,31 @@ describe("lowering cache", () => {
     const start = loweringCacheStats();
     lowerFormat(k3(tools));
     const before = loweringCacheStats();
-    // The ten call tags and their JSON Schemas: per tool its bounded integer and its whole
-    // argument object (both differ from tool to tool), and once for all ten the boolean, the
-    // string array and the range object that every tool shares (hits for the other nine).
-    expect(before.misses - start.misses).toBe(10 + 2 * 10 + 3);
-    expect(before.hits - start.hits).toBe(3 * 9);
+    // The ten call tags and their JSON Schemas: per tool its bounded integer, its whole argument
+    // object and, inside the object, its enum (all three differ from tool to tool), and once for
+    // all ten the boolean, the string array and the range object that every tool shares (hits
+    // for the other nine). Inside each whole object, the integer, the array and the range are
+    // the argument's own fragments again (three hits per tool).
+    expect(before.misses - start.misses).toBe(10 + 3 * 10 + 3);
+    expect(before.hits - start.hits).toBe(3 * 9 + 3 * 10);
     const changed = tools.slice();
     changed[4] = sixParameterTool(4, 1);
     lowerFormat(k3(changed, "required"));
     const after = loweringCacheStats();
     // The changed tool's call tag, its integer and its object; the nine other tools come from
-    // the cache whole, and the changed tool's three shared schemas too.
+    // the cache whole, and the changed tool's three shared schemas too, and inside its object
+    // the new integer, the array, the range and the unchanged enum.
     expect(after.misses - before.misses).toBe(3);
-    expect(after.hits - before.hits).toBe(9 + 3);
+    expect(after.hits - before.hits).toBe(9 + 3 + 4);
   });
 
   it("holds a schema that several tools share once in their grammar", () => {
     clearLoweringCache();
     // Read as JSON Schema (undeclared members allowed) every object has an open-member rule.
     const text = printGrammar(lowerFormat(k3(sixParameterTools(5)), { undeclared: "allow" }));
-    // The range object's member rules (its open members take any JSON value): one copy, not five.
-    expect(text.match(/^json\/value(_\d+)? ::=/gm)?.length).toBe(1 + 5); // the range object's, and each whole argument object's
+    // The range object's member rules (its open members take any JSON value): one copy, not five,
+    // nor one more inside each whole argument object (the member schema is the argument's fragment).
+    expect(text.match(/^json\/value(_\d+)? ::=/gm)?.length).toBe(1);
     expect(text.match(/^tag_open_call_tool_tool_\d+_index ::=/gm)?.length).toBe(5);
   });
 

@@ -57,6 +57,21 @@ export interface CompilerOptions extends TextOptions {
   excludes?: readonly string[];
 }
 
+/**
+ * Lowers a self-contained sub-schema (no `$` keyword at any depth) standalone, with the compiler's
+ * options, and gives the expression of one of its values in the compiler's builder: the lowering
+ * cache (lib/compile/lower.ts) keeps it as a fragment of its own, so a member schema that many
+ * schemas hold (a tool's `range` object, its `tags` array) is compiled once per content and held
+ * once by a grammar of them all. Throws a SchemaError where the schema cannot be compiled.
+ */
+export type SubSchemaLowering = (schema: { readonly [key: string]: unknown }) => IrExpr;
+
+/**
+ * A sub-schema smaller than this many JSON values (objects, arrays and scalars, keys not counted)
+ * is compiled in place: importing a fragment costs about as much as compiling `{"type": "string"}`.
+ */
+const SHARED_MIN_VALUES = 4;
+
 /** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
 class CycleSignal extends Error {}
 
@@ -90,6 +105,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     readonly b: GrammarBuilder,
     readonly options: CompilerOptions,
     private readonly prefix: string,
+    private readonly subSchemas: SubSchemaLowering | null = null,
   ) {
     this.registry = new SchemaRegistry(schema, options.draft);
     this.exclusions = options.excludes !== undefined && options.excludes.length > 0 ? new Exclusions(options.excludes) : null;
@@ -259,13 +275,41 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   valueRef(conj: Conj): IrExpr {
     if (isTrue(conj)) return this.text.anyValue();
     if (conj.isFalse) return never();
-    let r = this.conjRules.get(conj.key);
+    let r = this.conjRules.get(conj.key) ?? this.sharedValue(conj);
     if (!r) {
       const name = this.ruleName(hintOf(conj));
       r = this.b.ruleRef(name);
       this.conjRules.set(conj.key, r);
       this.queue.push({ name, conj });
     }
+    return r;
+  }
+
+  /**
+   * A value of a conjunction that is one self-contained sub-schema, lowered standalone by
+   * `subSchemas` (and remembered like a rule); null where that could change its meaning or
+   * where it fails (compiled in place, the failure is then reported at its own path).
+   * A standalone compile reads the sub-schema as this compiler reads it when it names the root's
+   * draft (`$schema`, copied in; without one, the lowering's default 2020-12) and nothing in it
+   * refers elsewhere (`$ref`, `$dynamicRef`) or sets a base (`$id`): hence no `$` keyword at all. A conjunction of several parts (`allOf`
+   * members, pattern members, unevaluated members) depends on its context and is compiled here.
+   */
+  private sharedValue(conj: Conj): IrExpr | undefined {
+    const lower = this.subSchemas;
+    const registry = this.registry;
+    if (lower === null || conj.parts.length !== 1 || (!registry.declared && registry.dialect !== "2020-12")) return undefined;
+    const part = conj.parts[0]!;
+    if (part.kind !== "loc" || part.neg || part.loc === registry.root) return undefined;
+    const schema = part.loc.schema;
+    if (typeof schema !== "object" || selfContainedValues(schema) < SHARED_MIN_VALUES) return undefined;
+    let r: IrExpr;
+    try {
+      r = lower(registry.declared ? withDraftOf(registry.root.schema as Obj, schema) : schema);
+    } catch (err) {
+      if (err instanceof SchemaError) return undefined;
+      throw err;
+    }
+    this.conjRules.set(conj.key, r);
     return r;
   }
 
@@ -498,6 +542,39 @@ function formatLengths(fmt: string): { min: number; max: number | null } {
     formatLengthCache.set(fmt, r);
   }
   return r;
+}
+
+type Obj = { readonly [key: string]: unknown };
+
+/** `schema` naming the draft `root` names (`$schema` first), its numbers' written text kept. */
+function withDraftOf(root: Obj, schema: Obj): Obj {
+  const out: Record<string, unknown> = { $schema: root.$schema };
+  for (const key of Object.keys(schema)) {
+    out[key] = schema[key];
+    copyNumberText(schema, key, out, key);
+  }
+  return out;
+}
+
+/** The JSON values in `v` (0 when an object in it has a key starting with `$`). */
+function selfContainedValues(v: unknown): number {
+  if (typeof v !== "object" || v === null) return 1;
+  let n = 1;
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      const m = selfContainedValues(x);
+      if (m === 0) return 0;
+      n += m;
+    }
+    return n;
+  }
+  for (const key in v) {
+    if (key.startsWith("$")) return 0;
+    const m = selfContainedValues((v as Record<string, unknown>)[key]);
+    if (m === 0) return 0;
+    n += m;
+  }
+  return n;
 }
 
 function whereOf(conj: Conj): string {

@@ -11,14 +11,14 @@ import { FormatError, InvalidArgumentError, SchemaError } from "../../errors.js"
 import { parseJsonText } from "../../format/json-text.js";
 import type { JsonSchema } from "../../format/types.js";
 import { GrammarBuilder, type IrExpr, type IrGrammar } from "../ir.js";
-import { SchemaCompiler, type UnenforcedKeyword } from "./compiler.js";
+import { SchemaCompiler, type SubSchemaLowering, type UnenforcedKeyword } from "./compiler.js";
 import { excludesProblem } from "./excludes.js";
 import { checkSchemaNesting, stackOverflowAsSchemaError } from "./nesting.js";
 import { DIALECTS, type Dialect } from "./resolve.js";
 
 export { excludesProblem };
 export type { JsonSchema };
-export type { UnenforcedKeyword };
+export type { SubSchemaLowering, UnenforcedKeyword };
 export type { Dialect };
 
 /** Options of the JSON Schema compiler. */
@@ -117,8 +117,12 @@ function checkSchema(schema: unknown): asserts schema is JsonSchema {
  * schema accepts (no surrounding whitespace). Rule names start with a fresh prefix, so several
  * schemas can share one grammar. When it throws, rules may already have been added to `b`:
  * discard that builder.
+ *
+ * `subSchemas` (the lowering cache's hook, lib/compile/lower.ts) lowers the self-contained member
+ * and item schemas as fragments of their own; it is not used in lenient mode, whose refusals are
+ * listed with their paths in this schema.
  */
-export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: JsonSchemaOptions = {}): IrExpr {
+export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: JsonSchemaOptions = {}, subSchemas?: SubSchemaLowering): IrExpr {
   checkSchema(schema);
   checkOptions(options);
   const prefix = `${b.freshName("json")}/`;
@@ -136,6 +140,7 @@ export function lowerJsonSchema(schema: JsonSchema, b: GrammarBuilder, options: 
       excludes: options.excludes ?? [],
     },
     prefix,
+    subSchemas === undefined || options.lenient === true ? null : subSchemas,
   );
   let expr: IrExpr;
   try {
