@@ -375,10 +375,9 @@ export function exponentCompare(bit: number, t: Rational, ge: boolean, inclusive
 
 /**
  * The most states of a divisibility automaton. Every remainder class becomes a rule of a
- * right-linear group that the engine inlines once per place the number appears: with Llama 3 a
- * prime near 4000 compiles in about 4 s, near 10^4 the grammar exceeds the engine's automaton
- * limit once the number is used twice (an array's first and later items). Larger divisors wait
- * for a remainder counter in the matcher (issue 13).
+ * right-linear group that the engine inlines once per place the number appears, and its mask
+ * cache walks every state: with Llama 3 a prime near 4000 compiles in about 1 s. Larger divisors
+ * wait for a remainder counter in the matcher (issue 13).
  */
 export const MAX_MOD_STATES = 4096;
 /** The most states built before minimizing (a decimal divisor's fraction digits multiply them). */
