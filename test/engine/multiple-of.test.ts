@@ -98,6 +98,16 @@ describe("long right-linear groups (automata written as rules, thousands deep)",
   }
 });
 
+describe("a divisibility automaton used in several places", () => {
+  it("six properties with multipleOf 1009 compile (one copy of the group per reference exceeded the automaton limit)", () => {
+    const props = Object.fromEntries(["a", "b", "c", "d", "e", "f"].map((k) => [k, { type: "integer", multipleOf: 1009 }]));
+    const { grammar } = compileJsonSchema({ type: "object", properties: props, required: ["a", "f"] } as never);
+    const compiled = compileGrammar(loadTestVocabulary("llama3"), grammar);
+    expect(new GrammarMatcher(compiled).acceptString('{"a": 2018, "f": -1009}')).toBe(true);
+    expect(new GrammarMatcher(compiled).acceptString('{"a": 2019, "f": 0}')).toBe(false);
+  });
+});
+
 describe("multipleOf masks on Llama 3", () => {
   const vocab = loadTestVocabulary("llama3");
   const schema = arrayOf(1024);
