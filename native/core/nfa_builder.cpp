@@ -214,8 +214,21 @@ class NfaBuilder {
         if (!analysis_.Kept(n.a) && analysis_.Group(n.a) != RuleAnalysis::kNoGroup) {
           // A new instance of the right-linear group: one entry state per rule of the group
           // reached from here, one shared exit; each body is built once in the instance.
-          const uint32_t inst = static_cast<uint32_t>(instances_.size());
-          instances_.push_back(Instance{analysis_.Group(n.a), NewState(), {}, {}});
+          // References into the group in tail position of one body share its instance (as
+          // shared tails do, every such reference continues where that body ends): a numeral
+          // automaton enters its group of remainder rules from ten digits, with and without a
+          // sign, and a copy per reference made 20 copies of thousands of rules.
+          const uint64_t groupKey = tailFrom == kNotTail ? 0 : (static_cast<uint64_t>(frames_[tailFrom].uid) << 32) | analysis_.Group(n.a);
+          uint32_t inst = kNotTail;
+          if (tailFrom != kNotTail) {
+            const auto it = sharedGroups_.find(groupKey);
+            if (it != sharedGroups_.end()) inst = it->second;
+          }
+          if (inst == kNotTail) {
+            inst = static_cast<uint32_t>(instances_.size());
+            instances_.push_back(Instance{analysis_.Group(n.a), NewState(), {}, {}});
+            if (tailFrom != kNotTail) sharedGroups_.emplace(groupKey, inst);
+          }
           frames_.push_back({UINT32_MAX, kNotTail, nextUid_++, inst});
           const uint32_t frame = static_cast<uint32_t>(frames_.size()) - 1;
           AddEps(from, EntryIn(inst, n.a));
@@ -630,6 +643,8 @@ class NfaBuilder {
   uint32_t nextUid_ = 0;
   // (frame uid, rule) -> (entry, end) of a leaf rule built once in tail position of that frame.
   std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> sharedTails_;
+  // (frame uid, group) -> the instance of a right-linear group entered in tail position of that frame.
+  std::unordered_map<uint64_t, uint32_t> sharedGroups_;
   std::unordered_map<uint32_t, std::vector<Utf8Sequence>> classCache_;
   std::unordered_map<uint32_t, TextDfa> textCache_;
 };

@@ -277,6 +277,25 @@ uint64_t RuleAnalysis::RuleSize(uint32_t r, uint32_t depth) {
   return size;
 }
 
+uint64_t RuleAnalysis::GroupSize(uint32_t group, uint32_t depth) {
+  if (groupSize_.empty()) {
+    groupSize_.assign(g_.rules.size(), UINT64_MAX);
+    groupSizing_.assign(g_.rules.size(), 0);
+    groupMembers_.assign(g_.rules.size(), {});
+    for (uint32_t r = 0; r < g_.rules.size(); ++r) {
+      if (group_[r] != kNoGroup && !kept_[r]) groupMembers_[group_[r]].push_back(r);
+    }
+  }
+  if (groupSize_[group] != UINT64_MAX) return groupSize_[group];
+  if (groupSizing_[group]) return 1;
+  groupSizing_[group] = 1;
+  uint64_t size = 0;
+  for (uint32_t r : groupMembers_[group]) size = SatAdd(size, RuleSize(r, depth));
+  groupSizing_[group] = 0;
+  groupSize_[group] = size;
+  return size;
+}
+
 uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
   if (nodeSize_[id] != UINT64_MAX) return nodeSize_[id];
   if (depth > limits_.maxNestingDepth) {
@@ -311,9 +330,20 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
       break;
     }
     case Kind::Ref:
-      // Rules that are not kept form an acyclic graph, so this recursion ends.
-      if (!kept_[n.a]) size = RuleSize(n.a, depth + 1);
-      if (kept_[n.a]) size = 1;
+      // Rules that are not kept form an acyclic graph apart from right-linear groups, so this
+      // recursion ends. Inside a group a reference is a jump within the group's one copy; from
+      // outside it enters that copy: all the group's bodies, each sized with its jumps as 1, so
+      // the recursion never follows a group's chains of rules (thousands deep in a divisibility
+      // automaton).
+      if (kept_[n.a]) {
+        size = 1;
+      } else if (group_[n.a] == kNoGroup) {
+        size = RuleSize(n.a, depth + 1);
+      } else if (group_[n.a] == group_[rule]) {
+        size = 1;
+      } else {
+        size = GroupSize(group_[n.a], depth + 1);
+      }
       break;
     case Kind::Text: {
       uint64_t total = 1;
@@ -329,7 +359,9 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
       size = 2;
       break;
   }
-  nodeSize_[id] = size;
+  // A reference's size depends on the rule it is met in (a jump inside its group, the group's
+  // copy outside), and the builder may share one reference node between both.
+  if (n.kind != Kind::Ref) nodeSize_[id] = size;
   return size;
 }
 
@@ -346,40 +378,63 @@ bool RuleAnalysis::Counted(uint32_t node) const {
   return copies > limits_.countedRepeatFrom;
 }
 
-bool RuleAnalysis::ContainsCounted(uint32_t node) const {
-  if (containsCounted_.empty()) containsCounted_.assign(g_.nodes.size(), 0);
-  uint8_t& memo = containsCounted_[node];
-  if (memo >= 2) return memo == 3;
-  if (memo == 1) return false;  // a loop through inlined references (tail jumps, groups)
-  memo = 1;
-  const ir::Node& n = g_.nodes[node];
+template <class Step>
+bool RuleAnalysis::Reaches(uint32_t node, std::vector<uint8_t>& memos, Step step) const {
+  // An explicit stack, not recursion: a right-linear group inlines thousands of rules into one
+  // another (the divisibility automata of JSON Schema's multipleOf), too deep for the C++ stack.
+  // memos: 0 unknown, 1 seen by this search, 2 no, 3 yes. When nothing is found, every node
+  // seen reaches only nodes seen, so all of them are "no"; when something is, only `node` is
+  // known to be "yes" and the others go back to unknown.
+  if (memos[node] >= 2) return memos[node] == 3;
+  std::vector<uint32_t> stack{node}, seen, next;
   bool found = false;
-  switch (n.kind) {
-    case Kind::Seq:
-    case Kind::Choice:
-      for (uint32_t i = 0; i < n.b && !found; ++i) found = ContainsCounted(g_.Children(n)[i]);
-      break;
-    case Kind::Repeat:
-      found = Counted(node) || ContainsCounted(n.a);
-      break;
-    case Kind::Counted:
+  while (!stack.empty() && !found) {
+    const uint32_t id = stack.back();
+    stack.pop_back();
+    if (memos[id] == 3) {
       found = true;
       break;
-    case Kind::Unit:
-    case Kind::Marks:
-    case Kind::Mark:
-      found = ContainsCounted(n.a);
-      break;
-    case Kind::Ref:
-      found = !kept_[n.a] && ContainsCounted(g_.rules[n.a].body);
-      break;
-    default:
-      break;
+    }
+    if (memos[id] != 0) continue;
+    memos[id] = 1;
+    seen.push_back(id);
+    next.clear();
+    found = step(id, g_.nodes[id], &next);
+    stack.insert(stack.end(), next.begin(), next.end());
   }
-  // Re-read: the vector does not move (sized once), but keep the write explicit.
-  containsCounted_[node] = found ? 3 : 2;
+  for (uint32_t id : seen) memos[id] = found ? 0 : 2;
+  memos[node] = found ? 3 : 2;
   return found;
 }
+
+bool RuleAnalysis::ContainsCounted(uint32_t node) const {
+  if (containsCounted_.empty()) containsCounted_.assign(g_.nodes.size(), 0);
+  return Reaches(node, containsCounted_, [&](uint32_t id, const ir::Node& n, std::vector<uint32_t>* next) {
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) next->push_back(g_.Children(n)[i]);
+        return false;
+      case Kind::Repeat:
+        if (Counted(id)) return true;
+        next->push_back(n.a);
+        return false;
+      case Kind::Counted:
+        return true;
+      case Kind::Unit:
+      case Kind::Marks:
+      case Kind::Mark:
+        next->push_back(n.a);
+        return false;
+      case Kind::Ref:
+        if (!kept_[n.a]) next->push_back(g_.rules[n.a].body);
+        return false;
+      default:
+        return false;
+    }
+  });
+}
+
 
 }  // namespace tagmask
 
@@ -390,34 +445,29 @@ bool RuleAnalysis::FreeUnits(uint32_t node) const { return HoldsFree(node, freeU
 bool RuleAnalysis::FreeMarks(uint32_t node) const { return HoldsFree(node, freeMarks_, Kind::Mark, Kind::Marks); }
 
 bool RuleAnalysis::HoldsFree(uint32_t node, std::vector<uint8_t>& memos, Kind target, Kind owner) const {
-  if (memos.empty()) memos.assign(g_.nodes.size(), 0);  // sized once: the reference below stays valid
-  uint8_t& memo = memos[node];
-  if (memo >= 2) return memo == 3;
-  if (memo == 1) return false;  // a loop through references
-  memo = 1;
-  const ir::Node& n = g_.nodes[node];
-  bool found = false;
-  switch (n.kind) {
-    case Kind::Seq:
-    case Kind::Choice:
-      for (uint32_t i = 0; i < n.b && !found; ++i) found = HoldsFree(g_.Children(n)[i], memos, target, owner);
-      break;
-    case Kind::Repeat:
-    case Kind::Counted:
-    case Kind::Unit:
-    case Kind::Marks:
-    case Kind::Mark:
-      // An owner node keeps what it holds to itself.
-      found = n.kind == target || (n.kind != owner && HoldsFree(n.a, memos, target, owner));
-      break;
-    case Kind::Ref:
-      found = HoldsFree(g_.rules[n.a].body, memos, target, owner);
-      break;
-    default:
-      break;
-  }
-  memo = found ? 3 : 2;
-  return found;
+  if (memos.empty()) memos.assign(g_.nodes.size(), 0);
+  return Reaches(node, memos, [&](uint32_t, const ir::Node& n, std::vector<uint32_t>* next) {
+    switch (n.kind) {
+      case Kind::Seq:
+      case Kind::Choice:
+        for (uint32_t i = 0; i < n.b; ++i) next->push_back(g_.Children(n)[i]);
+        return false;
+      case Kind::Repeat:
+      case Kind::Counted:
+      case Kind::Unit:
+      case Kind::Marks:
+      case Kind::Mark:
+        // An owner node keeps what it holds to itself.
+        if (n.kind == target) return true;
+        if (n.kind != owner) next->push_back(n.a);
+        return false;
+      case Kind::Ref:
+        next->push_back(g_.rules[n.a].body);
+        return false;
+      default:
+        return false;
+    }
+  });
 }
 
 template <class Visit>

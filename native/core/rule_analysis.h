@@ -84,6 +84,12 @@ class RuleAnalysis {
   void EstimateSizes();
   uint64_t RuleSize(uint32_t r, uint32_t depth);
   uint64_t NodeSize(uint32_t id, uint32_t depth, uint32_t rule);
+  // The size of one copy of a right-linear group (the sum of its bodies).
+  uint64_t GroupSize(uint32_t group, uint32_t depth);
+  // Whether a node is reachable from `node` for which `step` says yes (step(id, node, &next)
+  // also lists where to go on), memoized in `memos` (ContainsCounted, HoldsFree).
+  template <class Step>
+  bool Reaches(uint32_t node, std::vector<uint8_t>& memos, Step step) const;
 
   const ir::Grammar& g_;
   const CompileLimits& limits_;
@@ -94,7 +100,9 @@ class RuleAnalysis {
   std::vector<std::vector<uint32_t>> nonTail_;  // rules referenced in non-tail position
   std::vector<uint32_t> refCount_;
   std::vector<uint8_t> ruleNullable_, reachable_, kept_, tailSelf_, sizing_;
-  std::vector<uint64_t> nodeSize_, ruleSize_;
+  std::vector<uint64_t> nodeSize_, ruleSize_, groupSize_;
+  std::vector<uint8_t> groupSizing_;
+  std::vector<std::vector<uint32_t>> groupMembers_;
   std::vector<uint32_t> group_;
 };
 

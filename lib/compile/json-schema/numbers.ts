@@ -368,7 +368,7 @@ export function decimalParts(number: number | SchemaNumber): { p: bigint; s: num
 
 /** Thrown when `multipleOf` would need too large an automaton. */
 export class MultipleOfTooLarge extends Error {
-  constructor(readonly states: number) {
+  constructor(readonly states: bigint) {
     super(`multipleOf needs an automaton of more than ${MAX_MOD_STATES} states (at least ${states})`);
   }
 }

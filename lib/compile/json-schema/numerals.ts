@@ -373,12 +373,23 @@ export function exponentCompare(bit: number, t: Rational, ge: boolean, inclusive
 
 // ---- divisibility ----------------------------------------------------------------------------
 
-/** The most states of a divisibility automaton. */
-export const MAX_MOD_STATES = 32768;
+/**
+ * The most states of a divisibility automaton. Every remainder class becomes a rule of a
+ * right-linear group that the engine inlines once per place the number appears, and its mask
+ * cache walks every state: with Llama 3 a prime near 4000 compiles in about 1 s. Larger divisors
+ * wait for a remainder counter in the matcher (issue 13).
+ */
+export const MAX_MOD_STATES = 4096;
+/** The most states built before minimizing (a decimal divisor's fraction digits multiply them). */
+const MAX_MOD_BUILD_STATES = 8 * MAX_MOD_STATES;
 
-/** Thrown when a divisibility automaton would exceed MAX_MOD_STATES; `states` is how many it needs (at least). */
+/**
+ * Thrown when a divisibility automaton would exceed MAX_MOD_STATES; `states` is how many it needs
+ * (at least): the divisor's part coprime to 10 when that alone is over the budget (found before
+ * anything is built), otherwise the count reached when the budget ran out.
+ */
 export class DivisorTooLarge extends RangeError {
-  constructor(readonly states: number) {
+  constructor(readonly states: bigint) {
     super(`the divisibility automaton needs at least ${states} states`);
   }
 }
@@ -415,6 +426,8 @@ class ResidueClasses {
       q *= 5n;
       b++;
     }
+    // Every remainder modulo m is a class of its own (and is reached): refuse before building.
+    if (m > BigInt(MAX_MOD_STATES)) throw new DivisorTooLarge(m);
     this.m = m;
     this.q = q;
     this.c = Math.max(a, b);
@@ -438,7 +451,7 @@ class ResidueClasses {
     let id = this.ids.get(key);
     if (id === undefined) {
       id = this.reps.length;
-      if (id >= MAX_MOD_STATES) throw new DivisorTooLarge(id);
+      if (id >= MAX_MOD_STATES) throw new DivisorTooLarge(BigInt(id + 1));
       this.ids.set(key, id);
       this.reps.push([rm, rq]);
     }
@@ -466,14 +479,15 @@ class ResidueClasses {
  * zeros to s places, read as an integer, are a multiple of p. Built directly from the residue
  * classes (see ResidueClasses), so its size follows the divisor, not the length of numerals:
  * states are (class, fraction digits read) plus one state of trailing zeros. Throws DivisorTooLarge
- * past MAX_MOD_STATES.
+ * when the automaton (minimized) has more than MAX_MOD_STATES states, or building it would pass
+ * MAX_MOD_BUILD_STATES.
  */
 export function plainMultipleOf(p: bigint, s: number): Dfa {
   const classes = new ResidueClasses(p);
   const tracked = s;
   const b = new DfaBuilder(Infinity);
   const budget = (): void => {
-    if (b.accept.length > MAX_MOD_STATES) throw new DivisorTooLarge(b.accept.length);
+    if (b.accept.length > MAX_MOD_BUILD_STATES) throw new DivisorTooLarge(BigInt(b.accept.length));
   };
   const start = b.addState(false);
   const signed = b.addState(false);
@@ -522,5 +536,7 @@ export function plainMultipleOf(p: bigint, s: number): Dfa {
   // continuation; the dot only follows a multiple; every state can still reach one). Otherwise
   // short continuations may not tell some (residue mod m, class mod q) pairs apart, and a
   // decimal divisor's fraction states may merge: minimize.
-  return s === 0 && classes.coprime ? canonical(b.build(start)) : minimize(b.build(start));
+  const dfa = s === 0 && classes.coprime ? canonical(b.build(start)) : minimize(b.build(start));
+  if (dfa.accept.length > MAX_MOD_STATES) throw new DivisorTooLarge(BigInt(dfa.accept.length));
+  return dfa;
 }
