@@ -80,9 +80,17 @@ struct CutRule {
   // Plain trie only: TokenTrie::CharsData(), for the cuts of counted loops whose count is not
   // known (Walker::CountedCut).
   const uint32_t* chars = nullptr;
+  // Plain trie only: per state, L in 1..3 when it is inside a character of a state that plain
+  // characters cannot kill: every continuation byte leads on, and after L of them the state is
+  // one of those (MidCharLength in mask_builder.cpp); 0 otherwise. Every token below a node that
+  // lacks exactly L bytes of its last character is then accepted: its bytes finish the character
+  // and go on with plain characters.
+  const uint8_t* midChar = nullptr;
   static constexpr uint32_t kNoProfile = UINT32_MAX;
   bool Cut(uint32_t s, uint32_t node, uint32_t depth) const {
-    if (nodeMax == nullptr) return static_cast<uint32_t>(plainDepth[s]) + depth >= maxLength[node];
+    if (nodeMax == nullptr) {
+      return static_cast<uint32_t>(plainDepth[s]) + depth >= maxLength[node] || (midChar[s] != 0 && (chars[node] & 3u) == midChar[s]);
+    }
     const uint32_t p = profileOf[s];
     return p != kNoProfile && (*(*nodeMax)[p])[node] <= depth;
   }
