@@ -22,11 +22,20 @@ export class InvalidArgumentError extends TagmaskError {
   }
 }
 
+/** Longest path shown whole in a message; `path` fields always hold the whole path. */
+const SHOWN_PATH = 200;
+
+/** A path for a message: a very long one (a value nested a thousand levels deep) keeps its two ends. */
+function shownPath(path: string): string {
+  if (path.length <= SHOWN_PATH) return path;
+  return `${path.slice(0, 120)}…${path.slice(-60)} (${path.length} characters)`;
+}
+
 /** A structural tag (format tree) is malformed. `path` is the JSON path of the bad value. */
 export class FormatError extends TagmaskError {
   readonly path: string;
   constructor(path: string, message: string) {
-    super(path ? `${path}: ${message}` : message, "TAGMASK_INVALID_FORMAT");
+    super(path ? `${shownPath(path)}: ${message}` : message, "TAGMASK_INVALID_FORMAT");
     this.path = path;
   }
 }
@@ -66,7 +75,7 @@ export class SchemaError extends TagmaskError {
 export class ToolError extends TagmaskError {
   readonly path: string;
   constructor(path: string, message: string) {
-    super(path ? `${path}: ${message}` : message, "TAGMASK_INVALID_TOOLS");
+    super(path ? `${shownPath(path)}: ${message}` : message, "TAGMASK_INVALID_TOOLS");
     this.path = path;
   }
 }

@@ -15,6 +15,34 @@ export function keyPath(base: string, key: string): string {
   return `${base}[${JSON.stringify(key)}]`;
 }
 
+/**
+ * The path of the first value nested more than MAX_NESTING levels below `value` (a cycle nests
+ * without end, so it is found too), or null when there is none. Iterative, so any depth is safe;
+ * checked before code that walks a value recursively.
+ */
+export function tooDeepPath(value: unknown, base: string): string | null {
+  interface Entry {
+    value: unknown;
+    depth: number;
+    parent: Entry | null;
+    key: string | number;
+  }
+  const stack: Entry[] = [{ value, depth: 0, parent: null, key: "" }];
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const v = entry.value;
+    if (typeof v !== "object" || v === null) continue;
+    if (entry.depth >= MAX_NESTING) {
+      const keys: Array<string | number> = [];
+      for (let e: Entry | null = entry; e !== null && e.parent !== null; e = e.parent) keys.push(e.key);
+      return keys.reverse().reduce<string>((p, k) => (typeof k === "number" ? indexPath(p, k) : keyPath(p, k)), base);
+    }
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push({ value: item, depth: entry.depth + 1, parent: entry, key: i }));
+    else for (const [k, item] of Object.entries(v)) stack.push({ value: item, depth: entry.depth + 1, parent: entry, key: k });
+  }
+  return null;
+}
+
 /** The path of array element `index` below `base`: `base[index]`. */
 export function indexPath(base: string, index: number): string {
   return `${base}[${index}]`;

@@ -18,6 +18,7 @@ import { toolCallingFamilies, toolCallingFamily } from "../tools/families.js";
 import type { VocabularyOptions } from "../tokenizer/build-vocabulary.js";
 import { GrammarCache } from "./grammar-cache.js";
 import { registerRoutes } from "./routes.js";
+import { installExactJsonParser } from "./request-json.js";
 import type { MaskFill } from "./mask-batcher.js";
 import { Scheduler } from "./scheduler.js";
 import { createServerMetrics, type ServerMetrics } from "./server-metrics.js";
@@ -353,6 +354,7 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
       forceCloseConnections: "idle",
       ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: false } },
     });
+    installExactJsonParser(app);
     registerRoutes(app, {
       family, ...(variant === undefined ? {} : { variant }), modelId, template, session, contextSize: context.contextSize, scheduler, grammars, metrics, shutdown: shutdown.signal,
       createdAt: Math.floor(Date.now() / 1000),

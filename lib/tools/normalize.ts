@@ -5,7 +5,7 @@
  * `path` names the field (`tools[1].function.name`) and whose message says what was expected.
  */
 import { ToolError } from "../errors.js";
-import { describeValue, indexPath, isPlainObject, keyPath, loneSurrogateIndex, loneSurrogateMessage, showString } from "../format/json-path.js";
+import { MAX_NESTING, describeValue, indexPath, isPlainObject, keyPath, loneSurrogateIndex, loneSurrogateMessage, showString, tooDeepPath } from "../format/json-path.js";
 import type { Format } from "../format/types.js";
 import { answerFormat } from "./answer.js";
 import { REASONING_MODES, type ReasoningMode } from "./types.js";
@@ -81,6 +81,9 @@ function readParameters(value: unknown, path: string): { [key: string]: unknown 
     fail(path, "expected a JSON Schema for the arguments object, found false, which accepts no arguments at all: the tool could never be called; remove the tool or give a schema");
   }
   if (!isPlainObject(value)) fail(path, `expected a JSON Schema (an object or a boolean), found ${describeValue(value)}`);
+  // The builders walk schemas recursively: refuse what would overflow the stack, and cycles.
+  const deep = tooDeepPath(value, path);
+  if (deep !== null) fail(deep, `expected a schema nested at most ${MAX_NESTING} levels deep (objects and arrays; is there a cycle?); flatten it, or use $ref and $defs for recursive shapes`);
   const type = value["type"];
   if (type !== undefined) {
     const types = typeof type === "string" ? [type] : Array.isArray(type) ? type : null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { complement, DfaBuilder, dfaKey, dfaMatches, dfaOfStrings, intersect, isEmpty, union, withLength, type Dfa } from "../../lib/compile/json-schema/automaton.js";
+import { AutomatonTooLarge, complement, DfaBuilder, dfaKey, dfaMatches, dfaOfStrings, intersect, isEmpty, union, withLength, type Dfa } from "../../lib/compile/json-schema/automaton.js";
 import { minimize } from "../../lib/compile/json-schema/minimize.js";
 import { regexToDfa, RegexUnsupported } from "../../lib/compile/json-schema/regex.js";
 import { boundAtom, equalAtom, multipleOfSet, numDfa, NUM_INT, numAnd, numNot, type NumSet } from "../../lib/compile/json-schema/numbers.js";
@@ -69,6 +69,27 @@ describe("automaton operations", () => {
     expect(dfaMatches(r, "ab")).toBe(true);
     expect(dfaMatches(r, "cd")).toBe(false);
     expect(dfaKey(intersect(y, x1))).toBe(dfaKey(r));
+  });
+
+  it("holds a chain of products to the budget of its inputs, not of the previous result", () => {
+    // "Contains letter i" for 16 letters: 2^k states after k products. Each step is at most 8×
+    // the previous result, so a budget relative to the operands let the chain grow without end.
+    let all = regexToDfa("^[a-p]*$");
+    let k = 0;
+    const grow = (): void => {
+      for (; k < 16; k++) all = intersect(all, regexToDfa(`^[a-p]*${String.fromCharCode(0x61 + k)}[a-p]*$`));
+    };
+    expect(grow).toThrow(AutomatonTooLarge);
+    expect(k).toBe(14);
+    expect(all.accept.length).toBe(2 ** 14);
+    // An automaton built from the schema's text that is over the budget (a literal set) keeps a
+    // budget of a few times its size through a chain of products.
+    const words = Array.from({ length: 6000 }, (_, i) => `w${i.toString(36)}-${(i * 7919).toString(36)}`);
+    let big = dfaOfStrings(words);
+    expect(big.accept.length).toBeGreaterThan(20000);
+    big = intersect(intersect(big, regexToDfa("^w")), regexToDfa("-"));
+    expect(dfaMatches(big, words[4321]!)).toBe(true);
+    expect(dfaMatches(big, "w-")).toBe(false);
   });
 });
 

@@ -174,6 +174,27 @@ describe("chat completions with the openai client (kimi-k3)", () => {
     expect(["stop", "tool_calls"]).toContain(text.choices[0]!.finish_reason);
   });
 
+  it("keeps the digits of schema numbers a double cannot hold (JSON text sent as written)", async () => {
+    // The openai client would round these numbers itself (JSON.stringify): a client in another
+    // language sends them as written, as this raw body does.
+    const bounds = '{"type": "integer", "minimum": 9223372036854775806, "maximum": 9223372036854775807}';
+    const post = async (fields: string): Promise<{ choices: Array<{ message: { content: string | null; tool_calls?: Array<{ function: { arguments: string } }> } }> }> => {
+      const res = await fetch(`${t.url}/v1/chat/completions`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: `{"model": "tiny", "messages": ${JSON.stringify(USER)}, "max_tokens": 200, "seed": 5, ${fields}}`,
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as never;
+    };
+    const answer = await post(`"response_format": {"type": "json_schema", "json_schema": {"name": "n", "schema": ${bounds}}}`);
+    expect(answer.choices[0]!.message.content).toMatch(/^922337203685477580[67]$/);
+    const tool = `{"type": "function", "function": {"name": "pick", "parameters": {"type": "object", "properties": {"n": ${bounds}}, "required": ["n"], "additionalProperties": false}}}`;
+    const called = await post(`"tools": [${tool}], "tool_choice": "required"`);
+    const args = called.choices[0]!.message.tool_calls![0]!.function.arguments;
+    expect(args).toMatch(/^\{\s*"n"\s*:\s*922337203685477580[67]\s*\}$/);
+  });
+
   it("continues a conversation with tool calls and their results, reusing the prompt it already holds", async () => {
     const first = await t.client.chat.completions.create({ model: "tiny", messages: USER, tools: TOOLS, tool_choice: "required", max_tokens: 200, seed: 11 });
     const message = first.choices[0]!.message;

@@ -93,6 +93,16 @@ describe("request errors", () => {
     expect(missing.body.error).toMatchObject({ param: "messages", message: "messages: is required" });
     const text = await post("hello", "text/plain");
     expect(text.status).toBe(400);
+    // Bodies with long numbers are read a second time, exactly; the first read still judges them.
+    const longBad = await post('{"max_tokens": 12345678901234567890, "messages": [');
+    expect(longBad.status).toBe(400);
+    expect(longBad.body.error.message).toMatch(/not valid JSON/);
+    const poisoned = await post('{"__proto__": {"x": 1}, "seed": 12345678901234567890, "messages": []}');
+    expect(poisoned.status).toBe(400);
+    // The exact reader refuses a key given twice, which JSON.parse would quietly read as the last.
+    const twice = await post('{"seed": 1, "seed": 12345678901234567890, "messages": []}');
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.message).toMatch(/^the body is not valid JSON: .*key "seed" a second time/);
   });
 
   it("answers 404 in the same shape for unknown routes and models", async () => {

@@ -97,6 +97,27 @@ describe("tool-calling request errors", () => {
     expect(() => buildToolCallingFormat(null as never)).toThrow(ToolError);
   });
 
+  it("schemas nested too deep, or in a cycle: a ToolError with the path cut short, not a stack overflow", () => {
+    let deep: unknown = { type: "string" };
+    for (let i = 0; i < 3000; i++) deep = { type: "object", properties: { a: deep } };
+    const cyclic: { type: string; properties: Record<string, unknown> } = { type: "object", properties: {} };
+    cyclic.properties["self"] = cyclic;
+    for (const parameters of [{ type: "object", properties: { x: deep } }, cyclic]) {
+      let error: unknown;
+      try {
+        buildToolCallingFormat({ family: "kimi-k3", tools: [withParams(parameters)] } as never);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ToolError);
+      const e = error as ToolError;
+      expect(e.path.startsWith("tools[0].function.parameters.properties.")).toBe(true);
+      expect(e.path.length).toBeGreaterThan(4000);
+      expect(e.message).toMatch(/…\S* \(\d+ characters\): expected a schema nested at most 1000 levels deep .*is there a cycle/);
+      expect(e.message.length).toBeLessThan(500);
+    }
+  });
+
   it("a failed build leaves nothing behind", () => {
     const tools = [weather, add];
     expect(() => buildToolCallingFormat({ family: "kimi-k3", tools: tools as never, tool_choice: "bad" as never })).toThrow(ToolError);

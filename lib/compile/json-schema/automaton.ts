@@ -299,10 +299,30 @@ function languageId(dfa: Dfa): number | undefined {
   return id;
 }
 
+/**
+ * What a product's state budget is measured against. An automaton built from the schema's own
+ * text (a regex, a format, a literal set) is its own basis; a product's result inherits one from
+ * its operands — the larger for an intersection or difference, the sum for a union — so that a
+ * chain of products (`allOf` of 30 patterns that each require a letter: 2^30 states) is held to
+ * the budget of its inputs, not to a few times the previous step's result, which grew without end.
+ */
+const productBasis = new WeakMap<Dfa, number>();
+
+function basisOf(d: Dfa): number {
+  return productBasis.get(d) ?? d.accept.length;
+}
+
+/** Records that `to` (a minimized or complemented `from`) has `from`'s basis. */
+export function inheritBasis(from: Dfa, to: Dfa): void {
+  const basis = productBasis.get(from);
+  if (basis !== undefined && to !== from) productBasis.set(to, Math.max(basis, productBasis.get(to) ?? 0));
+}
+
 function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
   // An operand larger than the budget (a date-time format, a literal set) gets a budget of a few
   // times its size: products with a small automaton stay near it.
-  const out = new DfaBuilder(Math.max(MAX_STATES, 8 * Math.max(a.accept.length, b.accept.length)));
+  const basis = op === "or" ? basisOf(a) + basisOf(b) : Math.max(basisOf(a), basisOf(b));
+  const out = new DfaBuilder(Math.max(MAX_STATES, 8 * basis));
   const ids = new Map<number, number>();
   const queue: Array<[number, number]> = [];
   const keyOf = (p: number, q: number): number => (p + 1) * (b.accept.length + 1) + (q + 1);
@@ -355,7 +375,9 @@ function productUncached(a: Dfa, b: Dfa, op: Op): Dfa {
       pos = end + 1;
     }
   }
-  return minimize(out.build(start));
+  const result = minimize(out.build(start));
+  productBasis.set(result, Math.max(basis, productBasis.get(result) ?? 0));
+  return result;
 }
 
 /**
@@ -401,6 +423,7 @@ export function complement(a: Dfa): Dfa {
   const dead = ok.findIndex((x) => !x);
   const out = dead < 0 ? { start: 0, accept, edges } : { start: 0, accept, edges: edges.map((row) => row.filter((e) => e[2] !== dead)) };
   const result = dead === 0 ? dfaNone() : canonical(out);
+  inheritBasis(a, result);
   complements.set(a, result);
   return result;
 }

@@ -3,7 +3,7 @@
  * are dropped) and Hopcroft's partition refinement over the elementary code-point intervals, with
  * states renumbered in breadth-first order so equal languages give equal automata (dfaKey).
  */
-import { DfaBuilder, dfaNone, live, type Dfa, type Edge } from "./automaton.js";
+import { DfaBuilder, dfaNone, inheritBasis, live, type Dfa, type Edge } from "./automaton.js";
 
 /**
  * The minimal trim DFA of the same language: unreachable states and states that cannot reach
@@ -13,6 +13,7 @@ import { DfaBuilder, dfaNone, live, type Dfa, type Edge } from "./automaton.js";
 export function minimize(dfa: Dfa): Dfa {
   if (minimal.has(dfa)) return dfa;
   const out = minimizeUncached(dfa);
+  inheritBasis(dfa, out);
   minimal.add(out);
   return out;
 }
