@@ -229,13 +229,31 @@ class PdaStepper {
   /// Appends to `out` the configurations reachable from `c` by consuming `byte`.
   void Step(const Config& c, uint8_t byte, std::vector<Config>* out) {
     visited_.clear();
-    Expand(c, byte, out);
+    Expand<false>(c, byte, out);
   }
   /// Same, keeping the visited list across calls (call ClearVisited() per byte).
-  void StepMore(const Config& c, uint8_t byte, std::vector<Config>* out) { Expand(c, byte, out); }
+  void StepMore(const Config& c, uint8_t byte, std::vector<Config>* out) { Expand<false>(c, byte, out); }
   void ClearVisited() { visited_.clear(); }
+  /// The byte-independent half of StepMore: appends to `closure` every configuration StepMore(c,
+  /// byte) would step on `byte`, in the same order (calls entered, rules ended), so that stepping
+  /// each of them with StepClosed gives what StepMore gives, for any byte. A walker that steps
+  /// one configuration set on many bytes (a trie node's children) follows calls and returns once.
+  void CloseMore(const Config& c, std::vector<Config>* closure) { Expand<true>(c, 0, closure); }
+  /// Appends the configuration `x` of a closure reaches by consuming `byte`, if any.
+  void StepClosed(const Config& x, uint8_t byte, std::vector<Config>* out) const {
+    const uint32_t s = x.state;
+    const uint8_t f = a_.flags[s];
+    if ((f & kLimitedText) && x.count >= a_.rules[a_.ruleOf[s]].maxTokens) return;
+    const uint32_t t = a_.Next(s, byte);
+    if (t == kDeadState) return;
+    Config n = x;
+    n.state = t;
+    if (f & kLimitedText) n.consumed = 1;
+    if ((!(f & kCounted) || ApplyCountOp(a_, a_.TransOp(s, byte), &n)) && Live(&n)) out->push_back(n);
+  }
 
  private:
+  template <bool kClose>
   void Expand(const Config& c, uint8_t byte, std::vector<Config>* out) {
     if (visited_.size() < kScan) {
       for (const Config& v : visited_) {
@@ -258,14 +276,10 @@ class PdaStepper {
     }
     const uint32_t s = c.state;
     const uint8_t f = a_.flags[s];
-    if (!(f & kLimitedText) || c.count < a_.rules[a_.ruleOf[s]].maxTokens) {
-      const uint32_t t = a_.Next(s, byte);
-      if (t != kDeadState) {
-        Config n = c;
-        n.state = t;
-        if (f & kLimitedText) n.consumed = 1;
-        if ((!(f & kCounted) || ApplyCountOp(a_, a_.TransOp(s, byte), &n)) && Live(&n)) out->push_back(n);
-      }
+    if (kClose) {
+      out->push_back(c);
+    } else {
+      StepClosed(c, byte, out);
     }
     if (f & kHasCalls) {
       for (uint32_t e = a_.callBegin[s]; e < a_.callBegin[s + 1]; ++e) {
@@ -279,7 +293,7 @@ class PdaStepper {
         n.frame = frame;
         EnterLevel(&n);
         n.consumed = 0;
-        Expand(n, byte, out);
+        Expand<kClose>(n, byte, out);
       }
     }
     if (f & kFinal) {
@@ -291,9 +305,9 @@ class PdaStepper {
         n.state = arena_.Ret(c.frame);
         n.frame = arena_.Parent(c.frame);
         arena_.Restore(c.frame, &n);
-        if (Live(&n)) Expand(n, byte, out);
+        if (Live(&n)) Expand<kClose>(n, byte, out);
       } else {
-        arena_.Escape(a_, e, [&](const Config& n) { Expand(n, byte, out); });
+        arena_.Escape(a_, e, [&](const Config& n) { Expand<kClose>(n, byte, out); });
       }
     }
   }

@@ -80,9 +80,17 @@ struct CutRule {
   // Plain trie only: TokenTrie::CharsData(), for the cuts of counted loops whose count is not
   // known (Walker::CountedCut).
   const uint32_t* chars = nullptr;
+  // Plain trie only: per state, L in 1..3 when it is inside a character of a state that plain
+  // characters cannot kill: every continuation byte leads on, and after L of them the state is
+  // one of those (MidCharLength in mask_builder.cpp); 0 otherwise. Every token below a node that
+  // lacks exactly L bytes of its last character is then accepted: its bytes finish the character
+  // and go on with plain characters.
+  const uint8_t* midChar = nullptr;
   static constexpr uint32_t kNoProfile = UINT32_MAX;
   bool Cut(uint32_t s, uint32_t node, uint32_t depth) const {
-    if (nodeMax == nullptr) return static_cast<uint32_t>(plainDepth[s]) + depth >= maxLength[node];
+    if (nodeMax == nullptr) {
+      return static_cast<uint32_t>(plainDepth[s]) + depth >= maxLength[node] || (midChar[s] != 0 && (chars[node] & 3u) == midChar[s]);
+    }
     const uint32_t p = profileOf[s];
     return p != kNoProfile && (*(*nodeMax)[p])[node] <= depth;
   }
@@ -273,6 +281,7 @@ class Walker {
     visited_ = 0;
     arena_.Clear();
     buf_.clear();
+    closure_.clear();
     const uint32_t n = trie.NodeCount();
     const uint32_t* tb = trie.TokenBeginData();
     if (!plain_[start] || counting_) {
@@ -738,10 +747,22 @@ class Walker {
   // configurations buf_[lo, hi).
   void GeneralChildren(size_t lo, size_t hi, uint32_t first, uint32_t end, uint32_t depth) {
     const uint32_t* tb = trie_->TokenBeginData();
+    // The configurations' calls and returns are the same whatever the child's byte: followed
+    // once here (PdaStepper::CloseMore) instead of once per child, when Step would follow them.
+    const size_t closeBegin = closure_.size();
+    const bool closed = first < end && !AllSimple(lo, hi);
+    if (closed) {
+      stepper_.ClearVisited();
+      for (size_t k = lo; k < hi; ++k) {
+        const Config parent = buf_[k];  // copy: the closure may grow
+        stepper_.CloseMore(parent, &closure_);
+      }
+    }
+    const size_t closeEnd = closure_.size();
     for (uint32_t c = first; c < end; c = trie_->SubtreeEnd(c)) {
       ++visited_;
       buf_.resize(hi);
-      if (!Step(lo, hi, trie_->Label(c))) continue;
+      if (!(closed ? StepClosure(closeBegin, closeEnd, hi, trie_->Label(c)) : Step(lo, hi, trie_->Label(c)))) continue;
       size_t top = buf_.size();
       bool exact = false, canCut = false, inexact = false;
       for (size_t k = hi; k < top; ++k) {
@@ -786,6 +807,7 @@ class Walker {
       }
     }
     buf_.resize(hi);
+    closure_.resize(closeBegin);
   }
 
   // Counted repetition: records the tokens below node c (at `depth`, its own tokens done) for each
@@ -817,11 +839,23 @@ class Walker {
     return keep;
   }
 
-  // Appends to buf_ the configurations buf_[from, to) reach by `byte`; false if none.
-  bool Step(size_t from, size_t to, uint8_t byte) {
+  // Whether every configuration of buf_[from, to) only takes byte transitions (Step's fast path).
+  bool AllSimple(size_t from, size_t to) const {
     bool allSimple = !counting_;
     for (size_t k = from; k < to && allSimple; ++k) allSimple = Simple(buf_[k]);
-    if (allSimple) {
+    return allSimple;
+  }
+
+  // Appends to buf_ (of size `to`) what the closure closure_[from, end) reaches by `byte`: what
+  // Step would append for the configurations the closure was made from; false if none.
+  bool StepClosure(size_t from, size_t end, size_t to, uint8_t byte) {
+    for (size_t k = from; k < end; ++k) stepper_.StepClosed(closure_[k], byte, &buf_);
+    return Settle(to);
+  }
+
+  // Appends to buf_ the configurations buf_[from, to) reach by `byte`; false if none.
+  bool Step(size_t from, size_t to, uint8_t byte) {
+    if (AllSimple(from, to)) {
       // Only byte transitions: look them up, merging configurations that meet.
       for (size_t k = from; k < to; ++k) {
         const uint32_t t = a_.Next(buf_[k].state, byte);
@@ -846,6 +880,11 @@ class Walker {
       const Config parent = buf_[k];  // copy: the buffer grows
       stepper_.StepMore(parent, byte, &buf_);
     }
+    return Settle(to);
+  }
+
+  // The work count, deduplication and limit of a step that appended to buf_ from `to` on.
+  bool Settle(size_t to) {
     Spend(buf_.size() - to);
     DedupeConfigs(&buf_, to, &table_);
     if (buf_.size() - to > kMaxConfigs) {
@@ -881,6 +920,7 @@ class Walker {
   PdaStepper<LocalArena> stepper_;
   std::vector<uint8_t> plain_;
   std::vector<Config> buf_;
+  std::vector<Config> closure_;  // GeneralChildren's closures, one per level of recursion
   std::vector<uint32_t> states_, ends_, levelEnd_;
   const TokenTrie* trie_ = nullptr;
   const CutRule* cut_ = nullptr;

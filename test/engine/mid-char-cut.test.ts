@@ -1,0 +1,99 @@
+/**
+ * The cut inside multi-byte characters (docs/engine.md, "The mask cache"): a walk that reaches a
+ * state inside a character of free text, whose every continuation byte leads on and ends the
+ * character in a state no plain character can kill, accepts every plain token below without
+ * stepping it. Where a character class or what follows the character does not allow that, the
+ * walk must step the tokens. Tiny-vocabulary walks check every token's acceptToken against the
+ * recognizer after prefixes that end inside a character; Llama 3 masks are compared with the
+ * oracle along text full of multi-byte characters.
+ */
+import { describe, expect, it } from "vitest";
+import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
+import type { IrGrammar } from "../../lib/compile/ir.js";
+import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
+import { GrammarMatcher } from "../../lib/engine/matcher.js";
+import type { JsonSchema } from "../../lib/format/types.js";
+import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
+import { BruteForce, describeToken, type OracleState } from "./oracle.js";
+import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
+import { TINY_TOKENS } from "./tiny-vocab.js";
+import { expectSameMask, randomWalk } from "./walk.js";
+
+const schema = (s: JsonSchema): IrGrammar => compileJsonSchema(s, { whitespace: "compact" }).grammar;
+
+/** Free text: every character class state qualifies. */
+const FREE = schema({ type: "object", properties: { s: { type: "string" } }, required: ["s"], additionalProperties: false });
+/** One character missing from a block: the state after 0xE2 0x82 does not take every continuation. */
+const NO_EURO = schema({ type: "string", pattern: "^[^€]*$" });
+/** Two-byte characters that must be followed by "a": the character ends in a state "a" alone keeps alive. */
+const THEN_A = schema({ type: "string", pattern: "^(?:[\\u0080-\\u07ff]a|x)*$" });
+/** Three-byte characters only: a two-byte lead is not taken at all. */
+const THREE_BYTE = schema({ type: "string", pattern: "^[\\u0800-\\uffff]*$" });
+
+/** The tiny vocabulary plus tokens that go on after a multi-byte character. */
+function tinyWithTails(): TokenizerInfo {
+  const tokens = [...TINY_TOKENS, "éx", "éa", "€x", "€€", "ééa", "😀x", Uint8Array.from([0xa9, 0x61]), Uint8Array.from([0x82, 0xac, 0x78])];
+  return TokenizerInfo.fromTokens(tokens, {
+    vocabType: "raw",
+    specialTokens: ["<eos>", "<bos>", "<|open|>", "<|close|>", "<|sep|>"],
+    textSpecialTokens: ["<|open|>", "<|close|>", "<|sep|>"],
+    stopTokens: ["<eos>"],
+    vocabSize: tokens.length + 3,
+  });
+}
+
+describe("cuts inside characters on a tiny vocabulary: every token at every step", () => {
+  const vocab = tinyWithTails();
+  const cases: Array<[string, IrGrammar, string[]]> = [
+    ["free text", FREE, ['{"s":"', '{"s":"é', '{"s":"€', '{"s":"a😀']],
+    ["a block with one character left out", NO_EURO, ['"', '"é', '"x']],
+    ["characters that must be followed by a", THEN_A, ['"', '"éa', '"x']],
+    ["three-byte characters only", THREE_BYTE, ['"', '"€']],
+  ];
+  for (const [name, grammar, prefixes] of cases) {
+    it(name, () => {
+      const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+      let steps = 0;
+      for (const prefix of prefixes) {
+        for (let seed = 1; seed <= 5; seed++) steps += randomWalk(grammar, compiled, vocab.data, { steps: 8, seed, checkAllAccepts: true, prefix }).steps;
+      }
+      expect(steps).toBeGreaterThanOrEqual(prefixes.length * 5);
+    });
+  }
+});
+
+describe("cuts inside characters on Llama 3", () => {
+  const vocab = loadTestVocabulary("llama3");
+
+  /** Walks `text`'s tokens, comparing every mask with the oracle's. */
+  function walkCompare(grammar: IrGrammar, text: string): void {
+    const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+    const tokens = encodeForTest("llama3", text);
+    const oracle = new BruteForce(grammar, vocab.data);
+    const matcher = new GrammarMatcher(compiled);
+    const mask = new Int32Array(Math.ceil(vocab.data.vocabSize / 32));
+    let state: OracleState = oracle.initial();
+    for (let step = 0; step <= tokens.length; step++) {
+      matcher.fillNextTokenBitmask(mask);
+      expectSameMask(mask, oracle.mask(state), vocab.data, `${JSON.stringify(text.slice(0, 24))}…: step ${step} of ${tokens.length}`);
+      if (step === tokens.length) break;
+      const id = tokens[step]!;
+      const next = oracle.advance(state, id);
+      expect(matcher.acceptToken(id), `acceptToken(${describeToken(vocab.data, id)}) at step ${step}`).toBe(next !== null);
+      if (next === null) break;
+      state = next;
+    }
+  }
+
+  it("masks along text with two-, three- and four-byte characters", () => {
+    walkCompare(FREE, '{"s":"Größe 東京 😀 — naïve"}');
+    walkCompare(THREE_BYTE, '"東京タワー€"');
+    walkCompare(NO_EURO, '"東京 — é"');
+  });
+
+  it("a free string's walks do not step each lead byte's subtree", () => {
+    const s = compileGrammar(vocab, compileJsonSchema({ type: "string" }).grammar, { threads: 1 }).stats();
+    // 16,432 nodes without the cut (each string state stepped the characters below every lead byte).
+    expect(s.trieNodesVisited).toBeLessThan(14_000);
+  });
+});
