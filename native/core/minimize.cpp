@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "signature_table.h"
 #include "tagmask/compile_control.h"
 
 namespace tagmask {
@@ -82,82 +83,68 @@ std::vector<uint32_t> MinimizeStates(const MinimizeInput& in) {
     forEachEdge([&](uint32_t t, uint32_t sym, uint32_t s) { inv[at[t]++] = {sym, s}; });
   }
 
-  // Initial partition: rule, finality, the set of symbols with a live transition, and the set of
-  // callees (so that missing edges never have to be represented).
+  // Initial partition: states with the same signature (rule, finality, the end's counter
+  // operation, region, the set of segments with a live transition, what those transitions do to
+  // the counter, and the set of callees) start in one block, so that missing edges never have to
+  // be represented. Signatures are interned whole: grouping by a hash and then comparing
+  // neighbours in hash order split a class wherever a colliding state of another class sorted
+  // into it, and refinement never merges blocks again.
   std::vector<uint32_t> order;
-  std::vector<uint64_t> key(n, 0);
-  std::vector<std::pair<uint32_t, uint32_t>> live, otherLive, ops, otherOps;
-  for (uint32_t s = 0; s < n; ++s) {
-    if (!takesPart(s)) continue;
-    order.push_back(s);
-    if (s == 0) continue;
-    uint64_t h = (static_cast<uint64_t>((*in.ruleOf)[s]) << 33) | (static_cast<uint64_t>((*in.final)[s]) << 32) | 1u;
-    liveIntervals(s, &live);
-    for (const auto& [lo, hi] : live) h = (h ^ ((static_cast<uint64_t>(lo) << 32 | hi) + 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
-    uint64_t calls = 0;
-    for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
-      if (in.liveCall((*in.calls)[e])) calls = (calls ^ (callSymbol((*in.calls)[e]) + 0x9E3779B9ull)) * 0x100000001B3ull;
-    }
-    if (in.transOp != nullptr) {
-      h = (h ^ finalOpOf(s) ^ (static_cast<uint64_t>(regionOf(s)) << 32)) * 0xBF58476D1CE4E5B9ull;
-      opsOf(s, &ops);
-      for (const auto& [c, op] : ops) h = (h ^ ((static_cast<uint64_t>(c) << 32) | op)) * 0xBF58476D1CE4E5B9ull;
-    }
-    key[s] = h ^ (calls << 1);
-  }
-  // Callee sets are compared exactly below, the hash only orders.
-  const auto callees = [&](uint32_t s, std::vector<uint32_t>* out) {
-    out->clear();
-    if (s == 0) return;
-    for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
-      if (in.liveCall((*in.calls)[e])) out->push_back(callSymbol((*in.calls)[e]));
-    }
-    std::sort(out->begin(), out->end());
-    out->erase(std::unique(out->begin(), out->end()), out->end());
-  };
-  const auto SameLive = [&](uint32_t x, uint32_t y) {
-    if (x == 0 || y == 0) return x == y;
-    if ((*in.ruleOf)[x] != (*in.ruleOf)[y] || (*in.final)[x] != (*in.final)[y]) return false;
-    if (finalOpOf(x) != finalOpOf(y) || regionOf(x) != regionOf(y)) return false;
-    liveIntervals(x, &live);
-    liveIntervals(y, &otherLive);
-    if (live != otherLive) return false;
-    opsOf(x, &ops);
-    opsOf(y, &otherOps);
-    return ops == otherOps;
-  };
-  // By key, ties in state order (order is ascending): the order a stable sort gives, without
-  // std::stable_sort's temporary buffer (deprecated in libstdc++, a warning under clang 19).
-  // Sorted as (key, state) pairs: no lookups through `key` in the comparisons.
+  std::vector<uint32_t> classOf(n, 0);
+  std::vector<uint32_t> classSize;
   {
-    std::vector<std::pair<uint64_t, uint32_t>> keyed(order.size());
-    for (size_t i = 0; i < order.size(); ++i) keyed[i] = {key[order[i]], order[i]};
-    std::sort(keyed.begin(), keyed.end());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = keyed[i].second;
+    SignatureTable classes(n / 4);
+    std::vector<uint32_t> sig, callees;
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (uint32_t s = 0; s < n; ++s) {
+      if (!takesPart(s)) continue;
+      order.push_back(s);
+      sig.clear();
+      if (s == 0) {
+        sig.push_back(UINT32_MAX);  // the dead state: shorter than any other signature
+      } else {
+        sig.insert(sig.end(), {(*in.ruleOf)[s], (*in.final)[s], finalOpOf(s), regionOf(s)});
+        liveIntervals(s, &pairs);
+        sig.push_back(static_cast<uint32_t>(pairs.size()));
+        for (const auto& [lo, hi] : pairs) sig.insert(sig.end(), {lo, hi});
+        opsOf(s, &pairs);
+        sig.push_back(static_cast<uint32_t>(pairs.size()));
+        for (const auto& [c, op] : pairs) sig.insert(sig.end(), {c, op});
+        callees.clear();
+        for (uint32_t e = (*in.callBegin)[s]; e < (*in.callBegin)[s + 1]; ++e) {
+          if (in.liveCall((*in.calls)[e])) callees.push_back(callSymbol((*in.calls)[e]));
+        }
+        std::sort(callees.begin(), callees.end());
+        callees.erase(std::unique(callees.begin(), callees.end()), callees.end());
+        sig.insert(sig.end(), callees.begin(), callees.end());
+      }
+      bool added = false;
+      classOf[s] = classes.Intern(sig, &added);
+      if (added) classSize.push_back(0);
+      ++classSize[classOf[s]];
+    }
   }
 
+  // One block per class, its states in ascending order (a counting sort of `order`).
   const uint32_t m = static_cast<uint32_t>(order.size());
-  std::vector<uint32_t> elems(order), loc(n, 0), blk(n, 0);
+  std::vector<uint32_t> elems(m), loc(n, 0), blk(n, 0);
   std::vector<uint32_t> first, end, markedEnd;
   std::vector<uint8_t> inWork;
   std::vector<uint32_t> work;
   {
-    std::vector<uint32_t> a, b;
-    for (uint32_t i = 0; i < m; ++i) {
-      bool fresh = i == 0 || key[elems[i]] != key[elems[i - 1]];
-      if (!fresh) {
-        callees(elems[i], &a);
-        callees(elems[i - 1], &b);
-        fresh = a != b || !SameLive(elems[i], elems[i - 1]);
-      }
-      if (fresh) {
-        if (!first.empty()) end.push_back(i);
-        first.push_back(i);
-      }
-      blk[elems[i]] = static_cast<uint32_t>(first.size()) - 1;
-      loc[elems[i]] = i;
+    uint32_t at = 0;
+    for (uint32_t size : classSize) {
+      first.push_back(at);
+      at += size;
+      end.push_back(at);
     }
-    end.push_back(m);
+    std::vector<uint32_t> next(first);
+    for (uint32_t s : order) {
+      const uint32_t b = classOf[s];
+      blk[s] = b;
+      loc[s] = next[b];
+      elems[next[b]++] = s;
+    }
   }
   markedEnd = first;
   inWork.assign(first.size(), 1);

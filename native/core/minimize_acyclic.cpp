@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "minimize.h"
+#include "signature_table.h"
 #include "tagmask/compile_control.h"
 
 namespace tagmask {
@@ -55,13 +56,8 @@ bool MinimizeAcyclic(const MinimizeInput& in, std::vector<uint32_t>* rep) {
   // A state's signature: rule, finality, then its live transitions as maximal segment
   // intervals per target class (the same function of segments, the same list).
   std::vector<uint32_t> cls(n, 0);         // class + 1, per state
-  std::vector<uint32_t> sigBegin{0};       // per class, into sigPool
-  std::vector<uint32_t> sigPool;
   std::vector<uint32_t> smallest;          // per class
-  // Open addressing over the classes (class + 1 per slot, 0 empty), at most half full.
-  size_t slots = 16;
-  while (slots < 2 * post.size()) slots *= 2;
-  std::vector<uint32_t> table(slots, 0);
+  SignatureTable classes(post.size());
   std::vector<uint32_t> sig;
   for (size_t k = 0; k < post.size(); ++k) {
     if ((k & 65535) == 65535) CompileCheckpoint();
@@ -82,29 +78,14 @@ bool MinimizeAcyclic(const MinimizeInput& in, std::vector<uint32_t>* rep) {
         sig.push_back(c);
       }
     }
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (uint32_t w : sig) h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-    h ^= h >> 31;
-    size_t slot = h & (slots - 1);
-    uint32_t found = 0;
-    for (; table[slot] != 0; slot = (slot + 1) & (slots - 1)) {
-      const uint32_t c = table[slot];
-      const uint32_t b = sigBegin[c - 1], e = sigBegin[c];
-      if (e - b == sig.size() && std::equal(sig.begin(), sig.end(), sigPool.begin() + b)) {
-        found = c;
-        break;
-      }
-    }
-    if (found == 0) {
-      sigPool.insert(sigPool.end(), sig.begin(), sig.end());
-      sigBegin.push_back(static_cast<uint32_t>(sigPool.size()));
+    bool added = false;
+    const uint32_t found = classes.Intern(sig, &added);
+    if (added) {
       smallest.push_back(s);
-      found = static_cast<uint32_t>(smallest.size());
-      table[slot] = found;
-    } else if (s < smallest[found - 1]) {
-      smallest[found - 1] = s;
+    } else if (s < smallest[found]) {
+      smallest[found] = s;
     }
-    cls[s] = found;
+    cls[s] = found + 1;
   }
   rep->assign(n, 0);
   for (uint32_t s : post) (*rep)[s] = smallest[cls[s] - 1];

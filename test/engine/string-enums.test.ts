@@ -11,7 +11,7 @@ import { choice, GrammarBuilder, lit, seq, star, type IrGrammar } from "../../li
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
 import { loadTestVocabulary } from "../helpers/vocab.js";
-import { rng } from "../helpers/random.js";
+import { randomValues } from "./enum-values.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
 import { randomWalk } from "./walk.js";
 
@@ -40,20 +40,6 @@ describe("string enums: exact masks on a tiny vocabulary", () => {
     });
   }
 });
-
-/** Random values over a small alphabet, so that prefixes and suffixes are shared. */
-function randomValues(seed: number, count: number): string[] {
-  const rnd = rng(seed);
-  const parts = ["a", "b", "ab", "é", "€", "1", "x", "\\", '"'];
-  const out = new Set<string>();
-  while (out.size < count) {
-    let s = "";
-    const n = Math.floor(rnd() * 6);
-    for (let i = 0; i < n; i++) s += parts[Math.floor(rnd() * parts.length)]!;
-    out.add(s + ["", "ing", "ed", "ab"][Math.floor(rnd() * 4)]!);
-  }
-  return [...out];
-}
 
 /** The values as one choice of literals. */
 function choiceOf(values: string[]): IrGrammar {
