@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { SchemaError } from "../../lib/errors.js";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
-import { choice, GrammarBuilder, lit, seq } from "../../lib/compile/ir.js";
+import { choice, GrammarBuilder, lit, seq, type IrExpr } from "../../lib/compile/ir.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
@@ -75,7 +75,7 @@ describe("long right-linear groups (automata written as rules, thousands deep)",
     const g = new GrammarBuilder();
     g.define("root", seq(lit("["), g.ruleRef("s0")));
     for (let i = 0; i < n; i++) {
-      const alts = [seq(lit("1"), g.ruleRef(`s${(i + 1) % n}`)), seq(lit("2"), g.ruleRef(`s${(3 * i + 1) % n}`))];
+      const alts: IrExpr[] = [seq(lit("1"), g.ruleRef(`s${(i + 1) % n}`)), seq(lit("2"), g.ruleRef(`s${(3 * i + 1) % n}`))];
       if (i % 7 === 0) alts.push(lit("]"));
       g.define(`s${i}`, choice(...alts));
     }

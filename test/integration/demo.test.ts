@@ -89,6 +89,8 @@ describe("tagmask demo", () => {
 });
 
 describe("tagmask demo --tokenizer", () => {
+  // Writing a GGUF for a 151k-token vocabulary and loading it: ~15 s alone on a 2-core CI machine,
+  // several times that on a shared one.
   it("generates the tiny model on another vocabulary (Qwen3), with progress on stderr, in TAGMASK_CACHE", async () => {
     const cache = mkdtempSync(join(tmpdir(), "tagmask-demo-cache-"));
     const saved = process.env.TAGMASK_CACHE;
@@ -108,5 +110,5 @@ describe("tagmask demo --tokenizer", () => {
       else process.env.TAGMASK_CACHE = saved;
       rmSync(cache, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 });
