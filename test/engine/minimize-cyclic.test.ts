@@ -66,7 +66,8 @@ function minimalStates(re: Re): number {
     }
     if (r.t === "seq") return r.xs.reduce((at, x) => build(x, at), from);
     const to = add();
-    if (r.t === "alt") {
+    // "seq" returned above, so anything but a star is an alternation.
+    if (r.t !== "star") {
       for (const x of r.xs) {
         const start = add();
         eps[from]!.push(start);
@@ -124,7 +125,7 @@ function minimalStates(re: Re): number {
   }
   // Moore refinement: a class is (class, classes of the successors on every byte used).
   const used = [...new Set(delta.flatMap((d) => [...d.keys()]))].sort((x, y) => x - y);
-  let cls = sets.map((set) => (set.includes(accept) ? 1 : 0));
+  let cls: number[] = sets.map((set) => (set.includes(accept) ? 1 : 0));
   for (;;) {
     const keys = new Map<string, number>();
     const next = cls.map((c, s) => {
