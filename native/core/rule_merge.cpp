@@ -2,23 +2,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
+
+#include "signature_table.h"
 
 namespace tagmask {
 
 namespace {
-
-struct KeyHash {
-  size_t operator()(const std::vector<uint32_t>& key) const noexcept {
-    uint64_t h = 1469598103934665603ull;
-    for (uint32_t x : key) {
-      h ^= x;
-      h *= 1099511628211ull;
-    }
-    return static_cast<size_t>(h ^ (h >> 29));
-  }
-};
 
 /// The value-numbering key of node `n`: its kind and content, children as their value numbers and
 /// references as the class of their target.
@@ -133,7 +123,7 @@ void MergeEqualRules(ir::Grammar* grammar) {
   std::vector<std::vector<uint32_t>> members(1);
   members[0].resize(rules);
   for (uint32_t r = 0; r < rules; ++r) members[0][r] = r;
-  std::unordered_map<std::vector<uint32_t>, uint32_t, KeyHash> numbers;
+  SignatureTable numbers(nodes);
   std::vector<uint32_t> key, dirty(members[0]), touched, moved;
   std::vector<uint8_t> isDirty(rules, 1), isTouched(1, 0);
   std::vector<std::pair<uint32_t, uint32_t>> parts;
@@ -142,7 +132,8 @@ void MergeEqualRules(ir::Grammar* grammar) {
       for (uint32_t i = nodeStart[r]; i < nodeStart[r + 1]; ++i) {
         const uint32_t id = ruleNodes[i];
         NodeKey(g, g.nodes[id], value, cls, &key);
-        value[id] = numbers.emplace(key, static_cast<uint32_t>(numbers.size())).first->second;
+        bool added;
+        value[id] = numbers.Intern(key, &added);
       }
       bodyValue[r] = value[g.rules[r].body];
     }
