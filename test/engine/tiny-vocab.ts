@@ -16,14 +16,15 @@ export const TINY_TOKENS: Array<string | Uint8Array> = [
   "<", "|", ">", "<|", "close", "open", "sep", "call", "<|close|>call<|sep|><|open|>", "|>", "call<|", "x", "xy", "\\", "\\n", "\\u", "00e9",
 ];
 
-/** The vocabulary, with 5 padding ids. */
-export function tinyVocabulary(): TokenizerInfo {
-  return TokenizerInfo.fromTokens(TINY_TOKENS, {
+/** The vocabulary (with `extra` tokens after the tiny ones), with 5 padding ids. */
+export function tinyVocabulary(extra: ReadonlyArray<string | Uint8Array> = []): TokenizerInfo {
+  const tokens = [...TINY_TOKENS, ...extra];
+  return TokenizerInfo.fromTokens(tokens, {
     vocabType: "raw",
     specialTokens: ["<eos>", "<bos>", "<|open|>", "<|close|>", "<|sep|>"],
     textSpecialTokens: ["<|open|>", "<|close|>", "<|sep|>"],
     stopTokens: ["<eos>"],
-    vocabSize: TINY_TOKENS.length + 5,
+    vocabSize: tokens.length + 5,
   });
 }
 

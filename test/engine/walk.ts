@@ -109,6 +109,19 @@ export function pickBit(mask: Int32Array, random: () => number, filter?: Int32Ar
   return -1;
 }
 
+/**
+ * Seeded walks (seeds 1..`seeds`) of `steps` steps after each prefix, every token's acceptToken
+ * checked against the recognizer at every step; expects each walk to take at least one step
+ * on average (a prefix the walks cannot continue from would otherwise check nothing).
+ */
+export function walksAfterPrefixes(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData, prefixes: readonly string[], seeds: number, steps: number): void {
+  let taken = 0;
+  for (const prefix of prefixes) {
+    for (let seed = 1; seed <= seeds; seed++) taken += randomWalk(grammar, compiled, vocab, { steps, seed, checkAllAccepts: true, prefix }).steps;
+  }
+  expect(taken).toBeGreaterThanOrEqual(prefixes.length * seeds);
+}
+
 /** Runs one seeded walk. Returns the number of steps taken and masks compared. */
 export function randomWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData, options: WalkOptions): { steps: number; compared: number } {
   const oracle = new BruteForce(grammar, vocab);
