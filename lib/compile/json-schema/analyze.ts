@@ -8,7 +8,7 @@ import { AutomatonTooLarge } from "./automaton.js";
 import { checkFormat, formatKind } from "./formats.js";
 import { numberText } from "../../format/exact-numbers.js";
 import { MAX_MOD_STATES } from "./numerals.js";
-import { boundAtom, equalAny, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, numAnd, schemaNumber, type SchemaNumber } from "./numbers.js";
+import { boundAtom, equalAny, integerRangeSet, equalAtom, multipleOfSet, MultipleOfTooLarge, NUM_ALL, NUM_INT, numAnd, schemaNumber, type SchemaNumber } from "./numbers.js";
 import { regexToDfa, RegexUnsupported } from "./regex.js";
 import { isKnownMetaschema, type Schema, type SchemaLoc, type SchemaRegistry } from "./resolve.js";
 import {
@@ -175,7 +175,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
   numberKeywords(s, path, apply);
   if (ctx.openApiFormats && typeof s.format === "string" && OPENAPI_INTEGERS[s.format] !== undefined) {
     const [lo, hi] = OPENAPI_INTEGERS[s.format]!;
-    apply("format", () => anyExcept({ num: numAnd(NUM_INT, numAnd(boundAtom(lo, "minimum"), boundAtom(hi, "maximum"))) }));
+    apply("format", () => anyExcept({ num: numAnd(NUM_INT, integerRangeSet(lo, hi) ?? numAnd(boundAtom(lo, "minimum"), boundAtom(hi, "maximum"))) }));
   }
   stringKeywords(s, path, apply, ctx.assertFormats);
   arrayKeywords(ctx, s, loc, child, apply);
@@ -368,8 +368,14 @@ function numberKeywords(s: Obj, path: string, apply: Apply): void {
   const max = num(s, "maximum", path);
   const exMin = typeof s.exclusiveMinimum === "boolean" ? undefined : num(s, "exclusiveMinimum", path);
   const exMax = typeof s.exclusiveMaximum === "boolean" ? undefined : num(s, "exclusiveMaximum", path);
-  if (min !== undefined) apply("minimum", () => anyExcept({ num: boundAtom(min, exMinFlag ? "exclusiveMinimum" : "minimum") }));
-  if (max !== undefined) apply("maximum", () => anyExcept({ num: boundAtom(max, exMaxFlag ? "exclusiveMaximum" : "maximum") }));
+  // An integer with both inclusive bounds (a tool's `limit`, `count`, `page`): the range itself,
+  // which the type's integer set leaves as it is, instead of two bounds over every numeral.
+  const range = s.type === "integer" && min !== undefined && max !== undefined && !exMinFlag && !exMaxFlag ? integerRangeSet(min, max) : null;
+  if (range !== null) apply("minimum", () => anyExcept({ num: range }));
+  else {
+    if (min !== undefined) apply("minimum", () => anyExcept({ num: boundAtom(min, exMinFlag ? "exclusiveMinimum" : "minimum") }));
+    if (max !== undefined) apply("maximum", () => anyExcept({ num: boundAtom(max, exMaxFlag ? "exclusiveMaximum" : "maximum") }));
+  }
   if (exMin !== undefined) apply("exclusiveMinimum", () => anyExcept({ num: boundAtom(exMin, "exclusiveMinimum") }));
   if (exMax !== undefined) apply("exclusiveMaximum", () => anyExcept({ num: boundAtom(exMax, "exclusiveMaximum") }));
   const mult = num(s, "multipleOf", path);

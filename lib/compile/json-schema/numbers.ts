@@ -17,6 +17,7 @@
  * decimal alike (JavaScript's float division is not exact, so float-based checks may disagree).
  */
 import { dfaNone, intersect, isEmpty, minimize, difference, union, unionFresh, type Dfa } from "./automaton.js";
+import { integerRangeDfa } from "./integer-range.js";
 import { regexToDfa } from "./regex.js";
 import {
   ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, PLAIN_WIDE, REGION_RANGES, SMALL_NEG, SMALL_POS,
@@ -203,9 +204,27 @@ const RANGES: Array<[number, Rational, Rational]> = REGION_RANGES.map(([bit, sig
  */
 function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = true): NumSet {
   const plain = plainCompare(t, ge, inclusive);
+  const { whole, domain, inside } = regionSides(t, ge, plainExact);
   let dfa: Dfa | null = null;
+  // t inside the region's range: compared numeral by numeral, exact by value (and so by double
+  // for inclusive bounds); not a domain (doubles round within the region).
+  for (const bit of inside) dfa = dfa === null ? exponentCompare(bit, t, ge, inclusive) : union(dfa, exponentCompare(bit, t, ge, inclusive));
+  // The regions decided whole (the usual case: a threshold between 1e-6 and 1e21 leaves the
+  // exponent forms on one side or the other) and the plain comparison, just built, united in one
+  // product and one minimization.
+  if (whole !== 0) dfa = dfa === null ? regionsDfa(whole) : union(dfa, regionsDfa(whole));
+  return normalize(dfa === null ? plain : unionFresh(plain, dfa), domain);
+}
+
+/**
+ * How the exponent regions lie to a threshold `t`: `whole`, the regions entirely on the accepted
+ * side; `domain`, those entirely on either side (and PLAIN when `plainExact`); `inside`, those
+ * whose value range holds t (compared numeral by numeral).
+ */
+function regionSides(t: Rational, ge: boolean, plainExact: boolean): { whole: number; domain: number; inside: number[] } {
   let domain = plainExact ? PLAIN : 0;
-  let whole = 0; // regions entirely on the accepted side: united in one product (regionsDfa caches it)
+  let whole = 0;
+  const inside: number[] = [];
   for (const [bit, lo, hi] of RANGES) {
     const above = cmpRational(t, lo) < 0; // every value of the region is above t
     const below = cmpRational(t, hi) > 0; // every value is below t
@@ -213,16 +232,38 @@ function compareSet(t: Rational, ge: boolean, inclusive: boolean, plainExact = t
       whole |= bit;
       domain |= bit;
     } else if (ge ? below : above) domain |= bit;
-    // t inside the region's range: compared numeral by numeral, exact by value (and so by double
-    // for inclusive bounds); not a domain (doubles round within the region).
-    else dfa = dfa === null ? exponentCompare(bit, t, ge, inclusive) : union(dfa, exponentCompare(bit, t, ge, inclusive));
+    else inside.push(bit);
   }
-  // The regions decided whole (the usual case: a threshold between 1e-6 and 1e21 leaves the
-  // exponent forms on one side or the other) and the plain comparison, just built, united in one
-  // product and one minimization.
-  if (whole !== 0) dfa = dfa === null ? regionsDfa(whole) : union(dfa, regionsDfa(whole));
-  return normalize(dfa === null ? plain : unionFresh(plain, dfa), domain);
+  return { whole, domain, inside };
 }
+
+/**
+ * The integers from `min` to `max` (inclusive bounds): what `{"type": "integer", "minimum": min,
+ * "maximum": max}` admits, i.e. the integer set intersected with both bound atoms, built straight
+ * from the digits of the bounds (integer-range.ts) instead of three automaton products; the same
+ * automaton and domain. Null when that shortcut does not apply: a bound that is not an integer as
+ * written, one inside an exponent region's range (|bound| ≥ 1e21), or an empty range.
+ */
+export function integerRangeSet(min: SchemaNumber, max: SchemaNumber): NumSet | null {
+  if (min.value.d !== 1n || max.value.d !== 1n || min.value.n > max.value.n) return null;
+  const lo = regionSides(min.value, true, plainAgrees(min));
+  const hi = regionSides(max.value, false, plainAgrees(max));
+  if (lo.inside.length > 0 || hi.inside.length > 0) return null;
+  const key = `${min.value.n} ${max.value.n} ${lo.domain & hi.domain}`;
+  const known = integerRanges.get(key);
+  if (known !== undefined) {
+    integerRanges.delete(key);
+    integerRanges.set(key, known);
+    return known;
+  }
+  const made = normalize(integerRangeDfa(min.value.n, max.value.n), asDfa(NUM_INT).domain & lo.domain & hi.domain, true);
+  if (integerRanges.size >= BOUND_ATOMS_MAX) integerRanges.delete(integerRanges.keys().next().value!);
+  integerRanges.set(key, made);
+  return made;
+}
+
+/** Integer ranges by bounds and domain, least recently used first (bounded like the bound atoms). */
+const integerRanges = new Map<string, NumSet>();
 
 /**
  * `minimum` / `exclusiveMinimum` / `maximum` / `exclusiveMaximum` as a NumSet: satisfied by the
