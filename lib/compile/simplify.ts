@@ -470,17 +470,23 @@ function rulesOnCycles(refs: ReadonlyArray<ReadonlySet<number>>): Uint8Array {
   const onStack = new Uint8Array(n);
   const cyclic = new Uint8Array(n);
   const component: number[] = [];
+  // Frames: a rule and the iterator over its references. One stack for every root, and none for
+  // a rule without references (the dependencies' rules of a fragment, leaves): this runs in every
+  // inlining round of every fragment, and a frame per rule was a large part of a lowering's garbage.
+  const frames: Array<[number, Iterator<number>]> = [];
   let next = 0;
+  const open = (v: number): void => {
+    index[v] = low[v] = next++;
+    component.push(v);
+    onStack[v] = 1;
+    frames.push([v, refs[v]!.values()]);
+  };
   for (let root = 0; root < n; root++) {
     if (index[root] !== -1) continue;
-    // Frames: a rule and the iterator over its references.
-    const frames: Array<[number, Iterator<number>]> = [];
-    const open = (v: number): void => {
-      index[v] = low[v] = next++;
-      component.push(v);
-      onStack[v] = 1;
-      frames.push([v, refs[v]!.values()]);
-    };
+    if (refs[root]!.size === 0) {
+      index[root] = low[root] = next++;
+      continue;
+    }
     open(root);
     while (frames.length > 0) {
       const [v, it] = frames[frames.length - 1]!;
@@ -488,8 +494,11 @@ function rulesOnCycles(refs: ReadonlyArray<ReadonlySet<number>>): Uint8Array {
       if (!step.done) {
         const w = step.value;
         if (w === v) cyclic[v] = 1;
-        if (index[w] === -1) open(w);
-        else if (onStack[w] === 1) low[v] = Math.min(low[v]!, index[w]!);
+        // A rule without references is a component of its own, off every cycle.
+        if (index[w] === -1) {
+          if (refs[w]!.size === 0) index[w] = low[w] = next++;
+          else open(w);
+        } else if (onStack[w] === 1) low[v] = Math.min(low[v]!, index[w]!);
         continue;
       }
       frames.pop();
@@ -498,14 +507,17 @@ function rulesOnCycles(refs: ReadonlyArray<ReadonlySet<number>>): Uint8Array {
         low[parent] = Math.min(low[parent]!, low[v]!);
       }
       if (low[v] === index[v]) {
-        const members: number[] = [];
-        let w: number;
-        do {
-          w = component.pop()!;
-          onStack[w] = 0;
-          members.push(w);
-        } while (w !== v);
-        if (members.length > 1) for (const m of members) cyclic[m] = 1;
+        let w = component.pop()!;
+        onStack[w] = 0;
+        if (w !== v) {
+          // Two or more members: all on a cycle.
+          cyclic[w] = 1;
+          do {
+            w = component.pop()!;
+            onStack[w] = 0;
+            cyclic[w] = 1;
+          } while (w !== v);
+        }
       }
     }
   }
