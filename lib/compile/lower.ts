@@ -216,18 +216,20 @@ class Lowering {
   private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
     // Numbers a double cannot hold are keyed as written (two schemas may differ only there).
     const text = hasRecordedNumberTexts() ? stringifyExact(f) : JSON.stringify(f);
-    const known = memo.get(text);
-    if (known) return known;
     const { simplify, cache } = this.setup;
+    // One key string for this lowering's memo and the shared cache: a tool's tag is kilobytes of
+    // text, and each distinct string used as a key is flattened and hashed once more.
+    const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${this.setup.undeclared}|${text}`;
+    const known = memo.get(key);
+    if (known) return known;
     let e: IrExpr;
     if (cache === null || !capture) {
       e = lower(this);
     } else {
-      const key = `${kind}|${simplify === null ? "raw" : String(simplify.inlineMaxNodes ?? "")}|${this.setup.undeclared}|${text}`;
       const make = (): IrFragment => captureFragment(key, (scratch, importer) => lower(new Lowering(scratch, this.setup, importer)), simplify);
       e = this.importer.import(cache.get(key, make));
     }
-    memo.set(text, e);
+    memo.set(key, e);
     return e;
   }
 
