@@ -165,9 +165,14 @@ class StructureKeys {
       case "bytes":
         s = `b${latin1(e.bytes)}`;
         break;
-      case "class":
-        s = `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
+      case "class": {
+        // Spelled out: Array.prototype.join over the [lo, hi] pairs converts each pair with a
+        // nested join, and this was the hottest line of simplification (automata as rules are
+        // choices of classes).
+        s = e.negated ? "c^" : "c";
+        for (const [lo, hi] of e.ranges) s += `${lo}-${hi},`;
         break;
+      }
       case "text":
         s = `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
         break;
@@ -314,16 +319,21 @@ class Rewriter {
       }
     }
     if (charCount > 1) rest[charAt] = charClass(chars);
+    const unique = mayRepeat(rest) ? this.distinct(rest) : rest;
+    if (unique.length === 0) return never();
+    if (unique.length === 1) return unique[0]!;
+    return new NormalChoice(unique);
+  }
+
+  /** The alternatives without structural duplicates, first occurrences kept. */
+  private distinct(items: IrExpr[]): IrExpr[] {
     const seen = new Set<number>();
-    const unique = rest.filter((it) => {
+    return items.filter((it) => {
       const k = this.keys.of(it);
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
     });
-    if (unique.length === 0) return never();
-    if (unique.length === 1) return unique[0]!;
-    return new NormalChoice(unique);
   }
 
   private repeat(item: IrExpr, min: number, max: number | null): IrExpr {
@@ -339,6 +349,48 @@ class Rewriter {
       if (min === 1 && max === null && inner.min === 1 && inner.max === null) return inner;
     }
     return new NormalRepeat(item, min, max);
+  }
+}
+
+/**
+ * Whether two of the alternatives may be structurally equal: false when their outlines (kind,
+ * size and first parts, two levels down) all differ, since equal structures have equal outlines.
+ * Alternatives mostly differ there (an automaton's rules branch on distinct classes, an object's
+ * members on distinct names), so the full structure keys, a walk of each alternative, are rarely
+ * needed.
+ */
+function mayRepeat(items: readonly IrExpr[]): boolean {
+  if (items.length < 2) return false;
+  const outlines = new Set<string>();
+  for (const it of items) {
+    const o = outline(it, 2);
+    if (outlines.has(o)) return true;
+    outlines.add(o);
+  }
+  return false;
+}
+
+function outline(e: IrExpr, depth: number): string {
+  switch (e.kind) {
+    case "bytes":
+      return `b${e.bytes.length},${e.bytes[0]},${e.bytes[e.bytes.length - 1]}`;
+    case "class": {
+      const first = e.ranges[0];
+      return `c${e.negated ? "^" : ""}${e.ranges.length},${first === undefined ? "" : `${first[0]}-${first[1]}`}`;
+    }
+    case "ref":
+      return `r${e.rule}`;
+    case "seq":
+    case "choice": {
+      const head = `${e.kind === "seq" ? "s" : "o"}${e.items.length}`;
+      const first = e.items[0];
+      return depth === 0 || first === undefined ? head : `${head}(${outline(first, depth - 1)})`;
+    }
+    case "repeat":
+    case "counted":
+      return depth === 0 ? `${e.kind}${e.min},${e.max}` : `${e.kind}${e.min},${e.max}(${outline(e.item, depth - 1)})`;
+    default:
+      return e.kind;
   }
 }
 
