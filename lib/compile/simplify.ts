@@ -219,6 +219,12 @@ class StructureKeys {
 
 /** Bytes as a string of one char per byte (an exact, compact key). */
 function latin1(bytes: Uint8Array): string {
+  // Short literals (most of them) without a Buffer view and a call into the runtime each.
+  if (bytes.length <= 16) {
+    let s = "";
+    for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]!);
+    return s;
+  }
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
@@ -319,16 +325,28 @@ class Rewriter {
       }
     }
     if (charCount > 1) rest[charAt] = charClass(chars);
-    const unique = mayRepeat(rest) ? this.distinct(rest) : rest;
+    const unique = this.distinct(rest);
     if (unique.length === 0) return never();
     if (unique.length === 1) return unique[0]!;
     return new NormalChoice(unique);
   }
 
-  /** The alternatives without structural duplicates, first occurrences kept. */
+  /**
+   * The alternatives without structural duplicates, first occurrences kept. Equal structures have
+   * equal outlines (kind, size and first parts, two levels down), so only alternatives whose
+   * outline another one shares need their structure key, a walk of the whole alternative; mostly
+   * none does (an automaton's rules branch on distinct classes, an object's members on distinct
+   * names).
+   */
   private distinct(items: IrExpr[]): IrExpr[] {
+    if (items.length < 2) return items;
+    const outlines = items.map((it) => outline(it, 2));
+    const count = new Map<string, number>();
+    for (const o of outlines) count.set(o, (count.get(o) ?? 0) + 1);
+    if (count.size === items.length) return items;
     const seen = new Set<number>();
-    return items.filter((it) => {
+    return items.filter((it, i) => {
+      if (count.get(outlines[i]!) === 1) return true;
       const k = this.keys.of(it);
       if (seen.has(k)) return false;
       seen.add(k);
@@ -352,24 +370,7 @@ class Rewriter {
   }
 }
 
-/**
- * Whether two of the alternatives may be structurally equal: false when their outlines (kind,
- * size and first parts, two levels down) all differ, since equal structures have equal outlines.
- * Alternatives mostly differ there (an automaton's rules branch on distinct classes, an object's
- * members on distinct names), so the full structure keys, a walk of each alternative, are rarely
- * needed.
- */
-function mayRepeat(items: readonly IrExpr[]): boolean {
-  if (items.length < 2) return false;
-  const outlines = new Set<string>();
-  for (const it of items) {
-    const o = outline(it, 2);
-    if (outlines.has(o)) return true;
-    outlines.add(o);
-  }
-  return false;
-}
-
+/** A structure's outline: equal structures have equal outlines (see Rewriter.distinct). */
 function outline(e: IrExpr, depth: number): string {
   switch (e.kind) {
     case "bytes":
@@ -382,9 +383,12 @@ function outline(e: IrExpr, depth: number): string {
       return `r${e.rule}`;
     case "seq":
     case "choice": {
-      const head = `${e.kind === "seq" ? "s" : "o"}${e.items.length}`;
-      const first = e.items[0];
-      return depth === 0 || first === undefined ? head : `${head}(${outline(first, depth - 1)})`;
+      // The first items and the last (an automaton's alternatives are a class, then a reference).
+      let o = `${e.kind === "seq" ? "s" : "o"}${e.items.length}`;
+      if (depth === 0) return o;
+      const n = e.items.length;
+      for (let i = 0; i < n; i++) if (i < 3 || i === n - 1) o += `(${outline(e.items[i]!, depth - 1)})`;
+      return o;
     }
     case "repeat":
     case "counted":
