@@ -50,6 +50,8 @@ export interface GrammarOptions {
    * in xgrammar; a model that falls into a whitespace loop then runs until `maxTokens`.
    */
   maxWhitespace?: number;
+  /** Gives up on the build: lowering and compilation stop and the promise rejects with an AbortError. */
+  signal?: AbortSignal;
 }
 
 /** A grammar compiled for one model, with what each route needs. */
@@ -178,11 +180,11 @@ export class ConstrainedLlama {
       if (this.route !== "gbnf") {
         // Lowered on the lowering worker, compiled on the native pool: the event loop stays free.
         const lowered = origin;
-        const compiled = await this.compiler.compileAsync(this.tokenizer, lowered);
+        const compiled = await this.compiler.compileAsync(this.tokenizer, lowered, { signal: options.signal });
         return new ConstrainedGrammar(() => lowerFormat(lowered), compiled, lowered);
       }
       // Lowered on the lowering worker too: a big request must not hold the event loop.
-      ir = deserializeGrammar(await lowerOffThread(origin));
+      ir = deserializeGrammar(await lowerOffThread(origin, { signal: options.signal }));
       // Raw argument values of the markup styles are text too, but inside json_schema formats,
       // out of limitFreeText's reach: bound them in the lowered grammar.
       if (maxFreeTextTokens !== undefined) ir = withTextTokenLimit(ir, maxFreeTextTokens);
@@ -190,7 +192,7 @@ export class ConstrainedLlama {
     // The gbnf route cannot enforce free-text token limits: its matcher follows the grammar
     // node-llama-cpp's sampler enforces, without them.
     if (this.route === "gbnf") ir = withoutTokenLimits(ir);
-    const compiled = await this.compiler.compileAsync(this.tokenizer, ir);
+    const compiled = await this.compiler.compileAsync(this.tokenizer, ir, { signal: options.signal });
     return new ConstrainedGrammar(ir, compiled, origin);
   }
 
@@ -260,6 +262,7 @@ export class ConstrainedLlama {
     const grammar = await this.toolCallingGrammar(request, {
       ...(maxFreeTextTokens === undefined ? {} : { maxFreeTextTokens }),
       ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
+      ...(generateOptions.signal === undefined ? {} : { signal: generateOptions.signal }),
     });
     const result = await this.generate(sequence, input, grammar, generateOptions);
     return { ...result, grammar, ...parseOutput(request, result.text) };
