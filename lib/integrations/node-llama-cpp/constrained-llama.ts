@@ -7,6 +7,7 @@
  */
 import type { Llama, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import { GrammarCompiler } from "../../engine/grammar-compiler.js";
+import { lowerOffThread } from "../../engine/lowering-pool.js";
 import type { CompiledGrammar } from "../../engine/compiled-grammar.js";
 import { BatchMatcher } from "../../engine/batch.js";
 import { GrammarMatcher } from "../../engine/matcher.js";
@@ -14,7 +15,7 @@ import { InvalidArgumentError, TagmaskError, type OutputParseError } from "../..
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../../format/parse.js";
 import type { Format, StructuralTag } from "../../format/types.js";
 import { irToGbnf } from "../../compile/gbnf.js";
-import type { IrExpr, IrGrammar } from "../../compile/ir.js";
+import { deserializeGrammar, type IrExpr, type IrGrammar } from "../../compile/ir.js";
 import { lowerFormat } from "../../compile/lower.js";
 import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js";
 import type { ParsedToolOutput, ToolCallingRequest, ToolOutputParserOptions } from "../../tools/types.js";
@@ -180,7 +181,8 @@ export class ConstrainedLlama {
         const compiled = await this.compiler.compileAsync(this.tokenizer, lowered);
         return new ConstrainedGrammar(() => lowerFormat(lowered), compiled, lowered);
       }
-      ir = lowerFormat(origin);
+      // Lowered on the lowering worker too: a big request must not hold the event loop.
+      ir = deserializeGrammar(await lowerOffThread(origin));
       // Raw argument values of the markup styles are text too, but inside json_schema formats,
       // out of limitFreeText's reach: bound them in the lowered grammar.
       if (maxFreeTextTokens !== undefined) ir = withTextTokenLimit(ir, maxFreeTextTokens);
