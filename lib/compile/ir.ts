@@ -475,6 +475,14 @@ export function validateGrammar(grammar: IrGrammar): void {
         fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
       }
       const node = e as IrExpr;
+      // A leaf is checked where it stands, without the depth map: leaves are half the nodes of a
+      // lowered grammar, and checking one again costs less than two map operations.
+      if (childCount(node) === 0) {
+        if (nodes.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+        checkNode(node, where, ruleCount);
+        below(1);
+        return;
+      }
       const known = depthOf.get(node);
       if (known === ON_PATH) fail(where(), "an expression contains itself (use a rule reference for recursion)");
       if (known !== undefined) {
