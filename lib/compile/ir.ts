@@ -6,6 +6,7 @@
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
 import { GrammarError, InvalidArgumentError } from "../errors.js";
+import { BytePool } from "./ir-byte-pool.js";
 import {
   deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
 } from "./ir-tokens.js";
@@ -581,29 +582,12 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   validateGrammarOnce(grammar);
   const nodes = new Words();
   const extra = new Words();
-  let bytePool = new Uint8Array(1024);
-  let byteLength = 0;
-  const byteOffsets = new Map<string, number>();
+  const pool = new BytePool();
+  const addBytes = (b: Uint8Array): number => pool.add(b);
+  /** Bytes leaves by the pool offset of their content (one offset per distinct content). */
+  const bytesLeafIds = new Map<number, number>();
   const leafIds = new Map<string, number>();
   const latin1 = latin1Key;
-  const appendBytes = (b: Uint8Array): number => {
-    if (byteLength + b.length > bytePool.length) {
-      const next = new Uint8Array(Math.max(bytePool.length * 2, byteLength + b.length));
-      next.set(bytePool.subarray(0, byteLength));
-      bytePool = next;
-    }
-    const off = byteLength;
-    bytePool.set(b, off);
-    byteLength += b.length;
-    return off;
-  };
-  const addBytes = (b: Uint8Array, key = latin1(b)): number => {
-    const known = byteOffsets.get(key);
-    if (known !== undefined) return known;
-    const off = appendBytes(b);
-    byteOffsets.set(key, off);
-    return off;
-  };
   const node = (kind: IrKind, a: number, b: number, c: number): number => {
     const id = nodes.length / 4;
     nodes.reserve(4);
@@ -618,22 +602,29 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const emitOne = (e: IrExpr): number => {
     let id: number;
     switch (e.kind) {
+      case "bytes": {
+        // Adding content already in the pool changes nothing: a leaf seen before finds its offset.
+        const off = addBytes(e.bytes);
+        const shared = bytesLeafIds.get(off);
+        if (shared !== undefined) {
+          id = shared;
+          break;
+        }
+        id = node("bytes", off, e.bytes.length, 0);
+        bytesLeafIds.set(off, id);
+        break;
+      }
       case "empty":
       case "never":
-      case "bytes":
       case "class":
       case "text": {
-        // A literal's bytes are its key in both maps: converted to a string once.
-        const content = e.kind === "bytes" ? latin1(e.bytes) : "";
-        const key = e.kind === "bytes" ? `b${content}` : leafKey(e, latin1);
+        const key = leafKey(e, latin1);
         const shared = leafIds.get(key);
         if (shared !== undefined) {
           id = shared;
           break;
         }
-        if (e.kind === "bytes") {
-          id = node("bytes", addBytes(e.bytes, content), e.bytes.length, 0);
-        } else if (e.kind === "class") {
+        if (e.kind === "class") {
           const at = extra.length;
           for (const [lo, hi] of e.ranges) {
             extra.push(lo);
@@ -723,10 +714,11 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const ruleWords: number[] = [];
   for (const rule of grammar.rules) {
     const body = emit(rule.body);
-    const off = appendBytes(utf8(rule.name));
-    ruleWords.push(off, byteLength - off, body);
+    const name = utf8(rule.name);
+    ruleWords.push(pool.append(name), name.length, body);
   }
   const nodeCount = nodes.length / 4;
+  const byteLength = pool.length;
   const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodeCount, extra.length, byteLength, 0];
   const words = header.length + ruleWords.length + nodes.length + extra.length;
   const out = new Uint8Array(words * 4 + ((byteLength + 3) & ~3));
@@ -745,15 +737,15 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       for (let i = 0; i < list.length; i++) view.setUint32(4 * w++, list.data[i]!, true);
     }
   }
-  out.set(bytePool.subarray(0, byteLength), words * 4);
+  out.set(pool.bytes.subarray(0, byteLength), words * 4);
   return out;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * Bytes as a string of the same length (one char per byte), a map key. Short literals, the
- * common case (an enum's trie edges, JSON punctuation), skip the Buffer view a decode needs.
+ * Bytes as a string of the same length (one char per byte), a map key (of texts' excluded
+ * strings). Short ones skip the Buffer view a decode needs.
  */
 function latin1Key(b: Uint8Array): string {
   if (b.length <= 32) {
@@ -765,13 +757,11 @@ function latin1Key(b: Uint8Array): string {
 }
 
 /** The content of a leaf node as a string: equal leaves, equal keys. */
-function leafKey(e: IrEmpty | IrNever | IrBytes | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
+function leafKey(e: IrEmpty | IrNever | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
   switch (e.kind) {
     case "empty":
     case "never":
       return e.kind;
-    case "bytes":
-      return `b${latin1(e.bytes)}`;
     case "class":
       return `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
     case "text":
