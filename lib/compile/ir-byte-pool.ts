@@ -20,7 +20,11 @@ export class BytePool {
   private offsets = new Int32Array(1024).fill(-1);
   private lengths = new Int32Array(1024);
   private hashes = new Uint32Array(1024);
+  /** Per slot, a number the caller keeps with that content (-1 until set): a bytes leaf's node id. */
+  private tags = new Int32Array(1024).fill(-1);
   private used = 0;
+  /** The slot {@link add} last found or filled. */
+  private last = -1;
 
   /** Appends bytes (not indexed: rule names); returns their offset. */
   append(b: Uint8Array): number {
@@ -46,15 +50,29 @@ export class BytePool {
     for (;;) {
       const off = this.offsets[slot]!;
       if (off < 0) break;
-      if (this.hashes[slot] === h && this.lengths[slot] === b.length && this.holds(off, b)) return off;
+      if (this.hashes[slot] === h && this.lengths[slot] === b.length && this.holds(off, b)) {
+        this.last = slot;
+        return off;
+      }
       slot = (slot + 1) & mask;
     }
     const off = this.append(b);
     this.offsets[slot] = off;
     this.lengths[slot] = b.length;
     this.hashes[slot] = h;
+    this.last = slot;
     if (++this.used * 2 > this.offsets.length) this.rehash();
     return off;
+  }
+
+  /** The tag of the content {@link add} last returned (-1: none yet). */
+  lastTag(): number {
+    return this.tags[this.last]!;
+  }
+
+  /** Tags the content {@link add} last returned. */
+  setLastTag(tag: number): void {
+    this.tags[this.last] = tag;
   }
 
   private holds(off: number, b: Uint8Array): boolean {
@@ -64,12 +82,14 @@ export class BytePool {
   }
 
   private rehash(): void {
-    const { offsets, lengths, hashes } = this;
+    const { offsets, lengths, hashes, tags } = this;
     const size = offsets.length * 2;
     this.offsets = new Int32Array(size).fill(-1);
     this.lengths = new Int32Array(size);
     this.hashes = new Uint32Array(size);
+    this.tags = new Int32Array(size).fill(-1);
     const mask = size - 1;
+    let moved = -1;
     for (let k = 0; k < offsets.length; k++) {
       if (offsets[k]! < 0) continue;
       let slot = hashes[k]! & mask;
@@ -77,6 +97,9 @@ export class BytePool {
       this.offsets[slot] = offsets[k]!;
       this.lengths[slot] = lengths[k]!;
       this.hashes[slot] = hashes[k]!;
+      this.tags[slot] = tags[k]!;
+      if (k === this.last) moved = slot;
     }
+    this.last = moved;
   }
 }

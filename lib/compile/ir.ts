@@ -603,8 +603,6 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const extra = new Words();
   const pool = new BytePool();
   const addBytes = (b: Uint8Array): number => pool.add(b);
-  /** Bytes leaves by the pool offset of their content (one offset per distinct content). */
-  const bytesLeafIds = new Map<number, number>();
   const leafIds = new Map<string, number>();
   const latin1 = latin1Key;
   const node = (kind: IrKind, a: number, b: number, c: number): number => {
@@ -624,13 +622,13 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       case "bytes": {
         // Adding content already in the pool changes nothing: a leaf seen before finds its offset.
         const off = addBytes(e.bytes);
-        const shared = bytesLeafIds.get(off);
-        if (shared !== undefined) {
+        const shared = pool.lastTag();
+        if (shared >= 0) {
           id = shared;
           break;
         }
         id = node("bytes", off, e.bytes.length, 0);
-        bytesLeafIds.set(off, id);
+        pool.setLastTag(id);
         break;
       }
       case "empty":

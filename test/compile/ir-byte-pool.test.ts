@@ -38,6 +38,8 @@ describe("serializeGrammar writes each literal's bytes once", () => {
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     // Header: nodes count at word 4, byte pool length at word 6 ("ab", "cd", "root").
     expect(view.getUint32(6 * 4, true)).toBe(8);
+    // Nodes: "ab", "cd", two seqs, the text, the choice.
+    expect(view.getUint32(4 * 4, true)).toBe(6);
     expect(serializeGrammar(deserializeGrammar(bytes))).toEqual(bytes);
   });
 });

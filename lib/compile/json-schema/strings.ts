@@ -45,6 +45,8 @@ export function strOfWords(words: Iterable<string>): StrSet {
 
 /** Past this many strings {@link sortByCodeUnits} sorts by comparisons alone (its keys carry 20-bit indices). */
 const MAX_KEYED_SORT = 1 << 20;
+/** Runs up to this long are sorted by insertion. */
+const SHORT_RUN = 16;
 
 /**
  * `list` sorted by UTF-16 code units, as `Array.prototype.sort()` sorts strings, but several
@@ -67,13 +69,22 @@ export function sortByCodeUnits(list: string[]): string[] {
   const out = new Array<string>(n);
   let i = 0;
   while (i < n) {
-    const prefix = Math.floor(keys[i]! / MAX_KEYED_SORT);
-    let j = i + 1;
-    while (j < n && Math.floor(keys[j]! / MAX_KEYED_SORT) === prefix) j++;
-    for (let k = i; k < j; k++) out[k] = list[keys[k]! % MAX_KEYED_SORT]!;
-    if (j - i > 1) {
+    const prefix = Math.floor(keys[i]! / MAX_KEYED_SORT) * MAX_KEYED_SORT;
+    const end = prefix + MAX_KEYED_SORT;
+    let j = i;
+    // Exact in doubles: every key is an integer below 2^52.
+    for (; j < n && keys[j]! < end; j++) out[j] = list[keys[j]! - prefix]!;
+    if (j - i > SHORT_RUN) {
       const run = out.slice(i, j).sort();
       for (let k = i; k < j; k++) out[k] = run[k - i]!;
+    } else {
+      // Short runs (the usual case) by insertion, comparing code units as sort() does.
+      for (let k = i + 1; k < j; k++) {
+        const w = out[k]!;
+        let m = k - 1;
+        for (; m >= i && out[m]! > w; m--) out[m + 1] = out[m]!;
+        out[m + 1] = w;
+      }
     }
     i = j;
   }
