@@ -131,6 +131,15 @@ describe("sortByCodeUnits: large lists sorted by packed keys", () => {
       { numRuns: 200, seed: 7 },
     );
   });
+  it("agrees on long shared prefixes, past the levels it sorts by keys", () => {
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 40, maxLength: 200 }), fc.integer({ min: 0, max: 90 }), (list, shared) => {
+        const long = list.map((w, i) => `${"p".repeat(i % 3 === 0 ? shared : shared + 1)}${w}`);
+        expect(sortByCodeUnits([...long])).toEqual([...long].sort());
+      }),
+      { numRuns: 60, seed: 3 },
+    );
+  });
 });
 
 describe("large enums of awkward strings", () => {

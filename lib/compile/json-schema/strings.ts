@@ -47,48 +47,61 @@ export function strOfWords(words: Iterable<string>): StrSet {
 const MAX_KEYED_SORT = 1 << 20;
 /** Runs up to this long are sorted by insertion. */
 const SHORT_RUN = 16;
+/** Two units a level: past this many levels of shared prefix, a run is sorted by comparisons. */
+const MAX_KEY_LEVELS = 32;
 
 /**
  * `list` sorted by UTF-16 code units, as `Array.prototype.sort()` sorts strings, but several
- * times faster on large lists: each string's first two units and its index are packed into one
- * double (below 2^52), the doubles are sorted natively as numbers, and only runs sharing their
- * first two units are compared as strings.
+ * times faster on large lists (sort() compares through a generic path): a most-significant-first
+ * radix sort, two units a level. Each string's next two units and its index are packed into one
+ * double (below 2^52), the doubles are sorted natively as numbers, and each run sharing those
+ * units is sorted the same way on the two after, or by insertion when short.
  */
 export function sortByCodeUnits(list: string[]): string[] {
-  const n = list.length;
-  if (n < 64 || n > MAX_KEYED_SORT) return list.sort();
+  if (list.length > MAX_KEYED_SORT) return list.sort();
+  sortRun(list, 0, list.length, 0, 0);
+  return list;
+}
+
+/** Sorts list[lo..hi), whose strings share their first `offset` units. */
+function sortRun(list: string[], lo: number, hi: number, offset: number, level: number): void {
+  const n = hi - lo;
+  if (n <= SHORT_RUN) {
+    for (let k = lo + 1; k < hi; k++) {
+      const w = list[k]!;
+      let m = k - 1;
+      for (; m >= lo && list[m]! > w; m--) list[m + 1] = list[m]!;
+      list[m + 1] = w;
+    }
+    return;
+  }
+  const run = list.slice(lo, hi);
+  if (level >= MAX_KEY_LEVELS) {
+    run.sort();
+    for (let k = 0; k < n; k++) list[lo + k] = run[k]!;
+    return;
+  }
   const keys = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    const w = list[i]!;
+    const w = run[i]!;
     // A unit past the end is 0, below every unit (1 + its code): shorter strings come first.
-    const u0 = w.length > 0 ? w.charCodeAt(0) + 1 : 0;
-    const u1 = w.length > 1 ? w.charCodeAt(1) + 1 : 0;
+    const u0 = w.length > offset ? w.charCodeAt(offset) + 1 : 0;
+    const u1 = w.length > offset + 1 ? w.charCodeAt(offset + 1) + 1 : 0;
     keys[i] = (u0 * 0x10001 + u1) * MAX_KEYED_SORT + i;
   }
   keys.sort();
-  const out = new Array<string>(n);
   let i = 0;
   while (i < n) {
-    const prefix = Math.floor(keys[i]! / MAX_KEYED_SORT) * MAX_KEYED_SORT;
+    const units = Math.floor(keys[i]! / MAX_KEYED_SORT);
+    const prefix = units * MAX_KEYED_SORT;
     const end = prefix + MAX_KEYED_SORT;
     let j = i;
     // Exact in doubles: every key is an integer below 2^52.
-    for (; j < n && keys[j]! < end; j++) out[j] = list[keys[j]! - prefix]!;
-    if (j - i > SHORT_RUN) {
-      const run = out.slice(i, j).sort();
-      for (let k = i; k < j; k++) out[k] = run[k - i]!;
-    } else {
-      // Short runs (the usual case) by insertion, comparing code units as sort() does.
-      for (let k = i + 1; k < j; k++) {
-        const w = out[k]!;
-        let m = k - 1;
-        for (; m >= i && out[m]! > w; m--) out[m + 1] = out[m]!;
-        out[m + 1] = w;
-      }
-    }
+    for (; j < n && keys[j]! < end; j++) list[lo + j] = run[keys[j]! - prefix]!;
+    // Strings that ended within these two units are equal; the others go on.
+    if (j - i > 1 && units % 0x10001 !== 0) sortRun(list, lo + i, lo + j, offset + 2, level + 1);
     i = j;
   }
-  return out;
 }
 
 function wordsOf(sorted: readonly string[]): StrSet {
@@ -138,6 +151,9 @@ function codePoints(w: string): number {
 
 /** The words of a finite set that also belong to `s`: one pass over each word. */
 function filterWords(w: Words, s: Lang): StrSet {
+  // Every string (`"type": "string"` next to an enum): all pass. A copy still, as a filtered
+  // list is a new list (large lists are shared as rules by identity).
+  if (s.dfa === null && s.fmt === null && s.min === 0 && s.max === null) return wordsOf(w.words.slice());
   const fmt = s.fmt === null ? null : formatDfa(s.fmt);
   return wordsOf(
     w.words.filter((x) => {
