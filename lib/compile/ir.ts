@@ -605,14 +605,17 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const addBytes = (b: Uint8Array): number => pool.add(b);
   const leafIds = new Map<string, number>();
   const latin1 = latin1Key;
+  // Written in place (no call per word): this runs once per node of grammars of 10^5 nodes.
   const node = (kind: IrKind, a: number, b: number, c: number): number => {
-    const id = nodes.length / 4;
+    const at = nodes.length;
     nodes.reserve(4);
-    nodes.push(KIND_CODE[kind]);
-    nodes.push(a);
-    nodes.push(b);
-    nodes.push(c);
-    return id;
+    const data = nodes.data;
+    data[at] = KIND_CODE[kind];
+    data[at + 1] = a;
+    data[at + 2] = b;
+    data[at + 3] = c;
+    nodes.length = at + 4;
+    return at / 4;
   };
   const memo = new Map<IrExpr, number>();
   // One node's record; its children have theirs already (post-order, see emit).
@@ -667,8 +670,12 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       case "seq":
       case "choice": {
         const at = extra.length;
-        for (const it of e.items) extra.push(memo.get(it)!);
-        id = node(e.kind, at, e.items.length, 0);
+        const items = e.items;
+        extra.reserve(items.length);
+        const data = extra.data;
+        for (let i = 0; i < items.length; i++) data[at + i] = memo.get(items[i]!)!;
+        extra.length = at + items.length;
+        id = node(e.kind, at, items.length, 0);
         break;
       }
       case "repeat":

@@ -108,10 +108,17 @@ export function wordsToIr(words: readonly string[], b: GrammarBuilder, name: str
       if (d > depth && d < first.length && isLowSurrogate(first.charCodeAt(d))) d--;
       const literal = bytes.literal(first, depth, d, encode);
       const rest = j - i === 1 && first.length === d ? null : node(i, j, d, level + 1);
-      alts.push(rest === null ? literal : rest.kind === "seq" ? seq(literal, ...rest.items) : seq(literal, rest));
+      if (rest === null) alts.push(literal);
+      else if (rest.kind !== "seq") alts.push(seq(literal, rest));
+      else {
+        // The rest is a sequence built just now: its items follow the literal in one sequence.
+        const items: IrExpr[] = [literal];
+        for (let k = 0; k < rest.items.length; k++) items.push(rest.items[k]!);
+        alts.push({ kind: "seq", items });
+      }
       i = j;
     }
-    return alts.length === 1 ? alts[0]! : choice(...alts);
+    return alts.length === 1 ? alts[0]! : { kind: "choice", items: alts };
   };
   const top = node(0, words.length, 0, 0);
   for (let k = 0; k < pending.length; k++) {
