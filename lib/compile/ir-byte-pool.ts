@@ -16,8 +16,8 @@ export class BytePool {
   /** The pool; its first {@link length} bytes are written. */
   bytes = new Uint8Array(1024);
   length = 0;
-  /** Hash table slots: offset of a content in the pool (-1: free), its length and hash. */
-  private offsets = new Int32Array(1024).fill(-1);
+  /** Hash table slots: 1 + offset of a content in the pool (0: free), its length and hash. */
+  private offsets = new Int32Array(1024);
   private lengths = new Int32Array(1024);
   private hashes = new Uint32Array(1024);
   /** Per slot, a number the caller keeps with that content (-1 until set): a bytes leaf's node id. */
@@ -48,7 +48,7 @@ export class BytePool {
     const mask = this.offsets.length - 1;
     let slot = h & mask;
     for (;;) {
-      const off = this.offsets[slot]!;
+      const off = this.offsets[slot]! - 1;
       if (off < 0) break;
       if (this.hashes[slot] === h && this.lengths[slot] === b.length && this.holds(off, b)) {
         this.last = slot;
@@ -57,7 +57,7 @@ export class BytePool {
       slot = (slot + 1) & mask;
     }
     const off = this.append(b);
-    this.offsets[slot] = off;
+    this.offsets[slot] = off + 1;
     this.lengths[slot] = b.length;
     this.hashes[slot] = h;
     this.last = slot;
@@ -83,17 +83,18 @@ export class BytePool {
 
   private rehash(): void {
     const { offsets, lengths, hashes, tags } = this;
-    const size = offsets.length * 2;
-    this.offsets = new Int32Array(size).fill(-1);
+    // Four times larger: few rehashes on the way to 10^5 contents (each runs cold, interpreted).
+    const size = offsets.length * 4;
+    this.offsets = new Int32Array(size);
     this.lengths = new Int32Array(size);
     this.hashes = new Uint32Array(size);
     this.tags = new Int32Array(size).fill(-1);
     const mask = size - 1;
     let moved = -1;
     for (let k = 0; k < offsets.length; k++) {
-      if (offsets[k]! < 0) continue;
+      if (offsets[k] === 0) continue;
       let slot = hashes[k]! & mask;
-      while (this.offsets[slot]! >= 0) slot = (slot + 1) & mask;
+      while (this.offsets[slot] !== 0) slot = (slot + 1) & mask;
       this.offsets[slot] = offsets[k]!;
       this.lengths[slot] = lengths[k]!;
       this.hashes[slot] = hashes[k]!;
