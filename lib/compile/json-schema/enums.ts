@@ -10,30 +10,38 @@ import { choice, empty, seq, type GrammarBuilder, type IrBytes, type IrExpr } fr
 /** Branching levels inlined into one rule before a subtree gets a rule of its own. */
 const MAX_INLINE_LEVELS = 48;
 
-const EMPTY = new Uint8Array(0);
-
 const isLowSurrogate = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /**
- * The literals of one trie, written into one growing buffer as the walk goes (one allocation, not
- * one per edge) and handed out as views of it at the end. Printable ASCII other than `"` and `\`
- * is its own canonical JSON text and UTF-8: those edges are copied a unit at a time; any other
- * edge goes through `encode` and a TextEncoder.
+ * The literals of one trie, written into large chunks as the walk goes (one allocation for
+ * many edges, not one per edge) and handed out as views at once. The first chunk holds the
+ * values' total length, which is all a trie of printable ASCII needs (each character of the trie
+ * is on one edge); escapes and UTF-8 may open more. Printable ASCII other than `"` and `\` is its
+ * own canonical JSON text and UTF-8: those edges are copied a unit at a time; any other edge goes
+ * through `encode` and a TextEncoder.
  */
 class LiteralBytes {
-  private buffer = new Uint8Array(4096);
+  private chunk: Uint8Array;
   private length = 0;
-  private readonly nodes: Array<{ kind: "bytes"; bytes: Uint8Array }> = [];
-  private readonly ends: number[] = [];
   private readonly encoder = new TextEncoder();
 
-  /** A bytes node for `word[from..to)`, its bytes filled in by {@link finish}. */
+  constructor(sizeHint: number) {
+    this.chunk = new Uint8Array(Math.max(sizeHint, 64));
+  }
+
+  /** A bytes node for `word[from..to)`. */
   literal(word: string, from: number, to: number, encode: (text: string) => string): IrBytes {
     // Escaped or non-ASCII text takes at most 6 bytes a unit (`\u001f`, or 3 bytes of UTF-8).
-    this.reserve((to - from) * 6);
-    const buf = this.buffer;
-    let at = this.length;
+    const most = (to - from) * 6;
+    if (this.length + most > this.chunk.length) {
+      // Earlier views keep the old chunk; nothing is copied.
+      this.chunk = new Uint8Array(Math.max(most, 1 << 16));
+      this.length = 0;
+    }
+    const buf = this.chunk;
+    const start = this.length;
+    let at = start;
     let plain = true;
     for (let k = from; k < to; k++) {
       const c = word.charCodeAt(k);
@@ -43,30 +51,9 @@ class LiteralBytes {
       }
       buf[at++] = c;
     }
-    if (!plain) at = this.length + this.encoder.encodeInto(encode(word.slice(from, to)), buf.subarray(this.length)).written;
+    if (!plain) at = start + this.encoder.encodeInto(encode(word.slice(from, to)), buf.subarray(start)).written;
     this.length = at;
-    const node = { kind: "bytes" as const, bytes: EMPTY };
-    this.nodes.push(node);
-    this.ends.push(at);
-    return node;
-  }
-
-  /** Points every node at its bytes (views into the final buffer). */
-  finish(): void {
-    const { buffer } = this;
-    let start = 0;
-    for (let k = 0; k < this.nodes.length; k++) {
-      const end = this.ends[k]!;
-      this.nodes[k]!.bytes = new Uint8Array(buffer.buffer, start, end - start);
-      start = end;
-    }
-  }
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buffer.length) return;
-    const next = new Uint8Array(Math.max(this.buffer.length * 2, this.length + n));
-    next.set(this.buffer.subarray(0, this.length));
-    this.buffer = next;
+    return { kind: "bytes", bytes: new Uint8Array(buf.buffer, start, at - start) };
   }
 }
 
@@ -77,7 +64,9 @@ class LiteralBytes {
  */
 export function wordsToIr(words: readonly string[], b: GrammarBuilder, name: string, encode: (text: string) => string): IrExpr {
   if (words.length === 0) return choice();
-  const bytes = new LiteralBytes();
+  let units = 0;
+  for (let k = 0; k < words.length; k++) units += words[k]!.length;
+  const bytes = new LiteralBytes(units);
   const pending: Array<{ rule: string; lo: number; hi: number; depth: number }> = [];
   /** The strings words[lo..hi) share their first `depth` UTF-16 units; IR for what follows. */
   const node = (lo: number, hi: number, depth: number, level: number): IrExpr => {
@@ -125,6 +114,5 @@ export function wordsToIr(words: readonly string[], b: GrammarBuilder, name: str
     const { rule, lo, hi, depth } = pending[k]!;
     b.define(rule, node(lo, hi, depth, 0));
   }
-  bytes.finish();
   return top;
 }
