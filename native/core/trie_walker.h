@@ -104,7 +104,9 @@ class LocalArena {
   LocalArena() { Clear(); }
   void Clear() {
     frames_.assign(1, Frame{0, 0, 0, 0, 0});
-    index_.clear();
+    // clear() of a hash map costs its bucket count even when empty, and most walks (every one
+    // from a state without calls) push no frame.
+    if (!index_.empty()) index_.clear();
   }
   uint32_t Push(uint32_t ret, uint32_t parent, const Config& caller) {
     const Frame key{ret, parent, caller.count, caller.marks, caller.markMode};
