@@ -180,14 +180,19 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   const std::vector<uint8_t> settled = SettledStates(rows, count, depth);
   std::vector<uint32_t> keys;
   keys.reserve(static_cast<size_t>(count) * 4);
+  std::vector<uint8_t> alone(count, 0);
   for (uint32_t s = 0; s < count; ++s) {
     // States with calls, and states of rules with counted repetition (whose masks depend on
     // their level's count), keep classes of their own; so do settled states.
-    const bool alone = a.Is(s, kHasCalls) || a.rules[a.ruleOf[s]].counted || settled[s];
-    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone ? s : UINT32_MAX});
+    alone[s] = a.Is(s, kHasCalls) || a.rules[a.ruleOf[s]].counted || settled[s];
+    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone[s] ? s : UINT32_MAX});
   }
   uint32_t classes = 1;  // class 0: the dead state
   for (uint32_t s = 1; s < count; ++s) {
+    if (alone[s]) {  // its key holds s: a new class, that no other state's key can meet
+      cls[s] = classes++;
+      continue;
+    }
     const Span k{s * 4, 4};
     cls[s] = table.Find(keys, k, classes);
     if (cls[s] == classes) table.Insert(keys, k, classes++);

@@ -112,6 +112,29 @@ void TokenTrie::Build(const std::vector<uint32_t>& ids, const uint8_t* bytes, co
   closeTo(0);
   close(0);
   tokenBegin_.push_back(static_cast<uint32_t>(n));
+  // The label index of the nodes with many children, for Child(): one pass over the nodes.
+  indexed_.clear();
+  indexBegin_.clear();
+  child_.clear();
+  childLabel_.clear();
+  const uint32_t nodes = static_cast<uint32_t>(labelEnd_.size());
+  for (uint32_t i = 0; i < nodes; ++i) {
+    const uint32_t end = labelEnd_[i] & 0xFFFFFFu;
+    uint32_t count = 0;
+    for (uint32_t c = i + 1; c < end && count < kIndexedChildren; c = labelEnd_[c] & 0xFFFFFFu) ++count;
+    if (count < kIndexedChildren) continue;
+    indexed_.push_back(i);
+    indexBegin_.push_back(static_cast<uint32_t>(child_.size()));
+    for (uint32_t c = i + 1; c < end; c = labelEnd_[c] & 0xFFFFFFu) {
+      child_.push_back(c);
+      childLabel_.push_back(static_cast<uint8_t>(labelEnd_[c] >> 24));
+    }
+  }
+  indexBegin_.push_back(static_cast<uint32_t>(child_.size()));
+  indexed_.shrink_to_fit();
+  indexBegin_.shrink_to_fit();
+  child_.shrink_to_fit();
+  childLabel_.shrink_to_fit();
   labelEnd_.shrink_to_fit();
   tokenBegin_.shrink_to_fit();
   maxLength_.shrink_to_fit();

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { choice, GrammarBuilder, lit, seq, star, type IrGrammar } from "../../lib/compile/ir.js";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
+import { rng } from "../helpers/random.js";
 import { loadTestVocabulary } from "../helpers/vocab.js";
 import { randomValues } from "./enum-values.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
@@ -123,5 +124,26 @@ describe("string enums: Llama 3", () => {
     let steps = 0;
     for (let seed = 1; seed <= 6; seed++) steps += randomWalk(grammar, compiled, vocab.data, { steps: 20, seed, every: 1, structural: 0.2 }).steps;
     expect(steps).toBeGreaterThan(20);
+  });
+
+  it("walks only the live child below a state with one live byte, masks exact", () => {
+    // Random alphanumeric values: every state but the branch points of the value trie has one
+    // live byte, and Llama 3's trie nodes for such prefixes have dozens of children. Stepping
+    // every sibling cost ~35 trie nodes per walked state; going straight to the live child ~2.
+    const vocab = loadTestVocabulary("llama3");
+    const rnd = rng(5);
+    const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+    const values = new Set<string>();
+    while (values.size < 2000) {
+      const n = 15 + Math.floor(rnd() * 10);
+      values.add(Array.from({ length: n }, () => alphabet[Math.floor(rnd() * alphabet.length)]).join(""));
+    }
+    const { grammar } = compileJsonSchema({ type: "string", enum: [...values] });
+    const compiled = compileGrammar(vocab, grammar, { threads: 1 });
+    const stats = compiled.stats();
+    expect(stats.trieNodesVisited / stats.walkedStates).toBeLessThan(4);
+    let steps = 0;
+    for (let seed = 1; seed <= 4; seed++) steps += randomWalk(grammar, compiled, vocab.data, { steps: 12, seed, every: 1 }).steps;
+    expect(steps).toBeGreaterThan(8);
   });
 });
