@@ -15,7 +15,7 @@ import type { CliCommand } from "./command.js";
 const USAGE = [
   "tagmask serve --model FILE.gguf [--family NAME] [--variant V] [--host 127.0.0.1] [--port 8080] [--parallel N] [--context N]",
   "              [--max-queue N] [--model-id ID] [--threads N] [--gpu] [--route R] [--max-text-tokens N]",
-  "              [--max-whitespace N] [--shutdown-grace SECONDS] [--no-probe] [--log]",
+  "              [--max-whitespace N] [--shutdown-grace SECONDS] [--grammar-timeout SECONDS] [--no-probe] [--log]",
   "tagmask serve --tiny [options]      the tiny random test model (no download; its output is noise)",
   "",
   "  --model FILE        the GGUF model",
@@ -33,6 +33,8 @@ const USAGE = [
   "  --max-text-tokens N bound every free-text part of every grammar to N tokens (default none; 8 with --tiny)",
   "  --max-whitespace N  at most N whitespace characters between JSON tokens (default none; 4 with --tiny)",
   "  --shutdown-grace S  seconds generations may finish after a signal before they are cancelled (default 30)",
+  "  --grammar-timeout S seconds a request's grammar may take to build before the request gets 400",
+  "                      grammar_timeout (default 60; 0: no limit)",
   "  --no-probe          load the model without first loading it in a child process (a malformed file",
   "                      then aborts the server instead of failing with a message)",
   "  --log               log every request (JSON lines on stdout)",
@@ -59,6 +61,7 @@ export const command: CliCommand = {
       "max-text-tokens": { type: "string" },
       "max-whitespace": { type: "string" },
       "shutdown-grace": { type: "string" },
+      "grammar-timeout": { type: "string" },
       "no-probe": { type: "boolean" },
       log: { type: "boolean" },
     });
@@ -74,6 +77,7 @@ export const command: CliCommand = {
       throw new UsageError(`unknown --family '${family}' (served families: ${toolCallingFamilies().filter((f) => chatTemplateFamilies().includes(f)).join(", ")})`);
     }
     const grace = integerOption(args, "shutdown-grace", undefined, 0);
+    const grammarTimeout = integerOption(args, "grammar-timeout", undefined, 0);
     const threads = integerOption(args, "threads", undefined, 1) ?? (tiny ? 1 : undefined);
     const maxText = integerOption(args, "max-text-tokens", undefined, 1) ?? (tiny ? 8 : undefined);
     const maxWhitespace = integerOption(args, "max-whitespace", undefined, 0) ?? (tiny ? 4 : undefined);
@@ -103,6 +107,7 @@ export const command: CliCommand = {
         ...(maxText === undefined ? {} : { maxFreeTextTokens: maxText }),
         ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
         ...(grace === undefined ? {} : { shutdownGraceMs: grace * 1000 }),
+        ...(grammarTimeout === undefined ? {} : { grammarTimeoutMs: grammarTimeout * 1000 }),
         ...(args.flags.has("no-probe") && !tiny ? { probeModel: false } : {}),
         gpu: args.flags.has("gpu"),
         route,

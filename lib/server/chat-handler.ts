@@ -59,7 +59,7 @@ async function grammarFor(ctx: ChatContext, job: ChatJob): Promise<ConstrainedGr
   try {
     return await ctx.grammars.get(job.toolRequest);
   } catch (err) {
-    throw locateGrammarError(job.toolRequest, err) ?? toRequestError(err);
+    throw (await locateGrammarError(job.toolRequest, err, ctx.shutdown)) ?? toRequestError(err);
   }
 }
 

@@ -4,9 +4,12 @@
  * request that asks for it — concurrent requests for the same grammar wait for one build. The
  * structural tag is built on the event loop (milliseconds); it is lowered on the lowering worker
  * and compiled on the native pool (`GrammarCompiler.compileAsync`). Least recently used
- * entries go first past `maxEntries`; failed builds are not kept.
+ * entries go first past `maxEntries`; failed builds are not kept. A build that runs past the
+ * server's deadline is stopped (lowering and native compilation alike) and answered with a 400
+ * that says so: a request's tools are the client's to choose, and the lowering worker is shared.
  */
 import { createHash } from "node:crypto";
+import { AbortError, RequestError } from "../errors.js";
 import type { ConstrainedGrammar, ConstrainedLlama, GrammarOptions } from "../integrations/node-llama-cpp/constrained-llama.js";
 import type { ToolCallingRequest } from "../tools/types.js";
 
@@ -28,6 +31,8 @@ export class GrammarCache {
     private readonly maxEntries: number,
     /** Called after each build (a miss) with its wall time in milliseconds. */
     private readonly onBuild: (ms: number) => void = () => {},
+    /** Milliseconds a build may take before it is stopped; 0: no limit. */
+    private readonly timeoutMs = 0,
   ) {}
 
   get stats(): GrammarCacheCounters {
@@ -49,9 +54,13 @@ export class GrammarCache {
     }
     this.counters.misses++;
     const started = performance.now();
-    const built = this.session.toolCallingGrammar(request, this.limits).then((grammar) => {
+    const deadline = this.timeoutMs > 0 ? AbortSignal.timeout(this.timeoutMs) : undefined;
+    const built = this.session.toolCallingGrammar(request, deadline ? { ...this.limits, signal: deadline } : this.limits).then((grammar) => {
       this.onBuild(performance.now() - started);
       return grammar;
+    }, (err: unknown) => {
+      if (err instanceof AbortError && deadline?.aborted) throw this.timedOut(request);
+      throw err;
     });
     this.entries.set(key, built);
     built.catch(() => {
@@ -59,5 +68,13 @@ export class GrammarCache {
     });
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return built;
+  }
+
+  private timedOut(request: ToolCallingRequest): RequestError {
+    const param = request.tools && request.tools.length > 0 ? "tools" : request.response_format ? "response_format" : null;
+    const seconds = this.timeoutMs / 1000;
+    return new RequestError(400, `the grammar of this request (its tools, tool_choice and response_format) did not compile within ${seconds} s, the server's limit: send fewer or simpler tools, or raise the limit (grammarTimeoutMs; \`tagmask serve --grammar-timeout SECONDS\`)`, {
+      param, code: "grammar_timeout",
+    });
   }
 }

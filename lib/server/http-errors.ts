@@ -5,9 +5,9 @@
  * their meaning, and a schema or regex the grammar cannot take is traced back to the request
  * field it came from (`tools[1].function.parameters`, `response_format`).
  */
-import { FormatError, GrammarError, InvalidArgumentError, RequestError, SchemaError, TagmaskError, ToolError } from "../errors.js";
+import { AbortError, FormatError, GrammarError, InvalidArgumentError, RequestError, SchemaError, TagmaskError, ToolError } from "../errors.js";
 import { indexPath, keyPath } from "../format/json-path.js";
-import { lowerFormat } from "../compile/lower.js";
+import { lowerOffThread } from "../engine/lowering-pool.js";
 import { buildToolCallingFormat } from "../tools/families.js";
 import type { ToolCallingRequest } from "../tools/types.js";
 
@@ -76,10 +76,14 @@ export function toRequestError(err: unknown): RequestError {
   return new RequestError(500, `internal error: ${err instanceof Error ? err.message : String(err)}`, { code: "TAGMASK_INTERNAL" });
 }
 
-/** The grammar of `request` limited to one part, lowered; throws what that part alone throws. */
-function lowerPart(request: ToolCallingRequest): void {
+/**
+ * The grammar of `request` limited to one part, lowered on the lowering worker (a part can take
+ * seconds to refuse, and a request can carry a hundred parts: never on the event loop); rejects
+ * with what that part alone throws.
+ */
+async function lowerPart(request: ToolCallingRequest, signal: AbortSignal | undefined): Promise<void> {
   const tag = buildToolCallingFormat(request);
-  if (tag) lowerFormat(tag);
+  if (tag) await lowerOffThread(tag, { signal });
 }
 
 /** A message without the structural-tag location the lowering adds (meaningless to a client). */
@@ -89,31 +93,41 @@ function clientMessage(err: Error): string {
 
 /**
  * A schema or regex error of a request's grammar, blamed on the field it comes from: each tool
- * and the response_format are built alone until one throws. Returns null when none does alone
- * (the error is then reported as it is).
+ * and the response_format are built alone until one throws. Resolves to null when none does alone
+ * (the error is then reported as it is) or when `signal` aborts first.
  */
-export function locateGrammarError(request: ToolCallingRequest, err: unknown): RequestError | null {
+export async function locateGrammarError(request: ToolCallingRequest, err: unknown, signal?: AbortSignal): Promise<RequestError | null> {
   if (!(err instanceof SchemaError || err instanceof GrammarError || err instanceof FormatError)) return null;
   const base: ToolCallingRequest = { family: request.family, ...(request.reasoning ? { reasoning: request.reasoning } : {}) };
-  const tools = request.tools ?? [];
-  for (let i = 0; i < tools.length; i++) {
+  /** The error `part` alone throws, or null. */
+  const failure = async (part: ToolCallingRequest): Promise<TagmaskError | null> => {
     try {
-      lowerPart({ ...base, tools: [tools[i]!], tool_choice: "required" });
+      await lowerPart(part, signal);
+      return null;
     } catch (e) {
-      if (!(e instanceof TagmaskError)) throw e;
+      if (!(e instanceof TagmaskError) || e instanceof AbortError) throw e;
+      return e;
+    }
+  };
+  try {
+    const tools = request.tools ?? [];
+    for (let i = 0; i < tools.length; i++) {
+      const e = await failure({ ...base, tools: [tools[i]!], tool_choice: "required" });
+      if (e === null) continue;
       const param = `${indexPath("tools", i)}.function.parameters`;
       const keyword = e instanceof SchemaError && e.keyword ? ` (keyword ${e.keyword})` : "";
       return new RequestError(400, `${param}: the schema cannot be enforced${keyword}: ${clientMessage(e)}`, { param, code: e.code });
     }
-  }
-  if (request.response_format) {
-    try {
-      lowerPart({ ...base, tools: [], tool_choice: "none", response_format: request.response_format });
-    } catch (e) {
-      if (!(e instanceof TagmaskError)) throw e;
-      const keyword = e instanceof SchemaError && e.keyword ? ` (keyword ${e.keyword})` : "";
-      return new RequestError(400, `response_format: cannot be enforced${keyword}: ${clientMessage(e)}`, { param: "response_format", code: e.code });
+    if (request.response_format) {
+      const e = await failure({ ...base, tools: [], tool_choice: "none", response_format: request.response_format });
+      if (e !== null) {
+        const keyword = e instanceof SchemaError && e.keyword ? ` (keyword ${e.keyword})` : "";
+        return new RequestError(400, `response_format: cannot be enforced${keyword}: ${clientMessage(e)}`, { param: "response_format", code: e.code });
+      }
     }
+  } catch (e) {
+    if (e instanceof AbortError) return null;
+    throw e;
   }
   return null;
 }

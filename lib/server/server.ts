@@ -67,6 +67,11 @@ export interface ServerOptions {
   grammarCacheSize?: number;
   /** Largest request body in bytes. Default 8 MiB. */
   bodyLimit?: number;
+  /**
+   * Milliseconds a request's grammar may take to build (lowering and compilation) before it is
+   * stopped and the request answered 400 `grammar_timeout`; 0: no limit. Default 60000.
+   */
+  grammarTimeoutMs?: number;
   /** fastify's logger (`true`: JSON lines on stdout). Default false. */
   logger?: boolean;
   /** Milliseconds generations may go on after `close()` before they are cancelled (their clients get a 503 error). Default 30000. */
@@ -123,6 +128,7 @@ interface Resolved {
   maxWhitespace?: number;
   grammarCacheSize: number;
   bodyLimit: number;
+  grammarTimeoutMs: number;
   logger: boolean;
   shutdownGraceMs: number;
   handleSignals: boolean;
@@ -130,7 +136,7 @@ interface Resolved {
 
 const KNOWN_OPTIONS = [
   "model", "modelId", "family", "variant", "host", "port", "parallel", "contextSize", "maxQueue", "retryAfter", "threads", "gpu", "route", "probeModel",
-  "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
+  "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "grammarTimeoutMs", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
 ];
 
 function integerOption(options: ServerOptions, key: keyof ServerOptions, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -182,6 +188,7 @@ function resolveOptions(options: ServerOptions): Resolved {
     probeModel: booleanOption(options, "probeModel", true),
     grammarCacheSize: integerOption(options, "grammarCacheSize", 0) ?? 256,
     bodyLimit: integerOption(options, "bodyLimit", 1024) ?? 8 * 1024 * 1024,
+    grammarTimeoutMs: integerOption(options, "grammarTimeoutMs", 0) ?? 60_000,
     logger: booleanOption(options, "logger", false),
     shutdownGraceMs: integerOption(options, "shutdownGraceMs", 0) ?? 30_000,
     handleSignals: booleanOption(options, "handleSignals", false),
@@ -343,7 +350,7 @@ export async function createServer(options: ServerOptions): Promise<TagmaskServe
         options.onMaskFill?.(fill);
       },
     });
-    grammars = new GrammarCache(session, limits, o.grammarCacheSize, (ms) => metrics.compileSeconds.observe(ms / 1000));
+    grammars = new GrammarCache(session, limits, o.grammarCacheSize, (ms) => metrics.compileSeconds.observe(ms / 1000), o.grammarTimeoutMs);
     const shutdown = new AbortController();
     let closing: Promise<void> | undefined;
     const inflight = new Set<Promise<void>>();

@@ -5,8 +5,9 @@
  * serving afterwards.
  */
 import { APIError } from "openai";
-import type { ChatCompletionCreateParams } from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParams, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sixParameterTools } from "../helpers/many-tools.js";
 import { eventually, startTestServer, TOOLS, type TestServer } from "./server-helpers.js";
 
 let t: TestServer;
@@ -147,6 +148,29 @@ describe("a full queue", () => {
       expect(after.choices[0]!.finish_reason).toBe("length");
     } finally {
       await busy.server.close();
+    }
+  });
+});
+
+describe("a grammar that takes too long to build", () => {
+  it("is stopped at grammarTimeoutMs and answered 400 grammar_timeout; the server keeps serving", async () => {
+    // 300 new six-parameter tools lower for well over a second on any machine; 250 ms is the limit.
+    const slow = await startTestServer({ grammarTimeoutMs: 250 });
+    try {
+      let refused: APIError | undefined;
+      try {
+        await slow.client.chat.completions.create({ model: "tiny", messages: USER, max_tokens: 5, tools: sixParameterTools(300, { variant: 9173 }), tool_choice: "auto" } as unknown as ChatCompletionCreateParams);
+      } catch (err) {
+        refused = err as APIError;
+      }
+      expect(refused?.status).toBe(400);
+      expect(refused?.code).toBe("grammar_timeout");
+      expect(refused?.param).toBe("tools");
+      expect((refused?.error as { message: string }).message).toMatch(/did not compile within 0\.25 s.*--grammar-timeout SECONDS/);
+      const after = await slow.client.chat.completions.create({ model: "tiny", messages: USER, max_tokens: 5, tools: weatherOnly, tool_choice: "none" } as ChatCompletionCreateParamsNonStreaming);
+      expect(after.choices[0]!.finish_reason).toBe("length");
+    } finally {
+      await slow.server.close();
     }
   });
 });

@@ -7,6 +7,7 @@
  */
 import type { Llama, LlamaContextSequence, LlamaGrammar, LlamaModel, Token } from "node-llama-cpp";
 import { GrammarCompiler } from "../../engine/grammar-compiler.js";
+import { lowerOffThread } from "../../engine/lowering-pool.js";
 import type { CompiledGrammar } from "../../engine/compiled-grammar.js";
 import { BatchMatcher } from "../../engine/batch.js";
 import { GrammarMatcher } from "../../engine/matcher.js";
@@ -14,7 +15,7 @@ import { InvalidArgumentError, TagmaskError, type OutputParseError } from "../..
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../../format/parse.js";
 import type { Format, StructuralTag } from "../../format/types.js";
 import { irToGbnf } from "../../compile/gbnf.js";
-import type { IrExpr, IrGrammar } from "../../compile/ir.js";
+import { deserializeGrammar, type IrExpr, type IrGrammar } from "../../compile/ir.js";
 import { lowerFormat } from "../../compile/lower.js";
 import { buildToolCallingFormat, parseToolOutput } from "../../tools/families.js";
 import type { ParsedToolOutput, ToolCallingRequest, ToolOutputParserOptions } from "../../tools/types.js";
@@ -49,6 +50,8 @@ export interface GrammarOptions {
    * in xgrammar; a model that falls into a whitespace loop then runs until `maxTokens`.
    */
   maxWhitespace?: number;
+  /** Gives up on the build: lowering and compilation stop and the promise rejects with an AbortError. */
+  signal?: AbortSignal;
 }
 
 /** A grammar compiled for one model, with what each route needs. */
@@ -177,10 +180,11 @@ export class ConstrainedLlama {
       if (this.route !== "gbnf") {
         // Lowered on the lowering worker, compiled on the native pool: the event loop stays free.
         const lowered = origin;
-        const compiled = await this.compiler.compileAsync(this.tokenizer, lowered);
+        const compiled = await this.compiler.compileAsync(this.tokenizer, lowered, { signal: options.signal });
         return new ConstrainedGrammar(() => lowerFormat(lowered), compiled, lowered);
       }
-      ir = lowerFormat(origin);
+      // Lowered on the lowering worker too: a big request must not hold the event loop.
+      ir = deserializeGrammar(await lowerOffThread(origin, { signal: options.signal }));
       // Raw argument values of the markup styles are text too, but inside json_schema formats,
       // out of limitFreeText's reach: bound them in the lowered grammar.
       if (maxFreeTextTokens !== undefined) ir = withTextTokenLimit(ir, maxFreeTextTokens);
@@ -188,7 +192,7 @@ export class ConstrainedLlama {
     // The gbnf route cannot enforce free-text token limits: its matcher follows the grammar
     // node-llama-cpp's sampler enforces, without them.
     if (this.route === "gbnf") ir = withoutTokenLimits(ir);
-    const compiled = await this.compiler.compileAsync(this.tokenizer, ir);
+    const compiled = await this.compiler.compileAsync(this.tokenizer, ir, { signal: options.signal });
     return new ConstrainedGrammar(ir, compiled, origin);
   }
 
@@ -258,6 +262,7 @@ export class ConstrainedLlama {
     const grammar = await this.toolCallingGrammar(request, {
       ...(maxFreeTextTokens === undefined ? {} : { maxFreeTextTokens }),
       ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
+      ...(generateOptions.signal === undefined ? {} : { signal: generateOptions.signal }),
     });
     const result = await this.generate(sequence, input, grammar, generateOptions);
     return { ...result, grammar, ...parseOutput(request, result.text) };
