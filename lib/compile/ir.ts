@@ -6,6 +6,7 @@
  * `ref` only. Text is UTF-8: `bytes` are raw bytes, `class` and `text` match whole code points.
  */
 import { GrammarError, InvalidArgumentError } from "../errors.js";
+import { BytePool } from "./ir-byte-pool.js";
 import {
   deserializeTokenNode, printTokenNode, serializeTokenNode, TOKEN_KIND_CODE, validateTokenNode, type IrTokenNode,
 } from "./ir-tokens.js";
@@ -329,6 +330,10 @@ function isValidated(grammar: IrGrammar): boolean {
 export function validateGrammarOnce(grammar: IrGrammar): void {
   if (isValidated(grammar)) return;
   validateGrammar(grammar);
+  markValidated(grammar);
+}
+
+function markValidated(grammar: IrGrammar): void {
   validated.set(grammar, { root: grammar.root, rules: grammar.rules, bodies: grammar.rules.map((r) => r.body), names: grammar.rules.map((r) => r.name) });
 }
 
@@ -433,18 +438,40 @@ function childrenOf(e: IrExpr): readonly IrExpr[] {
   }
 }
 
-/**
- * Checks the structural rules docs/ir.md states, and that expressions nest at most
- * {@link MAX_IR_NESTING} deep; throws a GrammarError naming the node. Walks iteratively, each
- * shared node once.
- */
-export function validateGrammar(grammar: IrGrammar): void {
+/** The grammar's own fields (not its rules); throws a GrammarError naming the one that is wrong. */
+function checkGrammarHead(grammar: IrGrammar): void {
   if (grammar === null || typeof grammar !== "object") fail("grammar", `expected a grammar object {rules, root}, got ${describeValue(grammar)}`);
   if (!Array.isArray(grammar.rules)) fail("rules", `expected an array of rules, got ${describeValue(grammar.rules)}`);
   if (grammar.rules.length === 0) fail("rules", "a grammar needs at least one rule");
   if (!Number.isInteger(grammar.root) || grammar.root < 0 || grammar.root >= grammar.rules.length) {
     fail("root", `root must index a rule (0..${grammar.rules.length - 1}), got ${grammar.root}`);
   }
+}
+
+/** A rule's shape and name (distinct from the names in `seen`, to which it is added). */
+function checkRuleHead(rule: unknown, ruleAt: string, seen: Set<string>): IrRule {
+  if (rule === null || typeof rule !== "object") fail(ruleAt, `expected a rule {name, body}, got ${describeValue(rule)}`);
+  const { name } = rule as IrRule;
+  if (typeof name !== "string") fail(ruleAt, `a rule name must be a string, got ${describeValue(name)}`);
+  if (seen.has(name)) fail(ruleAt, `duplicate rule name '${name}'`);
+  seen.add(name);
+  return rule as IrRule;
+}
+
+/** That `e` is an expression node of a known kind. */
+function checkKind(e: unknown, where: () => string): void {
+  if (e === null || typeof e !== "object" || !KINDS.has((e as { kind?: unknown }).kind as string)) {
+    fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
+  }
+}
+
+/**
+ * Checks the structural rules docs/ir.md states, and that expressions nest at most
+ * {@link MAX_IR_NESTING} deep; throws a GrammarError naming the node. Walks iteratively, each
+ * shared node once.
+ */
+export function validateGrammar(grammar: IrGrammar): void {
+  checkGrammarHead(grammar);
   const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
@@ -455,11 +482,7 @@ export function validateGrammar(grammar: IrGrammar): void {
   const depthOf = new Map<IrExpr, number>();
   grammar.rules.forEach((rule: unknown, r) => {
     const ruleAt = `rules[${r}]`;
-    if (rule === null || typeof rule !== "object") fail(ruleAt, `expected a rule {name, body}, got ${describeValue(rule)}`);
-    const { name, body } = rule as IrRule;
-    if (typeof name !== "string") fail(ruleAt, `a rule name must be a string, got ${describeValue(name)}`);
-    if (seen.has(name)) fail(ruleAt, `duplicate rule name '${name}'`);
-    seen.add(name);
+    const { name, body } = checkRuleHead(rule, ruleAt, seen);
     // The path being walked: its nodes, the next child of each, the deepest nesting below each so far.
     const nodes: IrExpr[] = [];
     const next: number[] = [];
@@ -471,9 +494,7 @@ export function validateGrammar(grammar: IrGrammar): void {
       if (top >= 0 && depth[top]! < d) depth[top] = d;
     };
     const enter = (e: unknown): void => {
-      if (e === null || typeof e !== "object" || !KINDS.has((e as { kind?: unknown }).kind as string)) {
-        fail(where(), `expected an expression node, got ${e !== null && typeof e === "object" ? `kind ${JSON.stringify((e as { kind?: unknown }).kind)}` : describeValue(e)}`);
-      }
+      checkKind(e, where);
       const node = e as IrExpr;
       const known = depthOf.get(node);
       if (known === ON_PATH) fail(where(), "an expression contains itself (use a rule reference for recursion)");
@@ -578,62 +599,52 @@ const KIND_OF_CODE = new Map<number, IrKind>(Object.entries(KIND_CODE).map(([kin
  * tool lists repeat the same JSON string and key classes in every tool.
  */
 export function serializeGrammar(grammar: IrGrammar): Uint8Array {
-  validateGrammarOnce(grammar);
   const nodes = new Words();
   const extra = new Words();
-  let bytePool = new Uint8Array(1024);
-  let byteLength = 0;
-  const byteOffsets = new Map<string, number>();
+  const pool = new BytePool();
+  const addBytes = (b: Uint8Array): number => pool.add(b);
   const leafIds = new Map<string, number>();
   const latin1 = latin1Key;
-  const appendBytes = (b: Uint8Array): number => {
-    if (byteLength + b.length > bytePool.length) {
-      const next = new Uint8Array(Math.max(bytePool.length * 2, byteLength + b.length));
-      next.set(bytePool.subarray(0, byteLength));
-      bytePool = next;
-    }
-    const off = byteLength;
-    bytePool.set(b, off);
-    byteLength += b.length;
-    return off;
-  };
-  const addBytes = (b: Uint8Array, key = latin1(b)): number => {
-    const known = byteOffsets.get(key);
-    if (known !== undefined) return known;
-    const off = appendBytes(b);
-    byteOffsets.set(key, off);
-    return off;
-  };
+  // Written in place (no call per word): this runs once per node of grammars of 10^5 nodes.
   const node = (kind: IrKind, a: number, b: number, c: number): number => {
-    const id = nodes.length / 4;
+    const at = nodes.length;
     nodes.reserve(4);
-    nodes.push(KIND_CODE[kind]);
-    nodes.push(a);
-    nodes.push(b);
-    nodes.push(c);
-    return id;
+    const data = nodes.data;
+    data[at] = KIND_CODE[kind];
+    data[at + 1] = a;
+    data[at + 2] = b;
+    data[at + 3] = c;
+    nodes.length = at + 4;
+    return at / 4;
   };
   const memo = new Map<IrExpr, number>();
   // One node's record; its children have theirs already (post-order, see emit).
   const emitOne = (e: IrExpr): number => {
     let id: number;
     switch (e.kind) {
+      case "bytes": {
+        // Adding content already in the pool changes nothing: a leaf seen before finds its offset.
+        const off = addBytes(e.bytes);
+        const shared = pool.lastTag();
+        if (shared >= 0) {
+          id = shared;
+          break;
+        }
+        id = node("bytes", off, e.bytes.length, 0);
+        pool.setLastTag(id);
+        break;
+      }
       case "empty":
       case "never":
-      case "bytes":
       case "class":
       case "text": {
-        // A literal's bytes are its key in both maps: converted to a string once.
-        const content = e.kind === "bytes" ? latin1(e.bytes) : "";
-        const key = e.kind === "bytes" ? `b${content}` : leafKey(e, latin1);
+        const key = leafKey(e, latin1);
         const shared = leafIds.get(key);
         if (shared !== undefined) {
           id = shared;
           break;
         }
-        if (e.kind === "bytes") {
-          id = node("bytes", addBytes(e.bytes, content), e.bytes.length, 0);
-        } else if (e.kind === "class") {
+        if (e.kind === "class") {
           const at = extra.length;
           for (const [lo, hi] of e.ranges) {
             extra.push(lo);
@@ -659,8 +670,12 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       case "seq":
       case "choice": {
         const at = extra.length;
-        for (const it of e.items) extra.push(memo.get(it)!);
-        id = node(e.kind, at, e.items.length, 0);
+        const items = e.items;
+        extra.reserve(items.length);
+        const data = extra.data;
+        for (let i = 0; i < items.length; i++) data[at + i] = memo.get(items[i]!)!;
+        extra.length = at + items.length;
+        id = node(e.kind, at, items.length, 0);
         break;
       }
       case "repeat":
@@ -693,14 +708,44 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
     memo.set(e, id);
     return id;
   };
+  // A grammar not checked before is checked as it is written, in the one walk (the checks and
+  // their order are validateGrammar's): `memo` holds ON_PATH while a node is being walked, and
+  // `depths` the deepest nesting below each node id.
+  const check = !isValidated(grammar);
+  if (check) checkGrammarHead(grammar);
+  const ruleCount = grammar.rules.length;
+  const seen = new Set<string>();
+  const ON_PATH = -1;
+  const depths: number[] = [];
   // Post-order without a record per visit: a node is pushed only when not yet emitted, and a
   // node pushed once is emitted before its parent looks at its next child, so no node is
   // pushed twice.
-  const emit = (root: IrExpr): number => {
+  const emit = (root: IrExpr, ruleAt: string, name: string): number => {
+    const path: IrExpr[] = [];
+    const next: number[] = [];
+    /** While checking: the deepest nesting below each node on the path so far. */
+    const depth: number[] = [];
+    const where = (): string =>
+      `${ruleAt} (${name})${path.map((e, i) => (e.kind === "seq" || e.kind === "choice" ? `.items[${next[i]! - 1}]` : ".item")).join("")}`;
+    const below = (d: number): void => {
+      const top = depth.length - 1;
+      if (top >= 0 && depth[top]! < d) depth[top] = d;
+    };
+    /** Checks a node not met before and puts it on the path. */
+    const enter = (e: IrExpr): void => {
+      if (check) {
+        if (path.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+        checkNode(e, where, ruleCount);
+        memo.set(e, ON_PATH);
+        depth.push(0);
+      }
+      path.push(e);
+      next.push(0);
+    };
+    if (check) checkKind(root, where);
     const known = memo.get(root);
     if (known !== undefined) return known;
-    const path: IrExpr[] = [root];
-    const next: number[] = [0];
+    enter(root);
     while (path.length > 0) {
       const top = path.length - 1;
       const e = path[top]!;
@@ -708,25 +753,41 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       if (k < childCount(e)) {
         next[top] = k + 1;
         const child = e.kind === "seq" || e.kind === "choice" ? e.items[k]! : (e as IrWithItem).item;
-        if (!memo.has(child)) {
-          path.push(child);
-          next.push(0);
+        const id = memo.get(child);
+        if (id === undefined) {
+          if (check) checkKind(child, where);
+          enter(child);
+        } else if (check) {
+          if (id === ON_PATH) fail(where(), "an expression contains itself (use a rule reference for recursion)");
+          const d = depths[id]!;
+          if (path.length + d > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+          below(d + 1);
         }
         continue;
       }
       path.pop();
       next.pop();
-      emitOne(e);
+      const id = emitOne(e);
+      if (check) {
+        const d = depth.pop()!;
+        // Leaves of equal content share an id; their nesting is 0 either way.
+        depths[id] = d;
+        below(d + 1);
+      }
     }
     return memo.get(root)!;
   };
   const ruleWords: number[] = [];
-  for (const rule of grammar.rules) {
-    const body = emit(rule.body);
-    const off = appendBytes(utf8(rule.name));
-    ruleWords.push(off, byteLength - off, body);
+  for (let r = 0; r < ruleCount; r++) {
+    const ruleAt = `rules[${r}]`;
+    const rule = check ? checkRuleHead(grammar.rules[r], ruleAt, seen) : grammar.rules[r]!;
+    const body = emit(rule.body, ruleAt, rule.name);
+    const name = utf8(rule.name);
+    ruleWords.push(pool.append(name), name.length, body);
   }
+  if (check) markValidated(grammar);
   const nodeCount = nodes.length / 4;
+  const byteLength = pool.length;
   const header = [IR_MAGIC, IR_VERSION, grammar.rules.length, grammar.root, nodeCount, extra.length, byteLength, 0];
   const words = header.length + ruleWords.length + nodes.length + extra.length;
   const out = new Uint8Array(words * 4 + ((byteLength + 3) & ~3));
@@ -745,15 +806,15 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       for (let i = 0; i < list.length; i++) view.setUint32(4 * w++, list.data[i]!, true);
     }
   }
-  out.set(bytePool.subarray(0, byteLength), words * 4);
+  out.set(pool.bytes.subarray(0, byteLength), words * 4);
   return out;
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * Bytes as a string of the same length (one char per byte), a map key. Short literals, the
- * common case (an enum's trie edges, JSON punctuation), skip the Buffer view a decode needs.
+ * Bytes as a string of the same length (one char per byte), a map key (of texts' excluded
+ * strings). Short ones skip the Buffer view a decode needs.
  */
 function latin1Key(b: Uint8Array): string {
   if (b.length <= 32) {
@@ -765,13 +826,11 @@ function latin1Key(b: Uint8Array): string {
 }
 
 /** The content of a leaf node as a string: equal leaves, equal keys. */
-function leafKey(e: IrEmpty | IrNever | IrBytes | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
+function leafKey(e: IrEmpty | IrNever | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
   switch (e.kind) {
     case "empty":
     case "never":
       return e.kind;
-    case "bytes":
-      return `b${latin1(e.bytes)}`;
     case "class":
       return `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
     case "text":

@@ -4,10 +4,12 @@
  * against the sets themselves: every value accepted, near misses rejected, and the automaton equal
  * to the minimization of a plain trie.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import { dfaKey, dfaMatches, dfaOfStrings, DfaBuilder, type Dfa } from "../../lib/compile/json-schema/automaton.js";
 import { minimize } from "../../lib/compile/json-schema/minimize.js";
+import { sortByCodeUnits } from "../../lib/compile/json-schema/strings.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
 import { rng } from "../helpers/random.js";
 
@@ -112,6 +114,50 @@ describe("string enums compile to tries", () => {
     for (let i = 0; i < list.length; i += 997) {
       expect(isMatch(grammar, JSON.stringify(list[i]))).toBe(true);
       expect(isMatch(grammar, JSON.stringify(`${list[i]}_`))).toBe(words.has(`${list[i]}_`));
+    }
+  });
+});
+
+describe("sortByCodeUnits: large lists sorted by packed keys", () => {
+  // Short strings over a few units, surrogate halves and pairs included, so that lists share
+  // their first two units often and strings end within them.
+  const unit = fc.constantFrom(0x00, 0x22, 0x41, 0x42, 0x5c, 0xe9, 0xd83d, 0xde00, 0xde01, 0xe000, 0xffff);
+  const word = fc.array(unit, { maxLength: 5 }).map((units) => String.fromCharCode(...units));
+  it("agrees with Array.prototype.sort on lists of 0 to 400 strings, repeats included", () => {
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 400 }), (list) => {
+        expect(sortByCodeUnits([...list])).toEqual([...list].sort());
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+  it("agrees on long shared prefixes, past the levels it sorts by keys", () => {
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 40, maxLength: 200 }), fc.integer({ min: 0, max: 90 }), (list, shared) => {
+        const long = list.map((w, i) => `${"p".repeat(i % 3 === 0 ? shared : shared + 1)}${w}`);
+        expect(sortByCodeUnits([...long])).toEqual([...long].sort());
+      }),
+      { numRuns: 60, seed: 3 },
+    );
+  });
+});
+
+describe("large enums of awkward strings", () => {
+  it("escapes, non-ASCII, surrogate pairs, prefixes and repeats: every value and nothing else", () => {
+    const rnd = rng(5);
+    const pieces = ["a", "b", 'q"', "\\", "\t", "\u0001", "é", "日", "😀", "😁", "\u{10ffff}", "z"];
+    const list: string[] = [];
+    for (let k = 0; k < 3000; k++) {
+      let s = "";
+      const n = Math.floor(rnd() * 6);
+      for (let i = 0; i < n; i++) s += pieces[Math.floor(rnd() * pieces.length)]!;
+      list.push(s);
+    }
+    const words = new Set(list);
+    const { grammar } = compileJsonSchema({ enum: list });
+    for (const w of [...words].slice(0, 400)) {
+      expect(isMatch(grammar, JSON.stringify(w))).toBe(true);
+      for (const miss of [`${w}a`, `${w}😀`, w.slice(0, -1)]) expect(isMatch(grammar, JSON.stringify(miss))).toBe(words.has(miss));
     }
   });
 });

@@ -19,7 +19,11 @@ function pointer(segments: readonly string[]): string {
 
 interface Frame {
   value: object;
-  keys: string[];
+  /** The member names to walk, or null for an array (walked by index: an enum of 100,000 values
+   * would otherwise spell out 100,000 index strings). */
+  keys: string[] | null;
+  /** Members (or elements) in all. */
+  count: number;
   next: number;
   /** Deepest nesting below this value found so far (0: no container below). */
   height: number;
@@ -43,16 +47,17 @@ export function checkSchemaNesting(schema: unknown): void {
       );
     }
     onPath.add(value);
-    stack.push({ value, keys: Object.keys(value), next: 0, height: 0 });
+    const keys = Array.isArray(value) ? null : Object.keys(value);
+    stack.push({ value, keys, count: keys === null ? (value as unknown[]).length : keys.length, next: 0, height: 0 });
   };
   enter(schema);
   while (stack.length > 0) {
     const top = stack[stack.length - 1]!;
-    if (top.next < top.keys.length) {
-      const key = top.keys[top.next++]!;
-      const child = (top.value as Record<string, unknown>)[key];
+    if (top.next < top.count) {
+      const at = top.next++;
+      const child = top.keys === null ? (top.value as unknown[])[at] : (top.value as Record<string, unknown>)[top.keys[at]!];
       if (child === null || typeof child !== "object") continue;
-      segments.push(key);
+      segments.push(top.keys === null ? String(at) : top.keys[at]!);
       if (onPath.has(child)) {
         throw new SchemaError(pointer(segments), "the schema object contains itself (a cycle of JS references); use $ref for recursive shapes");
       }
