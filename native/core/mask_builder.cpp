@@ -496,6 +496,15 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   for (uint32_t s = 1; s < count; ++s) {
     const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
+    if (source[s] != s) {
+      // Everything stored for a state comes from its class's walk: share the source's entries
+      // (its uncertain lists, pairs and regimes) instead of storing them again.
+      sm = store->states[source[s]];
+      st.uncertainTokens += sm.uncertainCount;
+      if (sm.uncertainCount > 0) ++st.statesWithUncertain;
+      for (const auto& pair : d.pairs) st.residualTokens += pair.residual.size();
+      continue;
+    }
     sm.uncertainOffset = static_cast<uint32_t>(store->uncertain.size());
     sm.uncertainCount = static_cast<uint32_t>(d.uncertain.size());
     store->uncertain.insert(store->uncertain.end(), d.uncertain.begin(), d.uncertain.end());

@@ -8,9 +8,13 @@ namespace {
 // A state's transition row as runs of equal target over the byte classes: (first class, target).
 // Rows have a few distinct targets (the next position, the string's end, an escape, the UTF-8
 // lead bytes, dead), so a refinement round costs a few entries per state instead of one per class.
+// With counted repetition a run also ends where the counter operation changes (`ops`, one per
+// run; empty without counters): two transitions to one state that count differently are
+// different transitions.
 struct Runs {
   std::vector<uint32_t> begin;  // per state into `runs`; size StateCount() + 1
   std::vector<std::pair<uint32_t, uint32_t>> runs;
+  std::vector<uint32_t> ops;
 };
 
 Runs CompressRows(const Automaton& a) {
@@ -22,18 +26,29 @@ Runs CompressRows(const Automaton& a) {
   std::vector<uint8_t> holdsByte(a.classCount, 0);
   for (int b = 0; b < 256; ++b) holdsByte[a.byteClass[b]] = 1;
   const bool bytesOnly = std::find(holdsByte.begin(), holdsByte.end(), 0) == holdsByte.end();
+  const bool counting = a.HasCounters();
   for (uint32_t s = 0; s < count; ++s) {
     out.begin[s] = static_cast<uint32_t>(out.runs.size());
     const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
+    const uint32_t* ops = !counting || a.opRow.empty() || a.opRow[s] == Automaton::kNoOpRow ? nullptr : a.transOps.data() + a.opRow[s];
+    const auto opOf = [ops](uint32_t c) { return ops == nullptr ? kNoCountOp : ops[c]; };
     if (bytesOnly && a.singleByte[s] >= 0) {  // one live class: the row is dead around it
       const uint32_t c = a.byteClass[static_cast<uint8_t>(a.singleByte[s])];
       if (c > 0) out.runs.emplace_back(0, kDeadState);
       out.runs.emplace_back(c, row[c]);
       if (c + 1 < a.classCount) out.runs.emplace_back(c + 1, kDeadState);
+      if (counting) {
+        if (c > 0) out.ops.push_back(kNoCountOp);
+        out.ops.push_back(opOf(c));
+        if (c + 1 < a.classCount) out.ops.push_back(kNoCountOp);
+      }
       continue;
     }
     for (uint32_t c = 0; c < a.classCount; ++c) {
-      if (c == 0 || row[c] != row[c - 1]) out.runs.emplace_back(c, row[c]);
+      if (c == 0 || row[c] != row[c - 1] || opOf(c) != opOf(c - 1)) {
+        out.runs.emplace_back(c, row[c]);
+        if (counting) out.ops.push_back(opOf(c));
+      }
     }
   }
   out.begin[count] = static_cast<uint32_t>(out.runs.size());
@@ -179,13 +194,14 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   const Runs rows = CompressRows(a);
   const std::vector<uint8_t> settled = SettledStates(rows, count, depth);
   std::vector<uint32_t> keys;
-  keys.reserve(static_cast<size_t>(count) * 4);
+  keys.reserve(static_cast<size_t>(count) * 6);
   std::vector<uint8_t> alone(count, 0);
   for (uint32_t s = 0; s < count; ++s) {
-    // States with calls, and states of rules with counted repetition (whose masks depend on
-    // their level's count), keep classes of their own; so do settled states.
-    alone[s] = a.Is(s, kHasCalls) || a.rules[a.ruleOf[s]].counted || settled[s];
-    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone[s] ? s : UINT32_MAX});
+    // States with calls keep classes of their own; so do settled states. With counted
+    // repetition the walk also reads the counter operations: the check on entering a state and
+    // the one on ending the rule here (those on transitions are in the rounds' keys).
+    alone[s] = a.Is(s, kHasCalls) || settled[s];
+    keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone[s] ? s : UINT32_MAX, a.LiveOp(s), a.FinalOp(s)});
   }
   uint32_t classes = 1;  // class 0: the dead state
   for (uint32_t s = 1; s < count; ++s) {
@@ -193,7 +209,7 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
       cls[s] = classes++;
       continue;
     }
-    const Span k{s * 4, 4};
+    const Span k{s * 6, 6};
     cls[s] = table.Find(keys, k, classes);
     if (cls[s] == classes) table.Insert(keys, k, classes++);
   }
@@ -242,14 +258,18 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
       }
     }
   }
+  const bool counting = !rows.ops.empty();
   const auto successorKey = [&](uint32_t s, std::vector<uint32_t>* out) {
-    uint32_t prev = UINT32_MAX;
+    uint32_t prev = UINT32_MAX, prevOp = kNoCountOp;
     for (uint32_t i = rows.begin[s]; i < rows.begin[s + 1]; ++i) {
       const auto& [c, t] = rows.runs[i];
-      if (cls[t] == prev) continue;  // adjacent runs into one class read as one
+      const uint32_t op = counting ? rows.ops[i] : kNoCountOp;
+      if (cls[t] == prev && op == prevOp) continue;  // adjacent runs into one class read as one
       prev = cls[t];
+      prevOp = op;
       out->push_back(c);
       out->push_back(prev);
+      if (counting) out->push_back(op);
     }
   };
 

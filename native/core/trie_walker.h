@@ -432,6 +432,15 @@ class Walker {
   void CountReach() {
     const uint32_t n = a_.StateCount();
     failsAhead_.assign(n, 0);
+    failsAheadPlain_.assign(n, 0);
+    // Which byte classes hold a byte of a plain-trie token (plain ASCII, or any byte of a
+    // multi-byte character): the only bytes a cut in the plain trie lets through.
+    std::vector<uint8_t> plainClass(a_.classCount, 0);
+    for (int b = 0; b < 0x100; ++b) {
+      if (b >= 0x80 ? b <= 0xF4 : IsPlainAscii(static_cast<uint8_t>(b))) plainClass[a_.byteClass[b]] = 1;
+    }
+    std::vector<std::vector<uint32_t>> plainPreds(n);
+    std::vector<uint32_t> plainQueue;
     readsCount_ = ReadsLevel([](const CountOp& o) { return o.CountConditional(); }, [](const CountOp& o) { return o.reset != 0; });
     readsMarks_ = ReadsLevel([](const CountOp& o) { return o.MarkConditional(); }, [](const CountOp& o) { return o.markReset != 0; });
     std::vector<std::vector<std::pair<uint32_t, uint8_t>>> preds(n);  // (source, 2 for a call)
@@ -445,13 +454,29 @@ class Walker {
         if (t == kDeadState) continue;
         const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
         // Entering t also checks its liveness (counted nodes).
-        fails = fails || conditional(op) || conditional(a_.LiveOp(t));
+        const bool here = conditional(op) || conditional(a_.LiveOp(t));
+        fails = fails || here;
         preds[t].push_back({st, 0});
+        if (!plainClass[c]) continue;
+        if (here && !failsAheadPlain_[st]) {
+          failsAheadPlain_[st] = 1;
+          plainQueue.push_back(st);
+        }
+        plainPreds[t].push_back(st);
       }
       for (uint32_t e = a_.callBegin[st]; e < a_.callBegin[st + 1]; ++e) preds[a_.calls[e].returnState].push_back({st, 2});
       if (fails) {
         failsAhead_[st] = 1;
         failQueue.push_back(st);
+      }
+    }
+    while (!plainQueue.empty()) {
+      const uint32_t t = plainQueue.back();
+      plainQueue.pop_back();
+      for (uint32_t src : plainPreds[t]) {
+        if (failsAheadPlain_[src]) continue;
+        failsAheadPlain_[src] = 1;
+        plainQueue.push_back(src);
       }
     }
     while (!failQueue.empty()) {
@@ -507,12 +532,17 @@ class Walker {
   bool Simple(const Config& c) const {
     return c.frame == 0 && (counting_ || c.count == 0) && c.consumed == 0 && plain_[c.state];
   }
+  // Whether the bytes of a token below a cut may meet an operation that can fail. In the plain
+  // trie only paths on plain bytes count: a string position of a rule that also counts (a short
+  // unrolled string beside a counted one) reaches the counted string's checks only through its
+  // closing quote, which no plain token holds, so its plain-depth cut stays valid.
+  bool FailsAhead(uint32_t state) const { return (cut_->nodeMax == nullptr ? failsAheadPlain_ : failsAhead_)[state] != 0; }
   // Whether every token below trie node `node` (at `depth`) may be accepted with the conditions
   // met so far: no counter operation can come in the subtree (the state's rule has no counted
   // repetition), or the state loops on plain characters by one counted operation that the count,
   // known here, passes for every character a token below can still hold.
   bool MayCut(const Config& c, uint32_t node, uint32_t depth) const {
-    if (!counting_ || !failsAhead_[c.state]) return true;
+    if (!counting_ || !FailsAhead(c.state)) return true;
     const uint32_t cap = cutCap_[c.state].full;
     if (cap == 0) return false;
     // Plain characters that do nothing to the level: nothing below can fail, whatever its count.
@@ -622,7 +652,7 @@ class Walker {
   // they are all uncertain then (the real stack decides), as walking them would find.
   bool InexactCut(const Config& x, uint32_t node, uint32_t depth) const {
     if (x.exact || (a_.flags[x.state] & kLimitedText) || !cut_->Cut(x.state, node, depth)) return false;
-    if (!counting_ || !failsAhead_[x.state]) return true;
+    if (!counting_ || !FailsAhead(x.state)) return true;
     // An unknown count fails no operation (it makes the path inexact) while the bytes below are
     // plain characters, whose operations CutCapacity vetted; a known one must fit.
     if (x.count == kUnknownCount) return cut_->chars != nullptr && cutCap_[x.state].full != 0;
@@ -964,7 +994,7 @@ class Walker {
   bool counting_ = false;
   std::vector<Config> cfgs_;
   std::vector<CutCap> cutCap_;
-  std::vector<uint8_t> readsCount_, readsMarks_, failsAhead_;
+  std::vector<uint8_t> readsCount_, readsMarks_, failsAhead_, failsAheadPlain_;
   std::vector<CondSpan>* conditional_ = nullptr;
 };
 
