@@ -12,11 +12,9 @@ import { charClass, counted, GrammarBuilder, lit, seq, star, unit, type IrExpr, 
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import type { JsonSchema } from "../../lib/format/types.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
-import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
-import { BruteForce, describeToken, type OracleState } from "./oracle.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
-import { expectSameMask, walksAfterPrefixes } from "./walk.js";
+import { walkAlong, walksAfterPrefixes } from "./walk.js";
 
 /** An enum and a free string with a length limit in one automaton (their states share prefixes). */
 const ENUM_OR_STRING: JsonSchema = {
@@ -67,24 +65,7 @@ describe("cuts with an unknown count on Llama 3: masks at the limit", () => {
   /** Walks `text`'s tokens and compares full masks at the last `last` steps (and the first). */
   function walkCompare(grammar: IrGrammar, text: string, last: number): void {
     const compiled = compileGrammar(vocab, grammar, { threads: 1 });
-    const tokens = encodeForTest("llama3", text);
-    const oracle = new BruteForce(grammar, vocab.data);
-    const matcher = new GrammarMatcher(compiled);
-    const mask = new Int32Array(Math.ceil(vocab.data.vocabSize / 32));
-    let state: OracleState = oracle.initial();
-    const from = Math.max(0, tokens.length - last);
-    for (let step = 0; step <= tokens.length; step++) {
-      if (step === 0 || step >= from) {
-        matcher.fillNextTokenBitmask(mask);
-        expectSameMask(mask, oracle.mask(state), vocab.data, `${JSON.stringify(text.slice(0, 24))}…: step ${step} of ${tokens.length}`);
-      }
-      if (step === tokens.length) break;
-      const id = tokens[step]!;
-      const next = oracle.advance(state, id);
-      expect(matcher.acceptToken(id), `acceptToken(${describeToken(vocab.data, id)}) at step ${step}`).toBe(next !== null);
-      if (next === null) break;
-      state = next;
-    }
+    walkAlong(grammar, compiled, vocab.data, encodeForTest("llama3", text), `${JSON.stringify(text.slice(0, 24))}…`, last);
   }
 
   it("an enum or a string with maxLength 40: 40 and 41 characters", () => {

@@ -15,9 +15,8 @@ import { compileGrammar, type CompiledGrammar } from "../../lib/engine/compiled-
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { VocabularyData } from "../../lib/tokenizer/vocabulary.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
-import { BruteForce, describeToken, type OracleState } from "./oracle.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
-import { expectSameMask, walksAfterPrefixes } from "./walk.js";
+import { walkAlong, walksAfterPrefixes } from "./walk.js";
 
 function rootOf(body: (g: GrammarBuilder) => IrExpr): IrGrammar {
   const g = new GrammarBuilder();
@@ -71,32 +70,11 @@ describe("counted repeats on a tiny vocabulary: exact at every step, every token
 });
 
 /**
- * Walks `text`'s tokens, comparing the engine's mask with the oracle's at every step from
- * `compareFrom` on (and at the start). Returns the number of comparisons.
+ * Walks `text`'s tokens, comparing the engine's mask with the oracle's at the last `compareFrom`
+ * steps (and at the start). Returns the number of comparisons.
  */
 function walkCompare(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData, text: string, compareFrom: number): number {
-  const tokens = encodeForTest("llama3", text);
-  const oracle = new BruteForce(grammar, vocab);
-  const matcher = new GrammarMatcher(compiled);
-  const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
-  let state: OracleState = oracle.initial();
-  let compared = 0;
-  const from = Math.max(0, tokens.length - compareFrom);
-  for (let step = 0; step <= tokens.length; step++) {
-    if (step === 0 || step >= from) {
-      matcher.fillNextTokenBitmask(mask);
-      expectSameMask(mask, oracle.mask(state), vocab, `step ${step} of ${tokens.length}`);
-      expect(matcher.canTerminate(), `canTerminate at step ${step}`).toBe(oracle.accepts(state));
-      compared++;
-    }
-    if (step === tokens.length) break;
-    const id = tokens[step]!;
-    const next = oracle.advance(state, id);
-    expect(matcher.acceptToken(id), `acceptToken(${describeToken(vocab, id)}) at step ${step}`).toBe(next !== null);
-    if (next === null) break;
-    state = next;
-  }
-  return compared;
+  return walkAlong(grammar, compiled, vocab, encodeForTest("llama3", text), "walk", compareFrom);
 }
 
 describe("counted repeats on Llama 3: masks at n - 1, n and n + 1", () => {

@@ -11,13 +11,11 @@ import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
 import type { IrGrammar } from "../../lib/compile/ir.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
-import { GrammarMatcher } from "../../lib/engine/matcher.js";
 import type { JsonSchema } from "../../lib/format/types.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
-import { BruteForce, describeToken, type OracleState } from "./oracle.js";
 import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
-import { expectSameMask, walksAfterPrefixes } from "./walk.js";
+import { walkAlong, walksAfterPrefixes } from "./walk.js";
 
 const schema = (s: JsonSchema): IrGrammar => compileJsonSchema(s, { whitespace: "compact" }).grammar;
 
@@ -57,21 +55,7 @@ describe("cuts inside characters on Llama 3", () => {
   /** Walks `text`'s tokens, comparing every mask with the oracle's. */
   function walkCompare(grammar: IrGrammar, text: string): void {
     const compiled = compileGrammar(vocab, grammar, { threads: 1 });
-    const tokens = encodeForTest("llama3", text);
-    const oracle = new BruteForce(grammar, vocab.data);
-    const matcher = new GrammarMatcher(compiled);
-    const mask = new Int32Array(Math.ceil(vocab.data.vocabSize / 32));
-    let state: OracleState = oracle.initial();
-    for (let step = 0; step <= tokens.length; step++) {
-      matcher.fillNextTokenBitmask(mask);
-      expectSameMask(mask, oracle.mask(state), vocab.data, `${JSON.stringify(text.slice(0, 24))}…: step ${step} of ${tokens.length}`);
-      if (step === tokens.length) break;
-      const id = tokens[step]!;
-      const next = oracle.advance(state, id);
-      expect(matcher.acceptToken(id), `acceptToken(${describeToken(vocab.data, id)}) at step ${step}`).toBe(next !== null);
-      if (next === null) break;
-      state = next;
-    }
+    walkAlong(grammar, compiled, vocab.data, encodeForTest("llama3", text), `${JSON.stringify(text.slice(0, 24))}…`);
   }
 
   it("masks along text with two-, three- and four-byte characters", () => {

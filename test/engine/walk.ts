@@ -52,6 +52,34 @@ export function walkTokens(grammar: IrGrammar, compiled: CompiledGrammar, vocab:
   return compared;
 }
 
+/**
+ * Walks a text's `tokens`, which the grammar may reject part-way: masks and canTerminate are
+ * compared with the oracle's at the start and at each of the last `last` steps (every step by
+ * default), acceptToken's verdict with the oracle's at every step; the walk ends at the first
+ * rejected token. Returns the number of comparisons.
+ */
+export function walkAlong(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData, tokens: readonly number[], label: string, last = Infinity): number {
+  const oracle = new BruteForce(grammar, vocab);
+  const matcher = new GrammarMatcher(compiled);
+  const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
+  let state: OracleState = oracle.initial();
+  let compared = 0;
+  const from = Math.max(0, tokens.length - last);
+  for (let step = 0; step <= tokens.length; step++) {
+    if (step === 0 || step >= from) {
+      compare(matcher, oracle, state, vocab, mask, `${label}: step ${step} of ${tokens.length}`);
+      compared++;
+    }
+    if (step === tokens.length) break;
+    const id = tokens[step]!;
+    const next = oracle.advance(state, id);
+    expect(matcher.acceptToken(id), `${label}: acceptToken(${describeToken(vocab, id)}) at step ${step}`).toBe(next !== null);
+    if (next === null) break;
+    state = next;
+  }
+  return compared;
+}
+
 export interface WalkOptions {
   steps: number;
   seed: number;
