@@ -365,10 +365,6 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
   return size;
 }
 
-}  // namespace tagmask
-
-namespace tagmask {
-
 bool RuleAnalysis::Counted(uint32_t node) const {
   const ir::Node& n = g_.nodes[node];
   if (n.kind != Kind::Repeat || nodeNullable_[n.a] || unroll_.count(node) != 0) return false;
@@ -434,11 +430,6 @@ bool RuleAnalysis::ContainsCounted(uint32_t node) const {
     }
   });
 }
-
-
-}  // namespace tagmask
-
-namespace tagmask {
 
 bool RuleAnalysis::FreeUnits(uint32_t node) const { return HoldsFree(node, freeUnits_, Kind::Unit, Kind::Counted); }
 
