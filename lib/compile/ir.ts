@@ -612,7 +612,6 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
   const pool = new BytePool();
   const addBytes = (b: Uint8Array): number => pool.add(b);
   const leafIds = new Map<string, number>();
-  const latin1 = latin1Key;
   // Written in place (no call per word): this runs once per node of grammars of 10^5 nodes.
   const node = (kind: IrKind, a: number, b: number, c: number): number => {
     const at = nodes.length;
@@ -646,7 +645,7 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
       case "never":
       case "class":
       case "text": {
-        const key = leafKey(e, latin1);
+        const key = leafKey(e);
         const shared = leafIds.get(key);
         if (shared !== undefined) {
           id = shared;
@@ -821,10 +820,10 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /**
- * Bytes as a string of the same length (one char per byte), a map key (of texts' excluded
- * strings). Short ones skip the Buffer view a decode needs.
+ * Bytes as a string of the same length (one char per byte): an exact, compact map key. Short
+ * ones skip the Buffer view a decode needs.
  */
-function latin1Key(b: Uint8Array): string {
+export function latin1Key(b: Uint8Array): string {
   if (b.length <= 32) {
     let s = "";
     for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
@@ -834,7 +833,7 @@ function latin1Key(b: Uint8Array): string {
 }
 
 /** The content of a leaf node as a string: equal leaves, equal keys. */
-function leafKey(e: IrEmpty | IrNever | IrClass | IrText, latin1: (b: Uint8Array) => string): string {
+function leafKey(e: IrEmpty | IrNever | IrClass | IrText): string {
   switch (e.kind) {
     case "empty":
     case "never":
@@ -842,7 +841,7 @@ function leafKey(e: IrEmpty | IrNever | IrClass | IrText, latin1: (b: Uint8Array
     case "class":
       return `c${e.negated ? "^" : ""}${e.ranges.join(",")}`;
     case "text":
-      return `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+      return `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1Key(x)}`).join("")}`;
   }
 }
 

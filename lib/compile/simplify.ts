@@ -13,7 +13,7 @@
  * Shared nodes stay shared (each pass memoizes by node), so a DAG never grows into a tree.
  */
 import {
-  charClass, empty, never, validateGrammar, type IrChoice, type IrExpr, type IrGrammar, type IrRepeat, type IrRule, type IrSeq,
+  charClass, empty, latin1Key, never, validateGrammar, type IrChoice, type IrExpr, type IrGrammar, type IrRepeat, type IrRule, type IrSeq,
 } from "./ir.js";
 import { tokenNodeKey } from "./ir-tokens.js";
 
@@ -163,7 +163,7 @@ class StructureKeys {
         s = e.kind;
         break;
       case "bytes":
-        s = `b${latin1(e.bytes)}`;
+        s = `b${latin1Key(e.bytes)}`;
         break;
       case "class": {
         // Spelled out: Array.prototype.join over the [lo, hi] pairs converts each pair with a
@@ -174,7 +174,7 @@ class StructureKeys {
         break;
       }
       case "text":
-        s = `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1(x)}`).join("")}`;
+        s = `t${e.maxChars},${e.maxTokens},${e.excludes.map((x) => `${x.length}:${latin1Key(x)}`).join("")}`;
         break;
       case "ref":
         s = `r${e.rule}`;
@@ -215,17 +215,6 @@ class StructureKeys {
     this.ids.set(e, id);
     return id;
   }
-}
-
-/** Bytes as a string of one char per byte (an exact, compact key). */
-function latin1(bytes: Uint8Array): string {
-  // Short literals (most of them) without a Buffer view and a call into the runtime each.
-  if (bytes.length <= 16) {
-    let s = "";
-    for (let i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]!);
-    return s;
-  }
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
 }
 
 /** The structural rewrites, bottom-up and memoized by node; optionally substituting rule bodies for references. */
