@@ -156,7 +156,7 @@ class SubsetBuilder {
                 uint32_t segCount, const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
       : index_(index), nfa_(nfa), stateRegion_(stateRegion), regions_(regions), segOf_(segOf), segCount_(segCount), tokens_(tokens),
         width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), table_(table),
-        mark_(nfa.stateCount, 0), buckets_(width_) {
+        mark_(nfa.stateCount, 0), singleId_(nfa.stateCount, UINT32_MAX), buckets_(width_) {
     if (kCounted) {
       opAt_.assign(nfa.stateCount, 0);
       segOp_.assign(width_, 0);
@@ -173,6 +173,7 @@ class SubsetBuilder {
     dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
       if ((s & 1023) == 1023) CompileCheckpoint();
+      if (!kCounted && setEnd_[s] - setBegin_[s] == 1 && DirectRow(static_cast<uint32_t>(pool_[setBegin_[s]]), &dfa)) continue;
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
       const std::vector<Elem>& members = members_;
@@ -234,6 +235,13 @@ class SubsetBuilder {
         uint32_t target;
         if (previousSeg != UINT32_MAX && buckets_[previousSeg] == b) {
           target = previousTarget;
+        } else if (b.size() == 1 && index_.epsBegin[static_cast<uint32_t>(b[0])] == index_.epsBegin[static_cast<uint32_t>(b[0]) + 1]) {
+          // One NFA state without epsilon edges is its own closure (or an empty one): a trie
+          // position of an enum or a literal's next byte. No closure walk, no sort.
+          const uint32_t q = static_cast<uint32_t>(b[0]);
+          closed_.clear();
+          if (Keeps(q)) closed_.push_back(Make(q, 0));
+          target = Intern(closed_) + 1;
         } else {
           closed_.assign(b.begin(), b.end());
           Close(&closed_);
@@ -343,16 +351,60 @@ class SubsetBuilder {
     std::sort(out.begin(), out.end());
   }
 
+  // The row of the subset {q} built straight from q's ranges, when they need no merging: no
+  // token or call edges, and ranges in increasing, disjoint segment order (an enum's value trie
+  // and a literal's bytes: most states of such grammars). Interns the targets in the order the
+  // general path would, so the numbering is the same. False (nothing written) otherwise.
+  bool DirectRow(uint32_t q, RuleDfa* dfa) {
+    if (index_.HasTokens(q) || index_.callBegin[q] != index_.callBegin[q + 1]) return false;
+    const uint32_t rb = index_.rangeBegin[q], re = index_.rangeBegin[q + 1];
+    for (uint32_t i = rb + 1; i < re; ++i) {
+      if (segOf_[index_.ranges[i].lo] <= segOf_[index_.ranges[i - 1].hi]) return false;
+    }
+    dfa->final.push_back(q == final_ ? 1 : 0);
+    for (uint32_t i = rb; i < re; ++i) {
+      const Nfa::Range& r = index_.ranges[i];
+      closed_.clear();
+      if (index_.epsBegin[r.to] == index_.epsBegin[r.to + 1]) {
+        if (Keeps(r.to)) closed_.push_back(static_cast<Elem>(r.to));
+      } else {
+        closed_.push_back(static_cast<Elem>(r.to));
+        Close(&closed_);
+      }
+      const uint32_t target = Intern(closed_) + 1;
+      const uint32_t lo = segOf_[r.lo], hi = segOf_[r.hi];
+      if (dfa->runs.size() > dfa->runBegin.back() && dfa->runs.back().hi + 1u == lo && dfa->runs.back().to == target) {
+        dfa->runs.back().hi = hi;
+      } else {
+        dfa->runs.push_back({lo, hi, target});
+      }
+    }
+    dfa->runBegin.push_back(static_cast<uint32_t>(dfa->runs.size()));
+    dfa->callBegin.push_back(static_cast<uint32_t>(dfa->calls.size()));
+    return true;
+  }
+
   uint32_t Intern(const std::vector<Elem>& set) {
-    const uint64_t h = HashSet(set.data(), set.size());
-    // Open addressing over (hash, id), at most half full: no allocation per subset.
-    if (2 * (setBegin_.size() + 1) > slots_.size()) GrowSlots();
-    size_t i = static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 24) & (slots_.size() - 1);
-    for (; slots_[i].second != UINT32_MAX; i = (i + 1) & (slots_.size() - 1)) {
-      const uint32_t id = slots_[i].second;
-      if (slots_[i].first == h && setEnd_[id] - setBegin_[id] == set.size() &&
-          std::equal(set.begin(), set.end(), pool_.begin() + setBegin_[id])) {
-        return id;
+    // Subsets of one element (most states of a deterministic part of the NFA: an enum's value
+    // trie, a literal) are found by their state directly, without hashing or comparing.
+    uint32_t* single = nullptr;
+    if (set.size() == 1 && OpOf(set[0]) == 0) {
+      single = &singleId_[StateOf(set[0])];
+      if (*single != UINT32_MAX) return *single;
+    }
+    uint64_t h = 0;
+    size_t i = 0;
+    if (single == nullptr) {
+      h = HashSet(set.data(), set.size());
+      // Open addressing over (hash, id), at most half full: no allocation per subset.
+      if (2 * (hashed_ + 1) > slots_.size()) GrowSlots();
+      i = static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 24) & (slots_.size() - 1);
+      for (; slots_[i].second != UINT32_MAX; i = (i + 1) & (slots_.size() - 1)) {
+        const uint32_t id = slots_[i].second;
+        if (slots_[i].first == h && setEnd_[id] - setBegin_[id] == set.size() &&
+            std::equal(set.begin(), set.end(), pool_.begin() + setBegin_[id])) {
+          return id;
+        }
       }
     }
     const uint32_t id = static_cast<uint32_t>(setBegin_.size());
@@ -367,7 +419,12 @@ class SubsetBuilder {
     setBegin_.push_back(static_cast<uint32_t>(pool_.size()));
     pool_.insert(pool_.end(), set.begin(), set.end());
     setEnd_.push_back(static_cast<uint32_t>(pool_.size()));
-    slots_[i] = {h, id};
+    if (single != nullptr) {
+      *single = id;  // never in the hash table: every lookup of it comes here first
+    } else {
+      slots_[i] = {h, id};
+      ++hashed_;
+    }
     return id;
   }
   void GrowSlots() {
@@ -395,6 +452,7 @@ class SubsetBuilder {
   CountOpTable* table_;
   PendingOps ops_;
   std::vector<uint32_t> mark_;
+  std::vector<uint32_t> singleId_;  // per NFA state q: the id of the subset {q} (operation 0), or UINT32_MAX
   std::vector<uint32_t> opAt_;  // kCounted: per NFA state, its operation in the current closure
   std::vector<uint32_t> segOp_;  // kCounted: per column, the operation of its sources
   uint32_t epoch_ = 0;
@@ -406,6 +464,7 @@ class SubsetBuilder {
   std::vector<Elem> pool_;
   std::vector<uint32_t> setBegin_, setEnd_;
   std::vector<std::pair<uint64_t, uint32_t>> slots_;  // (hash, subset id); id UINT32_MAX: empty
+  uint32_t hashed_ = 0;  // subsets in slots_ (those of one element are not)
 };
 
 }  // namespace
