@@ -383,34 +383,37 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         segClass[k] = it->second;
       }
     }
-    std::vector<uint32_t> joined;  // segments that joined the class of an earlier one
-    for (uint32_t k = 0; k < segCount; ++k) {
-      if (firstSeg[segClass[k]] != k) joined.push_back(k);
-    }
-    // One row at a time in scratch (target, operation), cleared after use.
-    std::vector<uint32_t> rowT(segCount, kDeadState), rowOp(segCount, kNoCountOp);
-    const auto loadRow = [&](uint32_t id) {
-      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
-        rowT[k] = t;
-        rowOp[k] = op;
-      });
-    };
-    const auto clearRow = [&](uint32_t id) {
-      forEachLive(id, [&](uint32_t k, uint32_t, uint32_t) {
-        rowT[k] = kDeadState;
-        rowOp[k] = kNoCountOp;
-      });
-    };
-    bool exact = true;
-    for (uint32_t id = 1; id < count && exact && !joined.empty(); ++id) {
-      loadRow(id);
-      for (uint32_t k : joined) {
-        const uint32_t f = firstSeg[segClass[k]];
-        exact = exact && rowT[k] == rowT[f] && rowOp[k] == rowOp[f];
+    // The dense table is filled from the hash classes, checking on the way that they are exact:
+    // in every state, a class's live segments are none or all of its segments, with one target
+    // and one operation. One pass over the live entries (most states have one), not a pass over
+    // every joined segment of every state.
+    std::vector<uint32_t> classSize(firstSeg.size(), 0);
+    for (uint32_t k = 0; k < segCount; ++k) ++classSize[segClass[k]];
+    const auto fillTable = [&]() {
+      a.classCount = static_cast<uint32_t>(firstSeg.size());
+      a.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
+      std::vector<uint32_t> seen(a.classCount, 0), opOf(a.classCount, kNoCountOp), live(a.classCount, 0);
+      bool same = true;
+      for (uint32_t id = 1; id < count && same; ++id) {
+        uint32_t* row = a.trans.data() + static_cast<size_t>(id) * a.classCount;
+        forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
+          const uint32_t c = segClass[k];
+          if (seen[c] != id) {
+            seen[c] = id;
+            live[c] = 1;
+            row[c] = t;
+            opOf[c] = op;
+          } else {
+            ++live[c];
+            same = same && row[c] == t && opOf[c] == op;
+          }
+        });
+        forEachLive(id, [&](uint32_t k, uint32_t, uint32_t) { same = same && live[segClass[k]] == classSize[segClass[k]]; });
       }
-      clearRow(id);
-    }
-    if (!exact) {
+      return same;
+    };
+    const bool exact = fillTable();
+    if (!exact) {  // a hash collision (never seen): compare columns one by one
       std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, kDeadState), ops(rows.size(), kNoCountOp);
       for (uint32_t id = 1; id < count; ++id) {
         forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
@@ -437,12 +440,12 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         }
         segClass[k] = found;
       }
-    }
-    a.classCount = static_cast<uint32_t>(firstSeg.size());
-    a.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
-    for (uint32_t id = 1; id < count; ++id) {
-      uint32_t* row = a.trans.data() + static_cast<size_t>(id) * a.classCount;
-      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t) { row[segClass[k]] = t; });
+      a.classCount = static_cast<uint32_t>(firstSeg.size());
+      a.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
+      for (uint32_t id = 1; id < count; ++id) {
+        uint32_t* row = a.trans.data() + static_cast<size_t>(id) * a.classCount;
+        forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t) { row[segClass[k]] = t; });
+      }
     }
     if (counters) AssembleCountOps(&a, opRows, segCount, firstSeg, count);
   }
