@@ -17,7 +17,7 @@ import { InternalError, InvalidArgumentError, OutputParseError } from "../errors
 import { isPlainObject } from "../format/json-path.js";
 import type { JsonSchema } from "../format/types.js";
 import { ArgumentKinds, readCohereArguments, readFlatArguments, readMiniMaxM3Arguments, setOwn } from "./argument-bodies.js";
-import { DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "./chunk-reader.js";
+import { DONE, WAIT, quote } from "./chunk-reader.js";
 import { JsonScanner } from "./json-scanner.js";
 import { OutputParserBase } from "./output-parser-base.js";
 import type { ReasoningMarkers } from "./layout.js";
@@ -100,7 +100,6 @@ export class LayoutParser extends OutputParserBase {
   private writtenIndex: number | undefined;
   private callStart = 0;
   private json: JsonScanner | undefined;
-  private pendingHigh = "";
   private body = "";
   private bodyStart = 0;
 
@@ -470,7 +469,7 @@ export class LayoutParser extends OutputParserBase {
   }
 
   private argumentsDelta(text: string): void {
-    this.out.push({ type: "arguments", index: this.callIndex, text });
+    this.emitArguments(this.callIndex, text);
   }
 
   /** JSON arguments after a header: streamed one code point at a time. */
@@ -482,31 +481,15 @@ export class LayoutParser extends OutputParserBase {
       if (!inValue) return this.jsonArgsDone();
       this.pos++;
       this.text += unit;
-      this.jsonUnit(unit);
+      this.emitArgumentsUnit(this.callIndex, unit);
     }
     if (!this.ended) return WAIT;
     this.endJson(scanner);
     return this.jsonArgsDone();
   }
 
-  private jsonUnit(unit: string): void {
-    const c = unit.charCodeAt(0);
-    if (this.pendingHigh !== "") {
-      const high = this.pendingHigh;
-      this.pendingHigh = "";
-      if (isLowSurrogate(c)) {
-        this.argumentsDelta(high + unit);
-        return;
-      }
-      this.argumentsDelta(high);
-    }
-    if (isHighSurrogate(c)) this.pendingHigh = unit;
-    else this.argumentsDelta(unit);
-  }
-
   private jsonArgsDone(): boolean {
-    if (this.pendingHigh !== "") this.argumentsDelta(this.pendingHigh);
-    this.pendingHigh = "";
+    this.flushArgumentsUnits(this.callIndex);
     const value: unknown = JSON.parse(this.text);
     if (!isPlainObject(value)) {
       this.fail("a JSON object (the call's arguments)", undefined, this.textStart + (this.text.length - this.text.trimStart().length));

@@ -5,7 +5,7 @@
  * and says whether the text may end where its steps stopped.
  */
 import { InternalError, InvalidArgumentError, OutputParseError } from "../errors.js";
-import { ChunkReader } from "./chunk-reader.js";
+import { ChunkReader, isHighSurrogate, isLowSurrogate } from "./chunk-reader.js";
 import type { ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions } from "./types.js";
 
 export abstract class OutputParserBase extends ChunkReader implements ToolOutputParser {
@@ -17,6 +17,8 @@ export abstract class OutputParserBase extends ChunkReader implements ToolOutput
   protected content = "";
   protected readonly calls: ParsedToolCall[] = [];
   private finished: ParsedToolOutput | undefined;
+  /** A high surrogate of arguments JSON waiting for its low half. */
+  private pendingHigh = "";
 
   constructor(options: ToolOutputParserOptions) {
     super();
@@ -37,6 +39,33 @@ export abstract class OutputParserBase extends ChunkReader implements ToolOutput
 
   /** Called each time the steps stop (more text may follow unless `ended`). */
   protected afterSteps(): void {}
+
+  /** Emits arguments JSON text of call `index`. */
+  protected emitArguments(index: number, text: string): void {
+    this.out.push({ type: "arguments", index, text });
+  }
+
+  /** Emits arguments JSON one code point at a time: a high surrogate waits for its low half. */
+  protected emitArgumentsUnit(index: number, unit: string): void {
+    const c = unit.charCodeAt(0);
+    if (this.pendingHigh !== "") {
+      const high = this.pendingHigh;
+      this.pendingHigh = "";
+      if (isLowSurrogate(c)) {
+        this.emitArguments(index, high + unit);
+        return;
+      }
+      this.emitArguments(index, high);
+    }
+    if (isHighSurrogate(c)) this.pendingHigh = unit;
+    else this.emitArguments(index, unit);
+  }
+
+  /** Emits a high surrogate still waiting when the arguments' JSON value ends. */
+  protected flushArgumentsUnits(index: number): void {
+    if (this.pendingHigh !== "") this.emitArguments(index, this.pendingHigh);
+    this.pendingHigh = "";
+  }
 
   push(chunk: string): ToolOutputEvent[] {
     if (typeof chunk !== "string") throw new InvalidArgumentError(`push(chunk): expected a string, found ${typeof chunk}`);

@@ -5,7 +5,7 @@
  * channel, `<|constrain|>json` or `json` may follow, whitespace between the parts is accepted.
  */
 import { isPlainObject } from "../../format/json-path.js";
-import { DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
+import { DONE, WAIT, quote } from "../chunk-reader.js";
 import { JsonScanner } from "../json-scanner.js";
 import { OutputParserBase } from "../output-parser-base.js";
 import type { ParsedToolCall, ToolOutputParserOptions } from "../types.js";
@@ -20,7 +20,6 @@ export class HarmonyParser extends OutputParserBase {
   /** Text of the current message: reasoning (analysis) or content. */
   private into: "reasoning" | "content" = "content";
   private json: JsonScanner | undefined;
-  private pendingHigh = "";
   private callName = "";
 
   /** The final answer is JSON (response_format json_object / json_schema): read as JSON, markers inside its strings are text. */
@@ -200,32 +199,15 @@ export class HarmonyParser extends OutputParserBase {
       if (!inValue) return this.argsDone();
       this.pos++;
       this.text += unit;
-      this.unit(unit);
+      this.emitArgumentsUnit(this.calls.length, unit);
     }
     if (!this.ended) return WAIT;
     this.endJson(scanner);
     return this.argsDone();
   }
 
-  private unit(unit: string): void {
-    const c = unit.charCodeAt(0);
-    const index = this.calls.length;
-    if (this.pendingHigh !== "") {
-      const high = this.pendingHigh;
-      this.pendingHigh = "";
-      if (isLowSurrogate(c)) {
-        this.out.push({ type: "arguments", index, text: high + unit });
-        return;
-      }
-      this.out.push({ type: "arguments", index, text: high });
-    }
-    if (isHighSurrogate(c)) this.pendingHigh = unit;
-    else this.out.push({ type: "arguments", index, text: unit });
-  }
-
   private argsDone(): boolean {
-    if (this.pendingHigh !== "") this.out.push({ type: "arguments", index: this.calls.length, text: this.pendingHigh });
-    this.pendingHigh = "";
+    this.flushArgumentsUnits(this.calls.length);
     const value: unknown = JSON.parse(this.text);
     if (!isPlainObject(value)) this.fail("a JSON object (the call's arguments)", undefined, this.textStart + (this.text.length - this.text.trimStart().length));
     const call: ParsedToolCall = { index: this.calls.length, name: this.callName, arguments: value };

@@ -11,7 +11,7 @@
  */
 import { OutputParseError } from "../../errors.js";
 import { isJsonType } from "../../format/json-path.js";
-import { DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
+import { DONE, WAIT, quote } from "../chunk-reader.js";
 import { JsonScanner } from "../json-scanner.js";
 import { OutputParserBase } from "../output-parser-base.js";
 import type {
@@ -89,7 +89,6 @@ export class KimiK3OutputParser extends OutputParserBase {
   private argKey = "";
   private argType: ArgumentType = "string";
   private json: JsonScanner | undefined;
-  private pendingHigh = "";
 
   constructor(options: ToolOutputParserOptions = {}) {
     super(options);
@@ -97,29 +96,17 @@ export class KimiK3OutputParser extends OutputParserBase {
 
   /** Emits a piece of the arguments JSON of the current call. */
   private argumentsDelta(text: string): void {
-    this.out.push({ type: "arguments", index: this.callIndex, text });
+    this.emitArguments(this.callIndex, text);
   }
 
   /** Emits the JSON text of an argument value one code point at a time (surrogate pairs together). */
   private jsonUnit(unit: string): void {
     this.text += unit;
-    const c = unit.charCodeAt(0);
-    if (this.pendingHigh !== "") {
-      const high = this.pendingHigh;
-      this.pendingHigh = "";
-      if (isLowSurrogate(c)) {
-        this.argumentsDelta(high + unit);
-        return;
-      }
-      this.argumentsDelta(high);
-    }
-    if (isHighSurrogate(c)) this.pendingHigh = unit;
-    else this.argumentsDelta(unit);
+    this.emitArgumentsUnit(this.callIndex, unit);
   }
 
   private flushJsonUnits(): void {
-    if (this.pendingHigh !== "") this.argumentsDelta(this.pendingHigh);
-    this.pendingHigh = "";
+    this.flushArgumentsUnits(this.callIndex);
   }
 
   /**
