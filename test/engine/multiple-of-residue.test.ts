@@ -12,6 +12,8 @@ import { isMatch } from "../../lib/compile/recognizer.js";
 import { choice, deserializeGrammar, GrammarBuilder, lit, printGrammar, rdigit, residue, residueAlive, rlive, serializeGrammar, seq, star, validateGrammar } from "../../lib/compile/ir.js";
 import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
 import { GrammarMatcher } from "../../lib/engine/matcher.js";
+import { BatchMatcher } from "../../lib/engine/batch.js";
+import { expandMaskRefs } from "../../lib/mask/refs.js";
 import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
 import { randomWalk, walkTokens } from "./walk.js";
@@ -140,5 +142,29 @@ describe("the residue IR nodes", () => {
     const outside = new GrammarBuilder();
     outside.define("root", seq(rdigit(1, 7), residue(rdigit(2, 7), 7)));
     expect(() => compileGrammar(TokenizerInfo.fromTokens(["1", "2"], { vocabType: "raw" }), outside.build("root"))).toThrow(GrammarError);
+  });
+});
+
+describe("mask references (the GPU path's resident rows) in remainder states", () => {
+  it("fall back to the CPU-filled row where a token's verdict depends on the remainder, and equal the fill everywhere", () => {
+    const vocab = digitVocabulary();
+    const { grammar } = compileJsonSchema(arrayOf("999983"));
+    const compiled = compileGrammar(vocab, grammar);
+    const matcher = new GrammarMatcher(compiled);
+    const batch = new BatchMatcher([matcher]);
+    const words = batch.maskWords;
+    const fill = new Int32Array(words);
+    let fallbacks = 0;
+    const text = "[1999966,0,-999983,1999966.0]";
+    for (let i = 0; i <= text.length; i++) {
+      const refs = new Int32Array(1);
+      const compact = new Int32Array(words);
+      expect(batch.fillMaskRefs(refs, compact).errors).toEqual([]);
+      if (refs[0]! < 0) fallbacks++;
+      matcher.fillNextTokenBitmask(fill);
+      expect([i, Array.from(expandMaskRefs(refs, compiled.maskStore(), compact))]).toEqual([i, Array.from(fill)]);
+      if (i < text.length) expect(matcher.acceptString(text[i]!)).toBe(true);
+    }
+    expect(fallbacks).toBeGreaterThan(0);
   });
 });
