@@ -84,6 +84,25 @@ describe("remainder masks on a tiny vocabulary, every token at every step", () =
   }
 });
 
+describe("remainders beside counters and marks (array bounds, objects in any order), tiny vocabulary", () => {
+  const vocab = TokenizerInfo.fromTokens(
+    ["<eos>", "[", "]", ",", "{", "}", ":", "\"a\"", "\"b\"", "-", ".", "0", "1", "3", "8", "9", "99", "983", "19", "0,", "3]", "0}", "\"a\":", "6,"],
+    { vocabType: "raw", specialTokens: ["<eos>"], stopTokens: ["<eos>"] },
+  );
+  for (const [schema, options] of [
+    ['{"type":"array","minItems":1,"maxItems":3,"items":{"type":"integer","multipleOf":999983}}', {}],
+    ['{"type":"object","properties":{"a":{"type":"integer","multipleOf":1000003},"b":{"type":"number","multipleOf":0.123457}},"required":["b"],"additionalProperties":false}', { anyOrder: true }],
+  ] as const) {
+    it(schema, () => {
+      const { grammar } = compileJsonSchema(schema, options);
+      const compiled = compileGrammar(vocab, grammar);
+      let compared = 0;
+      for (let seed = 1; seed <= 10; seed++) compared += randomWalk(grammar, compiled, vocab.data, { steps: 30, seed, checkAllAccepts: true }).compared;
+      expect(compared).toBeGreaterThan(10);
+    });
+  }
+});
+
 describe("remainder masks on Llama 3", () => {
   const vocab = loadTestVocabulary("llama3");
   for (const [schema, text] of [
