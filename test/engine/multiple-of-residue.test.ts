@@ -84,12 +84,14 @@ describe("remainder masks on a tiny vocabulary, every token at every step", () =
   }
 });
 
-describe("remainders beside counters and marks (array bounds, objects in any order), tiny vocabulary", () => {
+describe("remainders alone at the root and beside counters and marks (array bounds, objects in any order), tiny vocabulary", () => {
   const vocab = TokenizerInfo.fromTokens(
     ["<eos>", "[", "]", ",", "{", "}", ":", "\"a\"", "\"b\"", "-", ".", "0", "1", "3", "8", "9", "99", "983", "19", "0,", "3]", "0}", "\"a\":", "6,"],
     { vocabType: "raw", specialTokens: ["<eos>"], stopTokens: ["<eos>"] },
   );
   for (const [schema, options] of [
+    ['{"type":"integer","multipleOf":999983}', {}],
+    ['{"type":"number","multipleOf":0.123457}', {}],
     ['{"type":"array","minItems":1,"maxItems":3,"items":{"type":"integer","multipleOf":999983}}', {}],
     ['{"type":"object","properties":{"a":{"type":"integer","multipleOf":1000003},"b":{"type":"number","multipleOf":0.123457}},"required":["b"],"additionalProperties":false}', { anyOrder: true }],
   ] as const) {
@@ -185,5 +187,34 @@ describe("mask references (the GPU path's resident rows) in remainder states", (
       if (i < text.length) expect(matcher.acceptString(text[i]!)).toBe(true);
     }
     expect(fallbacks).toBeGreaterThan(0);
+  });
+});
+
+describe("rollback restores the remainder", () => {
+  it("masks after rolling back into a number equal the masks first seen there", () => {
+    const vocab = digitVocabulary();
+    const { grammar } = compileJsonSchema(arrayOf("999983"));
+    const compiled = compileGrammar(vocab, grammar);
+    const m = new GrammarMatcher(compiled);
+    const ids = ["[", "19", "999", "6", "6,", "7", "7"].map((t) => vocab.tokenId(t)!);
+    const seen: number[][] = [];
+    const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
+    for (const id of ids) {
+      m.fillNextTokenBitmask(mask);
+      seen.push(Array.from(mask));
+      expect(m.acceptToken(id)).toBe(true);
+    }
+    // "[1999966," then "77": after rolling back 4 tokens the remainder is that of "19999" again.
+    m.rollback(4);
+    m.fillNextTokenBitmask(mask);
+    expect(Array.from(mask)).toEqual(seen[3]);
+    expect(m.acceptToken(vocab.tokenId("6")!)).toBe(true);
+    expect(m.acceptToken(vocab.tokenId("6,")!)).toBe(true);
+    m.rollback(2);
+    expect(m.acceptToken(vocab.tokenId("7")!)).toBe(true);
+    m.fillNextTokenBitmask(mask);
+    // 199997 is no multiple: the delimiters are masked, digits stay.
+    const has = (t: string) => (mask[vocab.tokenId(t)! >> 5]! >>> (vocab.tokenId(t)! & 31)) & 1;
+    expect([has(","), has("]"), has("3]"), has("0,"), has("9")]).toEqual([0, 0, 0, 0, 1]);
   });
 });
