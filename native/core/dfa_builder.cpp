@@ -91,7 +91,7 @@ class PendingOps {
   // The operation `id` followed by the primitive `step`, or UINT32_MAX when no count passes it.
   uint32_t Then(uint32_t id, const Nfa::CountStep& step) {
     CountOp op = ops_[id];
-    if (!op.Then(step.kind, step.value)) return UINT32_MAX;
+    if (!op.Then(step.kind, step.value, step.modulus)) return UINT32_MAX;
     std::vector<uint32_t> nodes = nodes_[id];
     if (std::find(nodes.begin(), nodes.end(), step.node) == nodes.end()) nodes.push_back(step.node);
     const uint32_t region = step.region != 0 ? step.region : regions_[id];
