@@ -60,7 +60,12 @@ export function matchesNothing(grammar: IrGrammar): boolean {
         case "unit":
         case "marks":
         case "mark":
+        case "residue":
           result = derives(e.item);
+          break;
+        case "rdigit":
+        case "rlive":
+          result = true;
           break;
         case "ref":
           result = productive[e.rule] === 1;

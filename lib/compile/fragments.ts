@@ -165,7 +165,7 @@ function countNodes(rules: readonly IrRule[], body: IrExpr): number {
     if (seen.has(e)) continue;
     seen.add(e);
     if (e.kind === "seq" || e.kind === "choice") stack.push(...e.items);
-    else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark") stack.push(e.item);
+    else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark" || e.kind === "residue") stack.push(e.item);
   }
   return seen.size;
 }

@@ -276,6 +276,10 @@ class GbnfWriter {
       case "marks":
       case "mark":
         throw new GrammarError(`rule '${this.context}': the grammar has marks (object members in any order); GBNF cannot express them, use declared order`);
+      case "residue":
+      case "rdigit":
+      case "rlive":
+        throw new GrammarError(`rule '${this.context}': the grammar keeps a remainder (multipleOf with a large divisor); GBNF cannot express it without one rule per remainder`);
       case "token":
       case "excludeToken":
       case "anyTokens":

@@ -122,7 +122,57 @@ export interface IrMark {
 /** The most marks one `marks` node holds. */
 export const MAX_MARKS = 32;
 
-export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrCounted | IrUnit | IrMarks | IrMark | IrTokenNode;
+/**
+ * Matches what `item` matches, restricted to the matches whose digits folded by its `rdigit`
+ * nodes (met on its own level: inline, not through recursion), read as one decimal number, are a
+ * multiple of `modulus` (odd, not a multiple of 5, 3..2^31-1). The engine keeps the remainder in
+ * the matcher instead of one state per remainder (docs/json-schema.md, "The remainder counter").
+ */
+export interface IrResidue {
+  kind: "residue";
+  item: IrExpr;
+  modulus: number;
+}
+/**
+ * The byte `'0' + digit`, folding the digit into the remainder of the innermost `residue` (r = (10·r
+ * + digit) mod modulus), then, unless `budget` is null, requiring that r can still end as a multiple
+ * with at most `budget` more free digits (see {@link residueAlive}).
+ */
+export interface IrResidueDigit {
+  kind: "rdigit";
+  digit: number;
+  budget: number | null;
+  modulus: number;
+}
+/** The empty string, requiring the remainder of the innermost `residue` alive with `budget` free digits. */
+export interface IrResidueLive {
+  kind: "rlive";
+  budget: number;
+  modulus: number;
+}
+/** The largest budget of an `rdigit` / `rlive` node. */
+export const MAX_RESIDUE_BUDGET = 254;
+/** The largest modulus of a `residue` node. */
+export const MAX_RESIDUE_MODULUS = 0x7fffffff;
+
+/**
+ * Whether remainder r (mod m) can still become 0 with at most `budget` more free digits, then only
+ * zeros or the end: for some t ≤ budget, (−r·10^t) mod m < 10^t.
+ */
+export function residueAlive(r: number, m: number, budget: number): boolean {
+  let p = 1n;
+  let x = BigInt(r);
+  const mm = BigInt(m);
+  for (let t = 0; t <= budget; t++) {
+    if (p >= mm) return true;
+    if ((x === 0n ? 0n : mm - x) < p) return true;
+    p *= 10n;
+    x = (x * 10n) % mm;
+  }
+  return false;
+}
+
+export type IrExpr = IrEmpty | IrNever | IrBytes | IrClass | IrSeq | IrChoice | IrRepeat | IrRef | IrText | IrCounted | IrUnit | IrMarks | IrMark | IrResidue | IrResidueDigit | IrResidueLive | IrTokenNode;
 export type IrKind = IrExpr["kind"];
 
 export interface IrRule {
@@ -170,6 +220,12 @@ export const marks = (item: IrExpr, required: readonly number[] = []): IrMarks =
 });
 /** Uses mark `index` (see {@link IrMark}). */
 export const mark = (index: number, item: IrExpr): IrMark => ({ kind: "mark", item, index });
+/** Matches of `item` whose folded digits are a multiple of `modulus` (see {@link IrResidue}). */
+export const residue = (item: IrExpr, modulus: number): IrResidue => ({ kind: "residue", item, modulus });
+/** A digit folded into the remainder (see {@link IrResidueDigit}). */
+export const rdigit = (digit: number, modulus: number, budget: number | null = null): IrResidueDigit => ({ kind: "rdigit", digit, budget, modulus });
+/** A liveness check of the remainder (see {@link IrResidueLive}). */
+export const rlive = (modulus: number, budget: number): IrResidueLive => ({ kind: "rlive", budget, modulus });
 
 /**
  * A code-point class. Ranges may be given unsorted and overlapping; they are normalized.
@@ -344,7 +400,7 @@ function markValidated(grammar: IrGrammar): void {
  */
 export const MAX_IR_NESTING = 1000;
 
-const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "counted", "unit", "marks", "mark", "ref", "text", "token", "excludeToken", "anyTokens"]);
+const KINDS = new Set<string>(["empty", "never", "bytes", "class", "seq", "choice", "repeat", "counted", "unit", "marks", "mark", "residue", "rdigit", "rlive", "ref", "text", "token", "excludeToken", "anyTokens"]);
 
 function describeValue(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object" : `${typeof v} ${String(v).slice(0, 40)}`;
@@ -396,6 +452,17 @@ function checkNode(e: IrExpr, where: () => string, ruleCount: number): void {
     case "mark":
       if (!Number.isInteger(e.index) || e.index < 0 || e.index >= MAX_MARKS) fail(where(), `mark index ${e.index} is not an integer 0..${MAX_MARKS - 1}`);
       return;
+    case "residue":
+    case "rdigit":
+    case "rlive":
+      if (!Number.isInteger(e.modulus) || e.modulus < 3 || e.modulus > MAX_RESIDUE_MODULUS || e.modulus % 2 === 0 || e.modulus % 5 === 0) {
+        fail(where(), `${e.kind} modulus ${e.modulus} is not an integer 3..2^31-1 coprime to 10`);
+      }
+      if (e.kind === "rdigit" && !(Number.isInteger(e.digit) && e.digit >= 0 && e.digit <= 9)) fail(where(), `rdigit digit ${e.digit} is not 0..9`);
+      if (e.kind !== "residue" && !(e.budget === null && e.kind === "rdigit") && !(Number.isInteger(e.budget) && e.budget! >= 0 && e.budget! <= MAX_RESIDUE_BUDGET)) {
+        fail(where(), `${e.kind} budget ${e.budget} is not an integer 0..${MAX_RESIDUE_BUDGET}`);
+      }
+      return;
     case "ref":
       if (!Number.isInteger(e.rule) || e.rule < 0 || e.rule >= ruleCount) {
         fail(where(), `reference to rule ${e.rule}, which does not exist`);
@@ -432,6 +499,7 @@ function childrenOf(e: IrExpr): readonly IrExpr[] {
     case "unit":
     case "marks":
     case "mark":
+    case "residue":
       return [e.item];
     default:
       return [];
@@ -538,7 +606,7 @@ export function validateGrammar(grammar: IrGrammar): void {
   });
 }
 
-type IrWithItem = IrRepeat | IrCounted | IrUnit | IrMarks | IrMark;
+type IrWithItem = IrRepeat | IrCounted | IrUnit | IrMarks | IrMark | IrResidue;
 
 /** How many children a node has (its items, or its one item). */
 function childCount(e: IrExpr): number {
@@ -551,6 +619,7 @@ function childCount(e: IrExpr): number {
     case "unit":
     case "marks":
     case "mark":
+    case "residue":
       return 1;
     default:
       return 0;
@@ -573,6 +642,9 @@ const KIND_CODE: Record<IrKind, number> = {
   unit: 10,
   marks: 11,
   mark: 12,
+  residue: 13,
+  rdigit: 14,
+  rlive: 15,
   ...TOKEN_KIND_CODE,
 };
 
@@ -697,6 +769,15 @@ export function serializeGrammar(grammar: IrGrammar): Uint8Array {
         break;
       case "mark":
         id = node("mark", memo.get(e.item)!, e.index, 0);
+        break;
+      case "residue":
+        id = node("residue", memo.get(e.item)!, e.modulus, 0);
+        break;
+      case "rdigit":
+        id = node("rdigit", e.digit, e.budget === null ? IR_NONE : e.budget, e.modulus);
+        break;
+      case "rlive":
+        id = node("rlive", 0, e.budget, e.modulus);
         break;
       case "ref":
         id = node("ref", e.rule, 0, 0);
@@ -928,6 +1009,17 @@ export function deserializeGrammar(buffer: Uint8Array): IrGrammar {
         if (c !== 0) fail(where, "mark field c must be 0");
         exprs.push({ kind: "mark", item: child(a), index: b });
         break;
+      case "residue":
+        if (c !== 0) fail(where, "residue field c must be 0");
+        exprs.push({ kind: "residue", item: child(a), modulus: b });
+        break;
+      case "rdigit":
+        exprs.push({ kind: "rdigit", digit: a, budget: b === IR_NONE ? null : b, modulus: c });
+        break;
+      case "rlive":
+        if (a !== 0) fail(where, "rlive field a must be 0");
+        exprs.push({ kind: "rlive", budget: b, modulus: c });
+        break;
       case "ref":
         exprs.push({ kind: "ref", rule: a });
         break;
@@ -1036,6 +1128,12 @@ export function printExpr(e: IrExpr, names: readonly string[] = []): string {
       return `marks${e.required.length > 0 ? `{required=${e.required.join(",")}}` : ""}(${printExpr(e.item, names)})`;
     case "mark":
       return `mark#${e.index}(${printExpr(e.item, names)})`;
+    case "residue":
+      return `residue%${e.modulus}(${printExpr(e.item, names)})`;
+    case "rdigit":
+      return `rdigit(${e.digit}${e.budget === null ? "" : `; live ${e.budget}`})`;
+    case "rlive":
+      return `rlive(${e.budget})`;
     case "token":
     case "excludeToken":
     case "anyTokens":

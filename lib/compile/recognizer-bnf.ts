@@ -58,6 +58,18 @@ export interface Bnf {
   /** Whether the grammar has marks or mark nodes (items then track marks). */
   marking: boolean;
   /**
+   * Remainders (`residue` / `rdigit` / `rlive` nodes): per production, what completing it does —
+   * for a `residue` node's its modulus (it completes only with remainder 0 and hands none up), for
+   * an `rdigit` node's [digit, budget (-1: none), modulus] (it folds the digit and checks
+   * liveness); otherwise null. Per nonterminal, for an `rlive` node's: [budget, modulus] (it is
+   * never predicted: the item before it moves on when the remainder is alive); otherwise null.
+   */
+  prodResidue: Array<number | null>;
+  prodDigit: Array<readonly [number, number, number] | null>;
+  ntLive: Array<readonly [number, number] | null>;
+  /** Whether the grammar has remainder nodes (items then track remainders). */
+  residuing: boolean;
+  /**
    * Per nonterminal: the marks every one of its matches uses (on its own level: not those of
    * nested `marks` nodes). Positions use {@link restMust}.
    */
@@ -119,7 +131,7 @@ export function toBnf(grammar: IrGrammar): Bnf {
   const terminalIndex = new Map<string, number>();
   const ntNames: string[] = grammar.rules.map((r) => r.name);
   type Bounds = readonly [number, number | null];
-  type Mark = { counted?: Bounds; unit?: boolean; marks?: number; mark?: number };
+  type Mark = { counted?: Bounds; unit?: boolean; marks?: number; mark?: number; residue?: number; digit?: readonly [number, number, number] };
   /** What completing the nonterminal of a counted, unit, marks or mark node checks or does. */
   const levelTag = (e: Extract<IrExpr, { kind: "counted" | "unit" | "marks" | "mark" }>): Mark => {
     switch (e.kind) {
@@ -162,6 +174,7 @@ export function toBnf(grammar: IrGrammar): Bnf {
   // Helper nonterminals of shared IR nodes are made once per node.
   const helpers = new Map<IrExpr, number>();
   const singles = new Map<IrExpr, number>();
+  const liveOf = new Map<number, readonly [number, number]>();
 
   const emit = (e: IrExpr, out: number[]): void => {
     switch (e.kind) {
@@ -231,6 +244,38 @@ export function toBnf(grammar: IrGrammar): Bnf {
             emit(it, rhs);
             addProd(nt, rhs);
           }
+        }
+        out.push(nt);
+        return;
+      }
+      case "residue":
+      case "rdigit": {
+        // A nonterminal of its own, whose completion checks the remainder, or folds a digit.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<${e.kind} ${helpers.size}>`);
+          helpers.set(e, nt);
+          const rhs: number[] = [];
+          if (e.kind === "residue") {
+            emit(e.item, rhs);
+            addProd(nt, rhs, null, { residue: e.modulus });
+          } else {
+            const byte = 0x30 + e.digit;
+            rhs.push(terminal(`b${byte}`, () => ({ kind: "byte", byte })));
+            addProd(nt, rhs, null, { digit: [e.digit, e.budget ?? -1, e.modulus] });
+          }
+        }
+        out.push(nt);
+        return;
+      }
+      case "rlive": {
+        // Never predicted (see Bnf.ntLive); its empty production only keeps it productive.
+        let nt = helpers.get(e);
+        if (nt === undefined) {
+          nt = newNt(`<rlive ${helpers.size}>`);
+          helpers.set(e, nt);
+          addProd(nt, []);
+          liveOf.set(nt, [e.budget, e.modulus]);
         }
         out.push(nt);
         return;
@@ -320,7 +365,10 @@ export function toBnf(grammar: IrGrammar): Bnf {
   for (let changed = true; changed; ) {
     changed = false;
     for (const p of kept) {
-      if (nullable[p.lhs]) continue;
+      // An rlive node's empty match holds only for some remainders: not nullable here (the
+      // recognizer moves past it when the remainder allows, Bnf.ntLive), so a rule that matches
+      // the empty string only through one does not match it here.
+      if (nullable[p.lhs] || liveOf.has(p.lhs)) continue;
       // An empty match counts no unit.
       const ok = p.repeat
         ? p.repeat[0] === 0 || symNullable(p.rhs[0]!)
@@ -402,7 +450,9 @@ export function toBnf(grammar: IrGrammar): Bnf {
     terminals, ntNames, ntProds: Array.from({ length: ntCount }, () => []), nullable,
     prodLhs: [], prodStart: [], prodRepeat: [], prodCounted: [], prodUnit: [], unitCap, posSym: [], posProd: [], start,
     counting: kept.some((p) => p.counted !== undefined || p.unit === true),
-    prodMarks: [], prodMark: [], marking, ntMust: ntMust.map((m) => (m === -1 ? 0 : m)), restMust: [],
+    prodMarks: [], prodMark: [], marking,
+    prodResidue: [], prodDigit: [], ntLive: Array.from({ length: ntCount }, (_, nt) => liveOf.get(nt) ?? null),
+    residuing: kept.some((p) => p.residue !== undefined || p.digit !== undefined), ntMust: ntMust.map((m) => (m === -1 ? 0 : m)), restMust: [],
     restMin: [], restMax: [], ntMinUnits: ntMin.map((x) => (x === Infinity ? 0 : x)), ntMaxUnits: ntMax.map((x) => Math.max(0, x)),
   };
   kept.forEach((p, i) => {
@@ -413,6 +463,8 @@ export function toBnf(grammar: IrGrammar): Bnf {
     bnf.prodUnit.push(p.unit === true);
     bnf.prodMarks.push(p.marks ?? null);
     bnf.prodMark.push(p.mark ?? -1);
+    bnf.prodResidue.push(p.residue ?? null);
+    bnf.prodDigit.push(p.digit ?? null);
     bnf.ntProds[p.lhs]!.push(i);
     const start = bnf.posSym.length;
     for (const s of p.rhs) {

@@ -36,6 +36,16 @@
  * no rest needs the same mark twice and required marks can always still be added, as in the
  * member loops the JSON Schema compiler writes).
  *
+ * Remainders (`residue` / `rdigit` / `rlive` nodes): each item also carries the remainder its
+ * level has folded so far (r) and the one it was predicted with (rin; ANY for a `residue`
+ * production, whose level starts over at 0). Predicted items take the predictor's r, an `rdigit`
+ * production folds its digit when it completes and checks liveness, an `rlive` symbol is passed
+ * when the remainder is alive (it is never predicted), and a `residue` production completes
+ * only with r = 0 and hands none up. A completed item advances only the waiting items whose r is
+ * its rin, and hands them its r. Exact for the numerals the JSON Schema compiler writes, where an
+ * `rlive` node always comes before a byte (a rule matching the empty string only through an
+ * `rlive` node does not match it here).
+ *
  * `maxTokens` of text nodes is not a property of bytes and is ignored here.
  *
  * Token nodes match whole tokens, not bytes: {@link Recognizer.stepToken} takes one token as a
@@ -44,7 +54,7 @@
  * the engine decides: a token either advances through its bytes or through a token node.
  */
 import { InvalidArgumentError } from "../errors.js";
-import { validateGrammar, type IrGrammar } from "./ir.js";
+import { residueAlive, validateGrammar, type IrGrammar } from "./ir.js";
 import { DONE, rangesMeet, toBnf, utf8Length, utf8PrefixInterval, type Bnf, type Terminal } from "./recognizer-bnf.js";
 import type { IrTokenRef } from "./ir-tokens.js";
 
@@ -87,9 +97,11 @@ export class RecognizerState {
   }
 }
 
-/** Numbers per item: position, origin, sub, units, room, need, used, forbid. */
-const W = 8;
-type Seed = [number, number, number, number, number, number, number, number];
+/** Numbers per item: position, origin, sub, units, room, need, used, forbid, rin, r. */
+const W = 10;
+type Seed = [number, number, number, number, number, number, number, number, number, number];
+/** The rin of an item a `residue` production starts: it advances whatever waits on it. */
+const ANY = -1;
 
 interface SetData {
   state: RecognizerState;
@@ -149,7 +161,7 @@ export class Recognizer {
     this.subSteps = this.bnf.terminals.map(() => new Map());
     this.canFinish = this.bnf.terminals.map(() => new Map());
     // The start symbol has one production (the root rule) unless the grammar matches nothing.
-    const seeds: Seed[] = this.bnf.ntProds[this.bnf.start]!.map((p) => [this.bnf.prodStart[p]!, SELF, 0, 0, this.bnf.unitCap, 0, 0, 0]);
+    const seeds: Seed[] = this.bnf.ntProds[this.bnf.start]!.map((p) => [this.bnf.prodStart[p]!, SELF, 0, 0, this.bnf.unitCap, 0, 0, 0, 0, 0]);
     this.build(seeds);
   }
 
@@ -263,7 +275,8 @@ export class Recognizer {
       if (sym >= 0 || sym === DONE) continue;
       const term = this.bnf.terminals[-sym - 1]!;
       if (term.kind !== "token" || !this.tokenMatches(-sym - 1, term, id)) continue;
-      seeds.push([pos, items[i + 1] === SELF ? from.state.id : items[i + 1]!, -1, items[i + 3]!, items[i + 4]!, items[i + 5]!, items[i + 6]!, items[i + 7]!]);
+      seeds.push([pos, items[i + 1] === SELF ? from.state.id : items[i + 1]!, -1, items[i + 3]!, items[i + 4]!, items[i + 5]!, items[i + 6]!, items[i + 7]!,
+        items[i + 8]!, items[i + 9]!]);
     }
     return seeds.length === 0 ? DEAD : this.build(seeds);
   }
@@ -286,15 +299,17 @@ export class Recognizer {
       const need = items[i + 5]!;
       const used = items[i + 6]!;
       const forbid = items[i + 7]!;
+      const rin = items[i + 8]!;
+      const r = items[i + 9]!;
       if (term.kind === "byte") {
-        if (term.byte === byte) seeds.push([pos, origin, -1, units, room, need, used, forbid]);
+        if (term.byte === byte) seeds.push([pos, origin, -1, units, room, need, used, forbid, rin, r]);
         continue;
       }
       if (term.kind === "token") continue;
       const sub = this.stepSub(t, term, items[i + 2]!, byte);
       if (sub === DEAD) continue;
-      if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1, units, room, need, used, forbid]);
-      else seeds.push([pos, origin, sub, units, room, need, used, forbid]);
+      if (term.kind === "class" && this.subs[sub]!.partial.length === 0) seeds.push([pos, origin, -1, units, room, need, used, forbid, rin, r]);
+      else seeds.push([pos, origin, sub, units, room, need, used, forbid, rin, r]);
     }
     if (seeds.length === 0) return DEAD;
     return this.build(seeds);
@@ -306,7 +321,7 @@ export class Recognizer {
    */
   private build(seeds: Seed[]): number {
     const { posSym, posProd, prodLhs, prodRepeat, prodCounted, prodUnit, prodStart, ntProds, nullable, start, unitCap, restMin, restMax, ntMinUnits, ntMaxUnits } = this.bnf;
-    const { prodMarks, prodMark, marking, restMust, ntMust } = this.bnf;
+    const { prodMarks, prodMark, marking, restMust, ntMust, prodResidue, prodDigit, ntLive, residuing } = this.bnf;
     // The marks every match of an item's rest uses, and whether the rest can match avoiding `forbid`.
     const mustOf = (pos: number, sub: number): number => {
       const rep = prodRepeat[posProd[pos]!];
@@ -338,7 +353,8 @@ export class Recognizer {
     // Grammars without counted nodes keep units, room and need constant (0, unitCap, 0); those
     // without marks keep used and forbid 0.
     const counting = this.bnf.counting;
-    const add = (pos: number, origin: number, sub: number, units: number, room: number, need: number, used: number, forbid: number): void => {
+    const add = (pos: number, origin: number, sub: number, units: number, room: number, need: number, used: number, forbid: number,
+                 rin: number, r: number): void => {
       let key: string;
       if (counting) {
         // Dropped when the counted node around it can no longer end within its bounds.
@@ -354,15 +370,17 @@ export class Recognizer {
         if ((mustOf(pos, sub) & closed) !== 0 || !canFinish(pos, sub, closed)) return;
         key += `,${used},${forbid}`;
       }
+      if (residuing) key += `,${rin},${r}`;
       if (keys.has(key)) return;
       keys.add(key);
-      list.push(pos, origin, sub, units, room, need, used, forbid);
+      list.push(pos, origin, sub, units, room, need, used, forbid, rin, r);
     };
     // Completions wait in a queue rather than recursing, so long chains of rules ending at
     // once (right recursion) cannot overflow the stack.
     const pending: number[] = [];
-    // The production p (at `origin`) ends having counted `units` and used `used`.
-    const complete = (p: number, origin: number, units: number, used: number): void => {
+    // The production p (at `origin`, predicted with remainder rin) ends having counted `units`,
+    // used `used` and folded its remainder to r.
+    const complete = (p: number, origin: number, units: number, used: number, rin: number, r: number): void => {
       const bounds = prodCounted[p];
       if (bounds) {
         if (units < bounds[0] || (bounds[1] !== null && units > bounds[1])) return;
@@ -379,20 +397,30 @@ export class Recognizer {
         if (used & bit) return;
         used |= bit;
       }
+      const modulus = prodResidue[p];
+      const digit = prodDigit[p];
+      if (modulus !== null && modulus !== undefined) {
+        if (r !== 0) return;
+        r = ANY;  // the waiting items keep theirs
+      } else if (digit) {
+        const [d, budget, m] = digit;
+        r = Number((BigInt(r) * 10n + BigInt(d)) % BigInt(m));
+        if (budget >= 0 && !residueAlive(r, m, budget)) return;
+      }
       const nt = prodLhs[p]!;
       if (nt === start) accepting = true;
       // Completions of nullable symbols at this very position are handled when predicting
       // (an empty match counts no unit).
       if (origin === SELF) return;
-      const key = `${nt},${origin},${units},${used}`;
+      const key = `${nt},${origin},${units},${used},${rin},${r}`;
       if (completed.has(key)) return;
       completed.add(key);
-      pending.push(nt, origin, units, used);
+      pending.push(nt, origin, units, used, rin, r);
     };
     // Moves an item past the symbol after its dot, which counted `more` units and used the
     // marks `moreUsed` (for a repeat: counts one more item).
     const moveOn = (pos: number, origin: number, sub: number, units: number, room: number, need: number, more: number,
-                    used: number, forbid: number, moreUsed: number): void => {
+                    used: number, forbid: number, moreUsed: number, rin: number, r: number): void => {
       const p = posProd[pos]!;
       const total = Math.min(units + more, unitCap);
       if (total > room) return;
@@ -403,14 +431,14 @@ export class Recognizer {
         const [min, max] = rep;
         // Past `min`, an unbounded repeat behaves the same whatever the count: saturate it.
         const count = max === null ? Math.min(sub + 1, min) : sub + 1;
-        if (max === null || count < max) add(pos, origin, count, total, room, need, used, forbid);
-        if (count >= min && total >= need) complete(p, origin, total, used);
+        if (max === null || count < max) add(pos, origin, count, total, room, need, used, forbid, rin, r);
+        if (count >= min && total >= need) complete(p, origin, total, used, rin, r);
         return;
       }
       if (posSym[pos + 1] === DONE) {
-        if (total >= need) complete(p, origin, total, used);
+        if (total >= need) complete(p, origin, total, used, rin, r);
       } else {
-        add(pos + 1, origin, 0, total, room, need, used, forbid);
+        add(pos + 1, origin, 0, total, room, need, used, forbid, rin, r);
       }
     };
     // The room and need of production p, predicted by an item at `pos` (repeat count `sub`) that
@@ -426,22 +454,25 @@ export class Recognizer {
       return [room >= unitCap ? unitCap : room - units - lo - own, Math.max(0, need - units - hi - own)];
     };
 
-    for (const [pos, origin, sub, units, room, need, used, forbid] of seeds) {
-      if (sub === -1) moveOn(pos, origin, 0, units, room, need, 0, used, forbid, 0);
-      else add(pos, origin, sub, units, room, need, used, forbid);
+    for (const [pos, origin, sub, units, room, need, used, forbid, rin, r] of seeds) {
+      if (sub === -1) moveOn(pos, origin, 0, units, room, need, 0, used, forbid, 0, rin, r);
+      else add(pos, origin, sub, units, room, need, used, forbid, rin, r);
     }
     let i = 0;
     while (i < list.length || pending.length > 0) {
       if (pending.length > 0) {
+        const r = pending.pop()!;
+        const rin = pending.pop()!;
         const used = pending.pop()!;
         const units = pending.pop()!;
         const origin = pending.pop()!;
         const nt = pending.pop()!;
         const set = this.sets[origin]!;
         for (const w of this.waitingOn(set, nt)) {
-          const o = set.items[w + 1] === SELF ? origin : set.items[w + 1]!;
           const it = set.items;
-          moveOn(it[w]!, o, it[w + 2]!, it[w + 3]!, it[w + 4]!, it[w + 5]!, units, it[w + 6]!, it[w + 7]!, used);
+          if (rin !== ANY && it[w + 9] !== rin) continue;
+          const o = it[w + 1] === SELF ? origin : it[w + 1]!;
+          moveOn(it[w]!, o, it[w + 2]!, it[w + 3]!, it[w + 4]!, it[w + 5]!, units, it[w + 6]!, it[w + 7]!, used, it[w + 8]!, r === ANY ? it[w + 9]! : r);
         }
         continue;
       }
@@ -453,9 +484,14 @@ export class Recognizer {
       const need = list[i + 5]!;
       const used = list[i + 6]!;
       const forbid = list[i + 7]!;
+      const rin = list[i + 8]!;
+      const r = list[i + 9]!;
       i += W;
       const sym = posSym[pos]!;
-      if (sym >= 0) {
+      const live = sym >= 0 ? ntLive[sym] : null;
+      if (live) {
+        if (residueAlive(r, live[1], live[0])) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0, rin, r);
+      } else if (sym >= 0) {
         // What the predicted production must not use: what this item used or may not, and what
         // the rest after the predicted symbol must use.
         let closed = 0;
@@ -465,7 +501,7 @@ export class Recognizer {
         }
         for (const p of ntProds[sym]!) {
           if (posSym[prodStart[p]!] === DONE) continue;
-          const [r, n] = boundsFor(p, pos, sub, units, room, need);
+          const [rm, n] = boundsFor(p, pos, sub, units, room, need);
           let f = 0;
           if (marking) {
             const own = prodMark[p]!;
@@ -473,16 +509,18 @@ export class Recognizer {
             // A marks node's own marks start over; a mark's item must not use the mark again.
             f = prodMarks[p] !== null ? 0 : own >= 0 ? closed | (1 << own) : closed;
           }
-          const key = marking ? `${p},${r},${n},${f}` : `${p},${r},${n}`;
+          // A residue production's level starts over; others thread the predictor's remainder.
+          const own = prodResidue[p] !== null;
+          const key = `${p},${rm},${n},${f},${own ? ANY : r}`;
           if (predicted.has(key)) continue;
           predicted.add(key);
-          add(prodStart[p]!, SELF, 0, 0, r, n, 0, f);
+          add(prodStart[p]!, SELF, 0, 0, rm, n, 0, f, own ? ANY : r, own ? 0 : r);
         }
-        if (nullable[sym]) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0);
+        if (nullable[sym]) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0, rin, r);
       } else if (sym !== DONE) {
         const term = this.bnf.terminals[-sym - 1]!;
         // Text may end at any character boundary.
-        if (term.kind === "text" && this.subs[sub]!.partial.length === 0) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0);
+        if (term.kind === "text" && this.subs[sub]!.partial.length === 0) moveOn(pos, origin, sub, units, room, need, 0, used, forbid, 0, rin, r);
       }
     }
     // Every item dropped (their counts or marks cannot work out): no match continues here. The
@@ -496,9 +534,10 @@ export class Recognizer {
     for (let i = 0; i < list.length; i += W) at.push(i);
     const l = list;
     at.sort((x, y) => l[x]! - l[y]! || l[x + 1]! - l[y + 1]! || l[x + 2]! - l[y + 2]! || l[x + 3]! - l[y + 3]! || l[x + 4]! - l[y + 4]! ||
-      l[x + 5]! - l[y + 5]! || l[x + 6]! - l[y + 6]! || l[x + 7]! - l[y + 7]!);
-    // Only the numbers that can differ go into the key (units: counted grammars; marks: marked ones).
-    const fields = this.bnf.marking ? W : this.bnf.counting ? 6 : 3;
+      l[x + 5]! - l[y + 5]! || l[x + 6]! - l[y + 6]! || l[x + 7]! - l[y + 7]! || l[x + 8]! - l[y + 8]! || l[x + 9]! - l[y + 9]!);
+    // Only the numbers that can differ go into the key (units: counted grammars; marks: marked
+    // ones; remainders: grammars with residue nodes).
+    const fields = this.bnf.residuing ? W : this.bnf.marking ? 8 : this.bnf.counting ? 6 : 3;
     let key = accepting ? "1|" : "0|";
     for (const x of at) {
       for (let k = 0; k < fields; k++) key += `${l[x + k]},`;

@@ -123,6 +123,7 @@ function isNormal(e: IrExpr): boolean {
     case "unit":
     case "marks":
     case "mark":
+    case "residue":
       return false; // rewritten through their item (Rewriter.rewrite)
     default:
       return true;
@@ -142,6 +143,7 @@ function withoutRefs(e: IrExpr): boolean {
     case "unit":
     case "marks":
     case "mark":
+    case "residue":
       return withoutRefs(e.item);
     default:
       return true;
@@ -201,6 +203,15 @@ class StructureKeys {
       case "mark":
         s = `k${this.of(e.item)},${e.index}`;
         break;
+      case "residue":
+        s = `q${this.of(e.item)},${e.modulus}`;
+        break;
+      case "rdigit":
+        s = `d${e.digit},${e.budget},${e.modulus}`;
+        break;
+      case "rlive":
+        s = `l${e.budget},${e.modulus}`;
+        break;
       case "token":
       case "excludeToken":
       case "anyTokens":
@@ -244,7 +255,8 @@ class Rewriter {
       case "counted":
       case "unit":
       case "marks":
-      case "mark": {
+      case "mark":
+      case "residue": {
         const item = this.expr(e.item);
         if (item.kind === "never") return never();
         return item === e.item ? e : { ...e, item };
@@ -261,6 +273,8 @@ class Rewriter {
       case "token":
       case "excludeToken":
       case "anyTokens":
+      case "rdigit":
+      case "rlive":
         return e;
     }
   }
@@ -413,7 +427,7 @@ function size(e: IrExpr, limit: number): number {
     if (n > limit) return;
     n++;
     if (x.kind === "seq" || x.kind === "choice") x.items.forEach(walk);
-    else if (x.kind === "repeat" || x.kind === "counted" || x.kind === "unit" || x.kind === "marks" || x.kind === "mark") walk(x.item);
+    else if (x.kind === "repeat" || x.kind === "counted" || x.kind === "unit" || x.kind === "marks" || x.kind === "mark" || x.kind === "residue") walk(x.item);
   };
   walk(e);
   return n;
@@ -443,7 +457,7 @@ function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<numb
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
   else if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) refsOf(x, out, seen);
-  else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark") refsOf(e.item, out, seen);
+  else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark" || e.kind === "residue") refsOf(e.item, out, seen);
   return out;
 }
 

@@ -13,8 +13,8 @@ namespace {
 
 const char* KindName(uint32_t code) {
   static const char* const kNames[] = {"empty", "never", "bytes", "class", "seq",  "choice", "repeat",
-                                       "ref",   "text",  "counted", "unit", "marks", "mark"};
-  return code <= 12 ? kNames[code] : "unknown";
+                                       "ref",   "text",  "counted", "unit", "marks", "mark", "residue", "rdigit", "rlive"};
+  return code <= 15 ? kNames[code] : "unknown";
 }
 
 [[noreturn]] void Fail(const std::string& where, const std::string& what) {
@@ -89,7 +89,7 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
       continue;
     }
     const std::string where = NodeWhere(id, code);
-    if (code > 12) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..12 or 16..18)");
+    if (code > 15) Fail("node " + std::to_string(id), "unknown kind code " + std::to_string(code) + " (expected 0..15 or 16..18)");
     const Kind kind = static_cast<Kind>(code);
     switch (kind) {
       case Kind::Empty:
@@ -156,6 +156,19 @@ Grammar ReadGrammar(const uint8_t* data, size_t size) {
         }
         if (kind == Kind::Mark && b >= 32) Fail(where, "mark index " + std::to_string(b) + " is not below 32");
         if (c != 0) Fail(where, "field c must be 0");
+        break;
+      case Kind::Residue:
+        if (a >= id) {
+          Fail(where, "its item is node " + std::to_string(a) + ", which does not come before it (nodes must be in post-order)");
+        }
+        if (b < 2 || b > 0x7FFFFFFFu || b % 2 == 0 || b % 5 == 0) Fail(where, "modulus " + std::to_string(b) + " is not 2..2^31-1 and coprime to 10");
+        if (c != 0) Fail(where, "field c must be 0");
+        break;
+      case Kind::ResidueDigit:
+      case Kind::ResidueLive:
+        if (kind == Kind::ResidueDigit ? a > 9 : a != 0) Fail(where, kind == Kind::ResidueDigit ? "digit " + std::to_string(a) + " is not 0..9" : std::string("field a must be 0"));
+        if ((b >= 255 && b != kNone) || (kind == Kind::ResidueLive && b == kNone)) Fail(where, "budget " + std::to_string(b) + " is not below 255");
+        if (c < 2 || c > 0x7FFFFFFFu || c % 2 == 0 || c % 5 == 0) Fail(where, "modulus " + std::to_string(c) + " is not 2..2^31-1 and coprime to 10");
         break;
       case Kind::Ref:
         if (a >= ruleCount) {

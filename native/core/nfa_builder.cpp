@@ -193,6 +193,11 @@ class NfaBuilder {
         return BuildMarks(id, n, from, depth);
       case Kind::Mark:
         return BuildMark(n, from, depth);
+      case Kind::Residue:
+        return BuildResidue(id, n, from, depth);
+      case Kind::ResidueDigit:
+      case Kind::ResidueLive:
+        return BuildResidueStep(n, from);
       case Kind::Ref: {
         if (tailFrom != kNotTail) {
           // A tail reference to a body being built: jump back to its start. Nothing follows
@@ -404,6 +409,57 @@ class NfaBuilder {
     return Build(n.a, s, depth + 1, kNotTail);
   }
 
+  // A residue node (docs/json-schema.md, "The remainder counter"): always a rule of its own, so
+  // its remainder is the count of a level no counted repeat or marks node shares, and its
+  // states never lie at the bottom frame (Matcher::FillStack checks uncertain tokens above it).
+  // Inside: the remainder set to 0 on entry, folded by each digit, 0 required on leaving.
+  uint32_t BuildResidue(uint32_t id, const ir::Node& n, uint32_t from, uint32_t depth) {
+    if (id != synthNode_) return CallRule(SynthRuleOf(id, "residue"), from);
+    if (residueModulus_ != 0) FailRule(g_.rules[current_].name, "a residue node holds another one");
+    const uint32_t start = NewState();
+    AddEps(from, start, ResidueStep(CountPrimitive::ResReset, 0, n.b, id));
+    residueModulus_ = n.b;
+    residueNode_ = id;
+    const uint32_t end = Build(n.a, start, depth + 1, kNotTail);
+    residueModulus_ = 0;
+    const uint32_t out = NewState();
+    AddEps(end, out, ResidueStep(CountPrimitive::ResLive, 0, n.b, id));
+    return out;
+  }
+
+  // An `rdigit` (fold the digit, then check liveness, on the epsilon edge before its byte) or an
+  // `rlive` (the check alone), on the level of the residue node around it with the same modulus.
+  uint32_t BuildResidueStep(const ir::Node& n, uint32_t from) {
+    const bool digit = n.kind == Kind::ResidueDigit;
+    if (residueModulus_ == 0 || residueModulus_ != n.c || currentRule_ != synthIndex_.at(residueNode_)) {
+      FailRule(g_.rules[current_].name, std::string("an ") + (digit ? "rdigit" : "rlive") + " node of modulus " + std::to_string(n.c) +
+                                            " lies outside a residue node of that modulus on its own rule level");
+    }
+    const uint32_t s = NewState();
+    uint32_t at = from;
+    if (digit) {
+      const uint32_t mid = NewState();
+      AddEps(at, mid, ResidueStep(CountPrimitive::ResFold, n.a, n.c, residueNode_));
+      at = mid;
+    }
+    if (n.b != ir::kNone) {
+      const uint32_t mid = NewState();
+      AddEps(at, mid, ResidueStep(CountPrimitive::ResLive, n.b, n.c, residueNode_));
+      at = mid;
+    }
+    if (!digit) {
+      AddEps(at, s);
+      return s;
+    }
+    AddRange(at, static_cast<uint8_t>('0' + n.a), static_cast<uint8_t>('0' + n.a), s);
+    return s;
+  }
+  uint32_t ResidueStep(CountPrimitive kind, uint32_t value, uint32_t modulus, uint32_t node) {
+    const uint32_t op = CountStep(kind, value, node);
+    program_.nfa.ops[op].modulus = modulus;
+    return op;
+  }
+
   // A loop over one token edge, entered from `from`; returns the loop state.
   uint32_t TokenLoop(uint32_t id, uint32_t from) {
     const uint32_t loop = NewState();
@@ -601,6 +657,8 @@ class NfaBuilder {
   uint32_t currentRegion_ = 0;  // NfaProgram::regions index + 1 of the counted node being built
   uint32_t marksDepth_ = 0;     // marks nodes being built inline (0 or 1)
   uint32_t marksNode_ = UINT32_MAX;  // the marks node being built inline
+  uint32_t residueModulus_ = 0;           // the residue node being built (its rule's body): m, or 0
+  uint32_t residueNode_ = UINT32_MAX;     // and its IR node
   uint32_t synthNode_ = UINT32_MAX;  // the body of the rule of its own being built
   // Whether a counted or marks node is to be a rule of its own (and this is not that rule).
   bool OwnRule(uint32_t id) const { return id != synthNode_ && ownRules_.count(id) != 0; }

@@ -72,6 +72,7 @@ struct Nfa {
     uint32_t value;   // max for Inc, min for Check
     uint32_t node;    // the repeat node it comes from
     uint32_t region;  // the counted node (NfaProgram::regions index + 1) it belongs to, or 0
+    uint32_t modulus = 0;  // the remainder primitives (ResReset, ResFold, ResLive): m
   };
   struct Call {
     uint32_t from;

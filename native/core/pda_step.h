@@ -120,6 +120,21 @@ inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
   if (op == kNoCountOp) return true;
   const CountOp& o = a.countOps[op];
   if (o.HasMarks() && !ApplyMarks(o, c)) return false;
+  if (o.HasResidue()) {
+    // A remainder (its own rule level: no counted repetition shares it). Known: exact. In mask
+    // walks, a reset makes it known; a fold of an unknown one leaves it unknown, and a liveness
+    // check on an unknown one makes the configuration inexact (the real stack decides at fill
+    // time, Matcher::FillStack).
+    if (c->count == kSymbolicCount || c->count == kUnknownCount) {
+      if (!o.resReset) {
+        if (o.live != kNoResidueStep) c->exact = 0;
+        c->count = kUnknownCount;
+        return true;
+      }
+      c->count = 0;
+    }
+    return o.ApplyResidue(&c->count);
+  }
   if (c->count == kSymbolicCount) {
     // c0 + shift must lie in [o.lo, o.hi].
     if (o.hi != kNoCountLimit) {

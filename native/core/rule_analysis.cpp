@@ -64,6 +64,7 @@ void RuleAnalysis::CollectCallees() {
         case Kind::Unit:
         case Kind::Marks:
         case Kind::Mark:
+        case Kind::Residue:
           stack.push_back({n.a, false});
           break;
         case Kind::Ref:
@@ -124,7 +125,14 @@ void RuleAnalysis::ComputeNullable() {
         case Kind::Class:
         case Kind::Token:
         case Kind::ExcludeToken:
+        case Kind::ResidueDigit:
           v = 0;
+          break;
+        case Kind::ResidueLive:
+          v = 1;
+          break;
+        case Kind::Residue:
+          v = node[n.a];
           break;
         case Kind::Seq:
           v = 1;
@@ -321,7 +329,12 @@ uint64_t RuleAnalysis::NodeSize(uint32_t id, uint32_t depth, uint32_t rule) {
     case Kind::Unit:
     case Kind::Marks:
     case Kind::Mark:
+    case Kind::Residue:
       size = SatAdd(3, NodeSize(n.a, depth + 1, rule));
+      break;
+    case Kind::ResidueDigit:
+    case Kind::ResidueLive:
+      size = 4;
       break;
     case Kind::Repeat: {
       const uint64_t item = NodeSize(n.a, depth + 1, rule);
@@ -420,6 +433,7 @@ bool RuleAnalysis::ContainsCounted(uint32_t node) const {
       case Kind::Unit:
       case Kind::Marks:
       case Kind::Mark:
+      case Kind::Residue:
         next->push_back(n.a);
         return false;
       case Kind::Ref:
@@ -448,6 +462,7 @@ bool RuleAnalysis::HoldsFree(uint32_t node, std::vector<uint8_t>& memos, Kind ta
       case Kind::Unit:
       case Kind::Marks:
       case Kind::Mark:
+      case Kind::Residue:
         // An owner node keeps what it holds to itself.
         if (n.kind == target) return true;
         if (n.kind != owner) next->push_back(n.a);
@@ -481,6 +496,7 @@ void RuleAnalysis::ForEachOnLevel(uint32_t item, Visit visit) const {
       case Kind::Unit:
       case Kind::Marks:
       case Kind::Mark:
+      case Kind::Residue:
         if (visit(id, n)) stack.push_back(n.a);
         break;
       case Kind::Ref:

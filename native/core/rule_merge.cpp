@@ -36,7 +36,12 @@ void NodeKey(const ir::Grammar& g, const ir::Node& n, const std::vector<uint32_t
     case ir::Kind::Unit:
     case ir::Kind::Marks:
     case ir::Kind::Mark:
+    case ir::Kind::Residue:
       key.insert(key.end(), {value[n.a], n.b, n.c});
+      break;
+    case ir::Kind::ResidueDigit:
+    case ir::Kind::ResidueLive:
+      key.insert(key.end(), {n.a, n.b, n.c});
       break;
     case ir::Kind::Ref:
       key.push_back(cls[n.a]);
@@ -74,6 +79,7 @@ void ForEachInner(const ir::Grammar& g, const ir::Node& n, F&& f) {
     case ir::Kind::Unit:
     case ir::Kind::Marks:
     case ir::Kind::Mark:
+    case ir::Kind::Residue:
       f(n.a);
       break;
     default:

@@ -604,7 +604,7 @@ class Walker {
     }
     if (op == UINT32_MAX || op == kNoCountOp) return {kNoCountLimit, kNoCountLimit};
     const CountOp& o = a_.countOps[op];
-    if (o.HasMarks() || o.reset || o.lo != 0) return {};
+    if (o.HasMarks() || o.HasResidue() || o.reset || o.lo != 0) return {};
     if (o.add == 0 && o.hi == kNoCountLimit) return {kNoCountLimit, kNoCountLimit};
     if (o.add != 1) return {};
     const uint64_t opCap = o.hi == kNoCountLimit ? kNoCountLimit : uint64_t{o.hi} + 1;

@@ -33,6 +33,12 @@ export function isNullable(e: IrExpr, nullable: readonly boolean[]): boolean {
     case "marks":
       // An empty match uses no mark.
       return e.required.length === 0 && isNullable(e.item, nullable);
+    case "residue":
+      return isNullable(e.item, nullable);
+    case "rdigit":
+      return false;
+    case "rlive":
+      return true;
     case "ref":
       return nullable[e.rule] ?? false;
   }
@@ -75,6 +81,7 @@ export function leftRefs(e: IrExpr, nullable: readonly boolean[], out: Set<numbe
     case "unit":
     case "marks":
     case "mark":
+    case "residue":
       leftRefs(e.item, nullable, out);
       break;
     default:

@@ -7,14 +7,15 @@ import { SchemaError } from "../../errors.js";
 import { copyNumberText, numberText, stringifyExact } from "../../format/exact-numbers.js";
 import { choice, counted, lit, never, optional, repeat, seq, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
-import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, intersect, isEmpty, lengthRange, starClass, type Dfa } from "./automaton.js";
+import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, intersect, isEmpty, lengthRange, minimize, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
 import { emitUniqueArray } from "./unique-items.js";
 import { dfaToIr, plainRanges, type RangeEncoder } from "./dfa-ir.js";
 import type { EmitContext } from "./emit-context.js";
 import { wordsToIr } from "./enums.js";
 import { canonicalText, encodeRanges, JsonText, type TextOptions } from "./json-text.js";
-import { largeFormsDfa, numDfa, numIsEmpty, type NumSet } from "./numbers.js";
+import { largeFormsDfa, numDfa, numIsEmpty, numResidue, type NumSet } from "./numbers.js";
+import { residueNumberIr } from "./residue-ir.js";
 import { formatDfa, formatIr, formatLengthDfa } from "./formats.js";
 import { emitObject } from "./objects.js";
 import { Exclusions } from "./excludes.js";
@@ -402,8 +403,20 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
             this.dfaIr(largeFormsDfa(), "big_integer", "plain"),
           ),
         );
-      case "dfa":
-        return this.dfaIr(numDfa(n), "number", "plain");
+      case "dfa": {
+        const m = numResidue(n);
+        if (m === null) return this.dfaIr(numDfa(n), "number", "plain");
+        // A large divisor's remainder is kept by the matcher (residue-ir.ts).
+        const key = `residue:${m}:${dfaKey(n.dfa)}`;
+        let r = this.dfaRules.get(key);
+        if (!r) {
+          const name = this.ruleName("number");
+          r = this.b.ruleRef(name);
+          this.dfaRules.set(key, r);
+          this.b.define(name, residueNumberIr(minimize(n.dfa), BigInt(m), this.b, name));
+        }
+        return r;
+      }
     }
   }
 

@@ -29,7 +29,14 @@ function flatSeq(items: IrExpr[]): IrExpr {
  * IR for the language of `dfa`. Rules are named `${name}_s${state}` (made unique by the builder).
  */
 export function dfaToIr(dfaIn: Dfa, b: GrammarBuilder, name: string, encode: RangeEncoder): IrExpr {
-  const dfa = minimize(dfaIn);
+  return minimalDfaToIr(minimize(dfaIn), b, name, (ranges) => encode(ranges));
+}
+
+/**
+ * The same for an automaton minimized already, whose edges `edge` writes knowing their target
+ * state (a loop's target is its own state).
+ */
+export function minimalDfaToIr(dfa: Dfa, b: GrammarBuilder, name: string, edge: (ranges: ReadonlyArray<readonly [number, number]>, to: number) => IrExpr): IrExpr {
   const n = dfa.accept.length;
   if (n === 1 && !dfa.accept[0] && dfa.edges[0]!.length === 0) return never();
   const indegree = new Array<number>(n).fill(0);
@@ -71,10 +78,10 @@ export function dfaToIr(dfaIn: Dfa, b: GrammarBuilder, name: string, encode: Ran
     if (dfa.accept[s]) alts.push(empty());
     for (const [to, ranges] of byTarget) {
       const cont = needsRule(to) || depth >= MAX_INLINE_DEPTH ? refTo(to) : body(to, depth + 1);
-      alts.push(flatSeq([encode(ranges), cont]));
+      alts.push(flatSeq([edge(ranges, to), cont]));
     }
     const rest = alts.length === 1 ? alts[0]! : choice(...alts);
-    return loop ? flatSeq([repeat(encode(loop), 0, null), rest]) : rest;
+    return loop ? flatSeq([repeat(edge(loop, s), 0, null), rest]) : rest;
   };
 
   const top = needsRule(dfa.start) ? refTo(dfa.start) : body(dfa.start, 0);

@@ -18,6 +18,7 @@
  */
 import { dfaNone, intersect, isEmpty, minimize, difference, union, unionFresh, type Dfa } from "./automaton.js";
 import { integerRangeDfa } from "./integer-range.js";
+import { freeDigitBudgets, ResidueShapeError } from "./residue-ir.js";
 import { regexToDfa } from "./regex.js";
 import {
   ALL_REGIONS, LARGE_NEG, LARGE_POS, PLAIN, PLAIN_WIDE, REGION_RANGES, SMALL_NEG, SMALL_POS,
@@ -32,7 +33,7 @@ export type NumSet =
   | { kind: "none" }
   | { kind: "all" }
   | { kind: "int" }
-  | { kind: "dfa"; dfa: Dfa; domain: number; integral?: boolean };
+  | { kind: "dfa"; dfa: Dfa; domain: number; integral?: boolean; residue?: bigint };
 
 export const NUM_NONE: NumSet = { kind: "none" };
 export const NUM_ALL: NumSet = { kind: "all" };
@@ -62,8 +63,56 @@ function normalize(dfa: Dfa, domain: number, integral = false): NumSet {
   return domain === ALL_REGIONS && isEmpty(dfa) ? NUM_NONE : { kind: "dfa", dfa, domain, ...(integral ? { integral } : {}) };
 }
 
+/** The remainder a set keeps in the matcher (see {@link multipleOfSet}), or 1n. */
+function residueOf(s: NumSet): bigint {
+  return s.kind === "dfa" && s.residue !== undefined ? s.residue : 1n;
+}
+
+const gcd = (x: bigint, y: bigint): bigint => (y === 0n ? x : gcd(y, x % y));
+
 /** Intersection. */
 export function numAnd(a: NumSet, b: NumSet): NumSet {
+  const ra = residueOf(a);
+  const rb = residueOf(b);
+  if (ra === 1n && rb === 1n) return numAndPlain(a, b);
+  // A remainder kept in the matcher meets: the type's sets, or another multipleOf (lcm).
+  const plain = (s: NumSet, r: bigint): NumSet => {
+    if (r === 1n) {
+      if (s.kind !== "all" && s.kind !== "int" && s.kind !== "none") {
+        throw new MultipleOfTooLarge(ra > rb ? ra : rb, RESIDUE_ALONE);
+      }
+      return s;
+    }
+    const { residue: _, ...rest } = s as Extract<NumSet, { kind: "dfa" }>;
+    return rest;
+  };
+  const out = numAndPlain(plain(a, ra), plain(b, rb));
+  const m = (ra / gcd(ra, rb)) * rb;
+  if (m > BigInt(MAX_RESIDUE_MODULUS)) throw new MultipleOfTooLarge(m, `the divisors' remainders together need a modulus of ${m}, over 2^31 - 1`);
+  if (out.kind === "none" || numIsEmpty(out)) return out;
+  const x = asDfa(out);
+  return withResidue({ kind: "dfa", dfa: minimize(x.dfa), domain: x.domain, integral: out.kind === "int" || (out.kind === "dfa" && out.integral === true) }, m);
+}
+
+/** A set (minimized automaton) with its remainder kept by the matcher, checked for a budget of free digits per state. */
+function withResidue(s: Extract<NumSet, { kind: "dfa" }>, m: bigint): NumSet {
+  try {
+    freeDigitBudgets(s.dfa);
+  } catch (err) {
+    if (err instanceof ResidueShapeError) throw new MultipleOfTooLarge(m, err.message);
+    throw err;
+  }
+  return { ...s, residue: m };
+}
+
+/**
+ * Why a remainder kept in the matcher (a multipleOf with a large divisor) is refused beside other
+ * number keywords: the numerals a bound allows have bounded digit counts, which make the live
+ * remainders an arbitrary set, not a budget of free digits.
+ */
+const RESIDUE_ALONE = "a multipleOf whose divisor needs a remainder counter (its part coprime to 10 is past the automaton's budget) is only enforced with `type` and other such multipleOf keywords: not with minimum/maximum, enum/const, a smaller multipleOf, not, or in a union with other numbers";
+
+function numAndPlain(a: NumSet, b: NumSet): NumSet {
   if (a.kind === "none" || b.kind === "none") return NUM_NONE;
   if (numIsEmpty(a)) return a;
   if (numIsEmpty(b)) return b;
@@ -81,9 +130,13 @@ export function numAnd(a: NumSet, b: NumSet): NumSet {
 
 /** Union. */
 export function numOr(a: NumSet, b: NumSet): NumSet {
-  if (a.kind === "all" || b.kind === "all") return NUM_ALL;
   if (a.kind === "none") return b;
   if (b.kind === "none") return a;
+  if (residueOf(a) !== 1n || residueOf(b) !== 1n) {
+    if (a === b) return a;
+    throw new MultipleOfTooLarge(residueOf(a) > residueOf(b) ? residueOf(a) : residueOf(b), RESIDUE_ALONE);
+  }
+  if (a.kind === "all" || b.kind === "all") return NUM_ALL;
   if (a.kind === "int" && b.kind === "int") return a;
   const x = asDfa(a);
   const y = asDfa(b);
@@ -92,6 +145,7 @@ export function numOr(a: NumSet, b: NumSet): NumSet {
 
 /** Complement (within the domain). */
 export function numNot(a: NumSet): NumSet {
+  if (residueOf(a) !== 1n) throw new MultipleOfTooLarge(residueOf(a), RESIDUE_ALONE);
   if (a.kind === "none") return NUM_ALL;
   if (a.kind === "all") return NUM_NONE;
   const x = asDfa(a);
@@ -407,12 +461,18 @@ export function decimalParts(number: number | SchemaNumber): { p: bigint; s: num
   return { p, s };
 }
 
-/** Thrown when `multipleOf` would need too large an automaton. */
+/**
+ * Thrown when `multipleOf` would need too large an automaton and cannot keep its remainder in
+ * the matcher instead (`reason` says why; absent: the automaton alone was tried).
+ */
 export class MultipleOfTooLarge extends Error {
-  constructor(readonly states: bigint) {
-    super(`multipleOf needs an automaton of more than ${MAX_MOD_STATES} states (at least ${states})`);
+  constructor(readonly states: bigint, readonly reason?: string) {
+    super(reason ?? `multipleOf needs an automaton of more than ${MAX_MOD_STATES} states (at least ${states})`);
   }
 }
+
+/** The largest remainder the matcher keeps (IR `residue`). */
+export const MAX_RESIDUE_MODULUS = 0x7fffffff;
 
 /**
  * Numerals whose decimal value is a multiple of p / 10^s (p = 1, s = 0: the integers), by the
@@ -443,8 +503,39 @@ export function multipleOfAtom(p: bigint, s: number): { dfa: Dfa; domain: number
 /** `multipleOf: value` as a NumSet (by the written value). */
 export function multipleOfSet(value: number | SchemaNumber): NumSet {
   const { p, s } = decimalParts(value);
-  const { dfa, domain } = multipleOfAtom(p, s);
-  return normalize(dfa, domain, s === 0);
+  try {
+    const { dfa, domain } = multipleOfAtom(p, s);
+    return normalize(dfa, domain, s === 0);
+  } catch (err) {
+    if (!(err instanceof MultipleOfTooLarge)) throw err;
+    const split = splitDivisor(p);
+    if (split.m === 1n) throw err;  // the 2^a·5^b part and the fraction alone made it large
+    if (split.m > BigInt(MAX_RESIDUE_MODULUS)) throw new MultipleOfTooLarge(split.m, `this divisor's part coprime to 10 (${split.m}) is over 2^31 - 1, the largest remainder the matcher keeps`);
+    if (s > 0 && split.q !== 1n) {
+      throw new MultipleOfTooLarge(split.m, `a decimal divisor whose numerator has factors 2 or 5 besides a part coprime to 10 over the automaton budget (${split.q}·${split.m}·10^-${s}) constrains the last fraction digits, which the remainder counter's budgets cannot describe`);
+    }
+    // The automaton keeps the numeral syntax and the q·10^-s part; the matcher keeps the
+    // remainder of the digits modulo m (docs/json-schema.md, "The remainder counter"). Only plain
+    // numerals: the exponent forms are left out (not all multiples), as for small divisors.
+    const dfa = minimize(plainMultipleOf(split.q, s));
+    let domain = PLAIN;
+    if (s <= 6) domain |= SMALL_POS | SMALL_NEG;
+    return withResidue({ kind: "dfa", dfa, domain, ...(s === 0 ? { integral: true } : {}) }, split.m);
+  }
+}
+
+/** p = m·q with q = 2^a·5^b and m coprime to 10. */
+export function splitDivisor(p: bigint): { m: bigint; q: bigint } {
+  let m = p;
+  let q = 1n;
+  while (m % 2n === 0n) (m /= 2n), (q *= 2n);
+  while (m % 5n === 0n) (m /= 5n), (q *= 5n);
+  return { m, q };
+}
+
+/** The remainder modulus of a set (a multipleOf kept by the matcher), or null. */
+export function numResidue(s: NumSet): number | null {
+  return s.kind === "dfa" && s.residue !== undefined ? Number(s.residue) : null;
 }
 
 /** Whether the set contains no numeral. */

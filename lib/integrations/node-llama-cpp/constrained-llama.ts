@@ -330,6 +330,7 @@ function withoutTokenLimits(grammar: IrGrammar): IrGrammar {
       case "unit":
       case "marks":
       case "mark":
+      case "residue":
         return { ...e, item: strip(e.item) };
       default:
         return e;

@@ -37,6 +37,14 @@ enum class Kind : uint32_t {
   /// a = item, b = index (< 32): a match of the item that uses one mark of the innermost marks
   /// node.
   Mark = 12,
+  /// a = item, b = modulus m (2 <= m < 2^31, coprime to 10): matches of the item whose digits
+  /// (folded by its `rdigit` nodes, as a decimal number) are a multiple of m. Docs/ir.md, "Remainders".
+  Residue = 13,
+  /// a = digit (0-9), b = budget t (< 255) or kNone, c = m: the byte '0' + a, folding the digit
+  /// into the innermost residue's remainder, then requiring it to stay alive with t free digits.
+  ResidueDigit = 14,
+  /// a = 0, b = budget t (< 255), c = m: the empty string, requiring the remainder alive with t.
+  ResidueLive = 15,
   // Token nodes (docs/ir.md, "Token nodes"): codes 16-23 are theirs; token_nodes.h reads them.
   Token = 16,
   ExcludeToken = 17,
