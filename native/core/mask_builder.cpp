@@ -50,8 +50,9 @@ struct MaskData {
     std::vector<CountedToken> counted;
   };
   std::vector<Pair> pairs;
-  // Counted repetition: tokens accepted only for some counts of the state's level.
-  std::vector<CondSpan> cond[2];
+  // Counted repetition: tokens accepted only for some counts of the state's level (sized
+  // exactly: every walked state's spans are held until the regimes are built).
+  std::vector<CountSpan> cond[2];
   // Marks: tokens accepted only for some marks (and counts) of the state's level.
   std::vector<CondSpan> marked[2];
 };
@@ -358,9 +359,18 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
     out->accBegin[t] = static_cast<uint32_t>(w.accPool.size());
     w.accPool.insert(w.accPool.end(), w.result.accepted[t].r.begin(), w.result.accepted[t].r.end());
     out->accEnd[t] = static_cast<uint32_t>(w.accPool.size());
-    out->cond[t].clear();
     out->marked[t].clear();
-    for (const CondSpan& sp : w.result.conditional[t]) (sp.HasMarks() ? out->marked[t] : out->cond[t]).push_back(sp);
+    size_t counted = 0;
+    for (const CondSpan& sp : w.result.conditional[t]) counted += sp.HasMarks() ? 0 : 1;
+    std::vector<CountSpan>().swap(out->cond[t]);
+    out->cond[t].reserve(counted);
+    for (const CondSpan& sp : w.result.conditional[t]) {
+      if (sp.HasMarks()) {
+        out->marked[t].push_back(sp);
+      } else {
+        out->cond[t].push_back({sp.a, sp.b, sp.lo, sp.hi});
+      }
+    }
   }
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
