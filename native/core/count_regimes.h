@@ -41,6 +41,7 @@ class PlaceTable {
 // until the regimes are built).
 struct CountSpan {
   uint32_t a, b, lo, hi;
+  bool operator==(const CountSpan& o) const { return a == o.a && b == o.b && lo == o.lo && hi == o.hi; }
 };
 
 class RegimeBuilder {

@@ -171,6 +171,18 @@ uint64_t HashRanges(const AccView acc[2]) {
   return h;
 }
 
+// The hash of what a state's regimes are built from: its accepted ranges and counted spans.
+uint64_t HashRegimeInput(const AccView acc[2], const std::vector<CountSpan> cond[2]) {
+  uint64_t h = HashRanges(acc);
+  for (int t = 0; t < 2; ++t) {
+    h = (h ^ (cond[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
+    for (const CountSpan& sp : cond[t]) {
+      h = (h ^ ((static_cast<uint64_t>(sp.a) << 32) | sp.b)) * 0x100000001B3ull;
+      h = (h ^ ((static_cast<uint64_t>(sp.lo) << 32) | sp.hi)) * 0x100000001B3ull;
+    }
+  }
+  return h;
+}
 
 // Groups the absorbing states by the ASCII bytes that loop on them, and gets for each group the
 // impure-trie node maxima of CutRule (cached by the tokenizer).
@@ -503,6 +515,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   st.work = budget.Used();
   st.walkedStates = todo;
   RegimeBuilder regimes(tok, store, listMax);
+  // States whose regimes were built, by HashRegimeInput: a state with the same accepted ranges
+  // and counted spans as one of them (not token-equivalent, e.g. two strings with the same
+  // length bound followed by different members) shares its regimes instead of building them
+  // again.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> regimesBuilt;
   for (uint32_t s = 1; s < count; ++s) {
     const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
@@ -539,6 +556,22 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     AccView acc[2];
     accOf(d, acc);
     if (!d.cond[0].empty() || !d.cond[1].empty()) {
+      auto& same = regimesBuilt[HashRegimeInput(acc, d.cond)];
+      const auto sameInput = [&](uint32_t other) {
+        const MaskData& e = results[other];
+        AccView o[2];
+        accOf(e, o);
+        return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1];
+      };
+      const auto it = std::find_if(same.begin(), same.end(), sameInput);
+      if (it != same.end()) {
+        const StateMask& built = store->states[*it];
+        sm.regimeBegin = built.regimeBegin;
+        sm.regimeCount = built.regimeCount;
+        sm.mask = built.mask;
+        continue;
+      }
+      same.push_back(s);
       const std::vector<std::pair<uint32_t, uint32_t>> ranges[2] = {{acc[0].begin(), acc[0].end()}, {acc[1].begin(), acc[1].end()}};
       regimes.Add(ranges, d.cond, &sm, &st);
       sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges
