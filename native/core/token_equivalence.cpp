@@ -247,12 +247,17 @@ bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<
 // Merges the refinement's classes whose states no token tells apart, though a longer string
 // does (docs/engine.md, "The mask cache"): the word counts of `(\S+\s+){0,49}` differ only on
 // strings with more space/non-space alternations than a token holds. Within a round-0 class,
-// each class is tested against one state of a group merged so far (token equivalence is an
-// equivalence: one test per group is exact): the group the refinement kept together with it
-// longest. Untested or failed, it starts a group of its own: a missed merge costs a walk, never a
-// mask. Each test is bounded (kTestNodes) and so is the whole search (kBudgetPerNode per trie
-// node): 5-20 M steps on the JSONSchemaBench schemas it serves, against 30-160 M walked nodes saved.
+// each class is tested against one group merged so far (token equivalence is an equivalence: one
+// test per group is exact): the group last met under its deepest ancestor in the refinement's
+// class tree, whose states the refinement kept with it longest. Untested or failed, it starts a
+// group of its own: a missed merge costs a walk, never a mask. A failed test costs a product walk
+// that found no shortcut, so tests are only made where a walk is dear (not from states with one
+// live byte or that absorb plain text, which walk in a few steps), each is bounded by
+// kTestNodesPerApart times the square of how long a string told the two apart (states apart
+// after two bytes are seldom equal for tokens, and such tests fail slowly; word counts are apart
+// after many) and by kTestNodes, and the whole search by kBudgetPerNode per trie node.
 constexpr uint64_t kTestNodes = uint64_t{1} << 16;
+constexpr uint64_t kTestNodesPerApart = 1024;
 constexpr uint64_t kBudgetPerNode = 128;
 
 void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std::vector<uint32_t>& parent,
@@ -272,24 +277,22 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std:
   uint64_t budget = 0;
   for (int t = 0; t < 2; ++t) budget += kBudgetPerNode * tries[t]->NodeCount();
   std::vector<uint32_t> into(parent.size(), UINT32_MAX);  // class -> the class it joins
-  std::vector<uint32_t> groups;
+  std::vector<uint32_t> groupUnder(parent.size(), UINT32_MAX);  // per class of the tree
   for (const auto& members : byRoot) {
     if (members.size() < 2 || budget == 0) continue;
-    groups.clear();
     for (uint32_t x : members) {
-      // The group whose state the refinement kept together with x longest (the most rounds
-      // before a string told them apart): word counts past what a token can see.
-      uint32_t best = UINT32_MAX, bestApart = 0;
-      for (uint32_t g : groups) {
-        const uint32_t apart = sep(cls[rep[g]], cls[rep[x]]);
-        if (apart > 0 && apart >= bestApart) {  // ties: the group made last
-          best = g;
-          bestApart = apart;
-        }
-      }
+      // The group last met under the deepest class above x in the refinement's tree: the
+      // states the refinement kept together with x longest.
+      uint32_t best = UINT32_MAX;
+      for (uint32_t z = x; z != UINT32_MAX && best == UINT32_MAX; z = parent[z]) best = groupUnder[z];
+      const uint64_t apart = best == UINT32_MAX ? 0 : sep(best, x);
       uint32_t joined = UINT32_MAX;
-      if (best != UINT32_MAX && budget > 0) {
-        uint64_t cap = std::min<uint64_t>(budget, kTestNodes);
+      // States with one live byte or that absorb plain text walk in a few steps (the walk goes
+      // straight to the one child, or cuts at once): a test would cost more than it saves.
+      const uint32_t st = rep[x];
+      const bool cheapWalk = a.singleByte[st] >= -1 || a.Is(st, kAbsorbing);
+      if (best != UINT32_MAX && budget > 0 && !cheapWalk) {
+        uint64_t cap = std::min({budget, kTestNodes, kTestNodesPerApart * apart * apart});
         const uint64_t before = cap;
         bool same = true;
         for (int t = 0; t < 2 && same; ++t) same = SameForTokens(a, *tries[t], cls, sep, rep[best], rep[x], &cap);
@@ -297,10 +300,11 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std:
         if (same) joined = best;
       }
       if (joined == UINT32_MAX) {
-        groups.push_back(x);
+        joined = x;
       } else {
         into[x] = joined;
       }
+      for (uint32_t z = x; z != UINT32_MAX && groupUnder[z] != joined; z = parent[z]) groupUnder[z] = joined;
     }
   }
   for (uint32_t s = 1; s < count; ++s) {
