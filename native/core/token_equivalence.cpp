@@ -227,7 +227,8 @@ bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<
     stack.pop_back();
     if (it.p == it.q) continue;
     const uint32_t apart = sep(cls[it.p], cls[it.q]);
-    const uint32_t remaining = trie.MaxLength(it.node) - it.depth;
+    // MaxLength saturates at 65535: past that, nothing is known to be short enough to skip.
+    const uint32_t remaining = trie.MaxLength(it.node) == UINT16_MAX ? UINT32_MAX - 1 : trie.MaxLength(it.node) - it.depth;
     if (apart == UINT32_MAX || apart > remaining) continue;
     if (apart == 0) return false;
     const uint32_t end = trie.SubtreeEnd(it.node);
