@@ -6,16 +6,6 @@
 #include "tagmask/bitmask.h"
 
 namespace tagmask {
-namespace {
-
-// Set bits of a word (the builds do not assume a popcount instruction).
-uint32_t Popcount(uint32_t x) {
-  x = x - ((x >> 1) & 0x55555555u);
-  x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-  return (((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
-}
-
-}  // namespace
 
 void PlaceTable::Clear() {
   if (key_.empty()) {
@@ -64,16 +54,21 @@ void PlaceTable::Add(uint32_t at, std::vector<uint32_t>* places) {
 RegimeBuilder::RegimeBuilder(const TokenizerInfo& tok, MaskStore* store, uint32_t listMax)
     : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()), depth_(tok.TokenCount(), 0) {}
 
-void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CondSpan> conditional[2],
+void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CountSpan> conditional[2],
                         StateMask* sm, MaskBuildStats* stats) {
   const TokenTrie* tries[2] = {&tok_.PlainTrie(), &tok_.ImpureTrie()};
-  std::fill(base_.begin(), base_.end(), 0u);
+  std::fill(row_.begin(), row_.end(), 0u);
+  rowHash_ = 0;
+  rowCount_ = 0;
   for (int t = 0; t < 2; ++t) {
     const uint32_t* ids = tries[t]->TokenIds();
     for (const auto& [a, b] : accepted[t]) {
-      for (uint32_t k = a; k < b; ++k) SetBit(base_.data(), ids[k]);
+      for (uint32_t k = a; k < b; ++k) {
+        if (!TestBit(row_.data(), ids[k])) Flip(ids[k]);
+      }
     }
   }
+  base_ = row_;
   // Where the regimes change: each span starts counting at lo and stops after hi. There are few
   // distinct places (near 0, min and max, one per length a token can exhaust), so events are
   // bucketed by place; spans can number as many as the tokens (a cut in a length-limited
@@ -81,7 +76,7 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   places_.clear();
   placeTable_.Clear();
   for (int t = 0; t < 2; ++t) {
-    for (const CondSpan& sp : conditional[t]) {
+    for (const CountSpan& sp : conditional[t]) {
       if (sp.lo > sp.hi) continue;
       placeTable_.Add(sp.lo, &places_);
       if (sp.hi != kNoCountLimit) placeTable_.Add(sp.hi + 1, &places_);
@@ -92,7 +87,7 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   const auto placeOf = [&](uint32_t at) { return placeTable_.Index(at); };
   std::vector<uint32_t> begin(places_.size() + 1, 0);
   for (int t = 0; t < 2; ++t) {
-    for (const CondSpan& sp : conditional[t]) {
+    for (const CountSpan& sp : conditional[t]) {
       if (sp.lo > sp.hi) continue;
       ++begin[placeOf(sp.lo) + 1];
       if (sp.hi != kNoCountLimit) ++begin[placeOf(sp.hi + 1) + 1];
@@ -105,14 +100,13 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
     std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
     for (uint32_t t = 0; t < 2; ++t) {
       for (uint32_t i = 0; i < conditional[t].size(); ++i) {
-        const CondSpan& sp = conditional[t][i];
+        const CountSpan& sp = conditional[t][i];
         if (sp.lo > sp.hi) continue;
         events[at[placeOf(sp.lo)]++] = (t << 31) | (1u << 30) | i;
         if (sp.hi != kNoCountLimit) events[at[placeOf(sp.hi + 1)]++] = (t << 31) | i;
       }
     }
   }
-  row_ = base_;
   sm->regimeBegin = static_cast<uint32_t>(store_->regimes.size());
   uint32_t previousMask = UINT32_MAX;
   // Regime p covers the counts from places_[p] on (and the counts below the first place).
@@ -120,15 +114,16 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
     if (p > 0) {
       for (uint32_t e = begin[p - 1]; e < begin[p]; ++e) {
         const uint32_t t = events[e] >> 31;
-        const CondSpan& sp = conditional[t][events[e] & 0x3FFFFFFFu];
+        const CountSpan& sp = conditional[t][events[e] & 0x3FFFFFFFu];
         const uint32_t* ids = tries[t]->TokenIds();
         const bool start = (events[e] >> 30) & 1u;
         for (uint32_t k = sp.a; k < sp.b; ++k) {
           const uint32_t id = ids[k];
+          if (TestBit(base_.data(), id)) continue;  // accepted for every count: set throughout
           if (start) {
-            if (depth_[id]++ == 0) SetBit(row_.data(), id);
-          } else if (--depth_[id] == 0 && !TestBit(base_.data(), id)) {
-            ClearBit(row_.data(), id);
+            if (depth_[id]++ == 0) Flip(id);
+          } else if (--depth_[id] == 0) {
+            Flip(id);
           }
         }
       }
@@ -150,25 +145,34 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   // Leave the per-token depths at zero for the next state.
   for (uint8_t t = 0; t < 2; ++t) {
     const uint32_t* ids = tries[t]->TokenIds();
-    for (const CondSpan& sp : conditional[t]) {
+    for (const CountSpan& sp : conditional[t]) {
       for (uint32_t k = sp.a; k < sp.b; ++k) depth_[ids[k]] = 0;
     }
   }
 }
 
+// Whether stored mask m holds exactly the tokens of row_ (m.accepted == rowCount_ checked first):
+// a list's ids all set, a complement's all clear (with equal counts the rest follows, row_ lying
+// within the eligible tokens), a bitset equal word for word.
+bool RegimeBuilder::SameAsRow(const StoredMask& m) const {
+  if (m.accepted != rowCount_) return false;
+  if (m.form == MaskForm::Bitset) return std::equal(row_.begin(), row_.end(), store_->words.begin() + m.offset);
+  const uint32_t* ids = store_->ids.data() + m.offset;
+  const bool want = m.form == MaskForm::List;
+  for (uint32_t i = 0; i < m.size; ++i) {
+    if (TestBit(row_.data(), ids[i]) != want) return false;
+  }
+  return true;
+}
+
 // The stored mask equal to row_ (a new one when no regime mask so far has that content).
 uint32_t RegimeBuilder::Store(MaskBuildStats* stats) {
   const uint32_t words = tok_.MaskWordCount();
-  uint64_t h = 0xCBF29CE484222325ull;
-  uint32_t count = 0;
-  for (uint32_t w = 0; w < words; ++w) {
-    h = (h ^ row_[w]) * 0x100000001B3ull;
-    count += Popcount(row_[w]);
-  }
+  const uint32_t count = rowCount_;
   if (count == 0) return 0;  // the empty mask
-  auto& candidates = known_[h];
-  for (const auto& [m, content] : candidates) {
-    if (content == row_) return m;
+  auto& candidates = known_[rowHash_];
+  for (uint32_t m : candidates) {
+    if (SameAsRow(store_->masks[m])) return m;
   }
   StoredMask m;
   m.accepted = count;
@@ -200,7 +204,7 @@ uint32_t RegimeBuilder::Store(MaskBuildStats* stats) {
   m.size = m.form == MaskForm::Bitset ? count : static_cast<uint32_t>(pool->size()) - m.offset;
   const uint32_t id = static_cast<uint32_t>(store_->masks.size());
   store_->masks.push_back(m);
-  candidates.emplace_back(id, row_);
+  candidates.push_back(id);
   return id;
 }
 

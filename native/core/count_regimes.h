@@ -36,26 +36,52 @@ class PlaceTable {
   size_t size_ = 0;
 };
 
+// Tokens accepted only when the count lies in [lo, hi]: trie positions [a, b) of one trie (a
+// CondSpan without marks, kept compact: a state of a length-limited string can hold ~100 k of them
+// until the regimes are built).
+struct CountSpan {
+  uint32_t a, b, lo, hi;
+  bool operator==(const CountSpan& o) const { return a == o.a && b == o.b && lo == o.lo && hi == o.hi; }
+};
+
 class RegimeBuilder {
  public:
   RegimeBuilder(const TokenizerInfo& tok, MaskStore* store, uint32_t listMax);
 
   /// Adds the regimes of a state: `accepted` holds for every count, `conditional` for the
   /// counts of each span; sets sm.regimeBegin/regimeCount and sm.mask (the mask for count 0).
-  void Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CondSpan> conditional[2], StateMask* sm,
+  void Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CountSpan> conditional[2], StateMask* sm,
            MaskBuildStats* stats);
 
  private:
   uint32_t Store(MaskBuildStats* stats);
+  bool SameAsRow(const StoredMask& m) const;
+  // row_ changes one token at a time; its hash (a XOR of one key per set token) and its count
+  // follow each change, so a regime costs its changes, not a pass over the whole row.
+  void Flip(uint32_t id) {
+    row_[id >> 5] ^= 1u << (id & 31);
+    const bool set = (row_[id >> 5] >> (id & 31)) & 1u;
+    rowHash_ ^= TokenKey(id);
+    rowCount_ = set ? rowCount_ + 1 : rowCount_ - 1;
+  }
+  static uint64_t TokenKey(uint32_t id) {
+    uint64_t z = (uint64_t{id} + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
 
   const TokenizerInfo& tok_;
   MaskStore* store_;
   uint32_t listMax_;
   std::vector<uint32_t> base_, row_;
+  uint64_t rowHash_ = 0;
+  uint32_t rowCount_ = 0;
   std::vector<uint16_t> depth_;  // per token id: spans covering it in the current regime
   std::vector<uint32_t> places_;  // counts where some span starts or stops
   PlaceTable placeTable_;
-  std::unordered_map<uint64_t, std::vector<std::pair<uint32_t, std::vector<uint32_t>>>> known_;
+  // Regime masks by row hash: the stored masks are compared by content (no copy of each row).
+  std::unordered_map<uint64_t, std::vector<uint32_t>> known_;
 };
 
 }  // namespace tagmask

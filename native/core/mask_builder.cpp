@@ -50,8 +50,9 @@ struct MaskData {
     std::vector<CountedToken> counted;
   };
   std::vector<Pair> pairs;
-  // Counted repetition: tokens accepted only for some counts of the state's level.
-  std::vector<CondSpan> cond[2];
+  // Counted repetition: tokens accepted only for some counts of the state's level (sized
+  // exactly: every walked state's spans are held until the regimes are built).
+  std::vector<CountSpan> cond[2];
   // Marks: tokens accepted only for some marks (and counts) of the state's level.
   std::vector<CondSpan> marked[2];
 };
@@ -170,6 +171,18 @@ uint64_t HashRanges(const AccView acc[2]) {
   return h;
 }
 
+// The hash of what a state's regimes are built from: its accepted ranges and counted spans.
+uint64_t HashRegimeInput(const AccView acc[2], const std::vector<CountSpan> cond[2]) {
+  uint64_t h = HashRanges(acc);
+  for (int t = 0; t < 2; ++t) {
+    h = (h ^ (cond[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
+    for (const CountSpan& sp : cond[t]) {
+      h = (h ^ ((static_cast<uint64_t>(sp.a) << 32) | sp.b)) * 0x100000001B3ull;
+      h = (h ^ ((static_cast<uint64_t>(sp.lo) << 32) | sp.hi)) * 0x100000001B3ull;
+    }
+  }
+  return h;
+}
 
 // Groups the absorbing states by the ASCII bytes that loop on them, and gets for each group the
 // impure-trie node maxima of CutRule (cached by the tokenizer).
@@ -358,9 +371,18 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
     out->accBegin[t] = static_cast<uint32_t>(w.accPool.size());
     w.accPool.insert(w.accPool.end(), w.result.accepted[t].r.begin(), w.result.accepted[t].r.end());
     out->accEnd[t] = static_cast<uint32_t>(w.accPool.size());
-    out->cond[t].clear();
     out->marked[t].clear();
-    for (const CondSpan& sp : w.result.conditional[t]) (sp.HasMarks() ? out->marked[t] : out->cond[t]).push_back(sp);
+    size_t counted = 0;
+    for (const CondSpan& sp : w.result.conditional[t]) counted += sp.HasMarks() ? 0 : 1;
+    std::vector<CountSpan>().swap(out->cond[t]);
+    out->cond[t].reserve(counted);
+    for (const CondSpan& sp : w.result.conditional[t]) {
+      if (sp.HasMarks()) {
+        out->marked[t].push_back(sp);
+      } else {
+        out->cond[t].push_back({sp.a, sp.b, sp.lo, sp.hi});
+      }
+    }
   }
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
@@ -412,7 +434,8 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   cuts[1].profileOf = profileOf.data();
   cuts[1].nodeMax = &nodeMax;
   // One walk per class of states that no token tells apart; the other states take its result.
-  const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1);
+  const TokenTrie* const walkedTries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
+  const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1, walkedTries);
   std::vector<uint32_t> walked;  // the first state of each class, in state order
   std::vector<uint32_t> source(count, 0);
   {
@@ -493,6 +516,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   st.work = budget.Used();
   st.walkedStates = todo;
   RegimeBuilder regimes(tok, store, listMax);
+  // States whose regimes were built, by HashRegimeInput: a state with the same accepted ranges
+  // and counted spans as one of them (not token-equivalent, e.g. two strings with the same
+  // length bound followed by different members) shares its regimes instead of building them
+  // again.
+  std::unordered_map<uint64_t, std::vector<uint32_t>> regimesBuilt;
   for (uint32_t s = 1; s < count; ++s) {
     const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
@@ -529,6 +557,22 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     AccView acc[2];
     accOf(d, acc);
     if (!d.cond[0].empty() || !d.cond[1].empty()) {
+      auto& same = regimesBuilt[HashRegimeInput(acc, d.cond)];
+      const auto sameInput = [&](uint32_t other) {
+        const MaskData& e = results[other];
+        AccView o[2];
+        accOf(e, o);
+        return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1];
+      };
+      const auto it = std::find_if(same.begin(), same.end(), sameInput);
+      if (it != same.end()) {
+        const StateMask& built = store->states[*it];
+        sm.regimeBegin = built.regimeBegin;
+        sm.regimeCount = built.regimeCount;
+        sm.mask = built.mask;
+        continue;
+      }
+      same.push_back(s);
       const std::vector<std::pair<uint32_t, uint32_t>> ranges[2] = {{acc[0].begin(), acc[0].end()}, {acc[1].begin(), acc[1].end()}};
       regimes.Add(ranges, d.cond, &sm, &st);
       sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges

@@ -183,9 +183,140 @@ std::vector<uint8_t> SettledStates(const Runs& rows, uint32_t count, uint32_t de
   return settled;
 }
 
+
+// How far apart the refinement's classes x and y lie: the length of the shortest byte string
+// that told their states apart (0: round 0 did), or UINT32_MAX for one class.
+class Separation {
+ public:
+  Separation(const std::vector<uint32_t>& parent, const std::vector<uint32_t>& madeAt) : parent_(parent), madeAt_(madeAt) {
+    level_.assign(parent.size(), 0);
+    for (size_t x = 0; x < parent.size(); ++x) level_[x] = parent[x] == UINT32_MAX ? 0 : level_[parent[x]] + 1;  // parents come first
+  }
+  uint32_t operator()(uint32_t x, uint32_t y) const {
+    if (x == y) return UINT32_MAX;
+    uint32_t sep = UINT32_MAX;
+    // Up to the class both left: each side's last step up is the split that took it away.
+    while (x != y) {
+      uint32_t& z = level_[x] >= level_[y] ? x : y;
+      if (parent_[z] == UINT32_MAX) return 0;
+      sep = std::min(sep, madeAt_[z]);
+      z = parent_[z];
+    }
+    return sep;
+  }
+
+ private:
+  const std::vector<uint32_t>& parent_;
+  const std::vector<uint32_t>& madeAt_;
+  std::vector<uint32_t> level_;
+};
+
+// Whether no token of `trie` tells states p and q apart: along every token's bytes both reach
+// states of one round-0 class through the same counter operations — all a walk reads (its cuts
+// only skip work whose outcome they know). The product walk skips a subtree where the two
+// states' classes agree on every string as long as the tokens' remaining bytes, and where both
+// are in one state. `budget` bounds the nodes stepped; false when it runs out.
+bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<uint32_t>& cls, const Separation& sep, uint32_t p,
+                   uint32_t q, uint64_t* budget) {
+  struct Item {
+    uint32_t node, depth, p, q;
+  };
+  std::vector<Item> stack{{0, 0, p, q}};
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    if (it.p == it.q) continue;
+    const uint32_t apart = sep(cls[it.p], cls[it.q]);
+    // MaxLength saturates at 65535: past that, nothing is known to be short enough to skip.
+    const uint32_t remaining = trie.MaxLength(it.node) == UINT16_MAX ? UINT32_MAX - 1 : trie.MaxLength(it.node) - it.depth;
+    if (apart == UINT32_MAX || apart > remaining) continue;
+    if (apart == 0) return false;
+    const uint32_t end = trie.SubtreeEnd(it.node);
+    for (uint32_t c = it.node + 1; c < end; c = trie.SubtreeEnd(c)) {
+      if (*budget == 0) return false;
+      --*budget;
+      const uint8_t b = trie.Label(c);
+      if (a.TransOp(it.p, b) != a.TransOp(it.q, b)) return false;
+      const uint32_t np = a.Next(it.p, b), nq = a.Next(it.q, b);
+      if (np == kDeadState && nq == kDeadState) continue;
+      stack.push_back({c, it.depth + 1, np, nq});
+    }
+  }
+  return true;
+}
+
+// Merges the refinement's classes whose states no token tells apart, though a longer string
+// does (docs/engine.md, "The mask cache"): the word counts of `(\S+\s+){0,49}` differ only on
+// strings with more space/non-space alternations than a token holds. Within a round-0 class,
+// each class is tested against one group merged so far (token equivalence is an equivalence: one
+// test per group is exact): the group last met under its deepest ancestor in the refinement's
+// class tree, whose states the refinement kept with it longest. Untested or failed, it starts a
+// group of its own: a missed merge costs a walk, never a mask. A failed test costs a product walk
+// that found no shortcut, so tests are only made where a walk is dear (not from states with one
+// live byte or that absorb plain text, which walk in a few steps), each is bounded by
+// kTestNodesPerApart times the square of how long a string told the two apart (states apart
+// after two bytes are seldom equal for tokens, and such tests fail slowly; word counts are apart
+// after many) and by kTestNodes, and the whole search by kBudgetPerNode per trie node.
+constexpr uint64_t kTestNodes = uint64_t{1} << 16;
+constexpr uint64_t kTestNodesPerApart = 1024;
+constexpr uint64_t kBudgetPerNode = 128;
+
+void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std::vector<uint32_t>& parent,
+                   const std::vector<uint32_t>& madeAt, std::vector<uint32_t>* clsOut) {
+  std::vector<uint32_t>& cls = *clsOut;
+  const Separation sep(parent, madeAt);
+  const uint32_t count = a.StateCount();
+  // One state per class, in state order, grouped by round-0 class (the root of its tree).
+  std::vector<uint32_t> rep(parent.size(), UINT32_MAX), root(parent.size(), 0);
+  for (uint32_t x = 0; x < parent.size(); ++x) root[x] = parent[x] == UINT32_MAX ? x : root[parent[x]];
+  std::vector<std::vector<uint32_t>> byRoot(parent.size());
+  for (uint32_t s = 1; s < count; ++s) {
+    if (rep[cls[s]] != UINT32_MAX) continue;
+    rep[cls[s]] = s;
+    byRoot[root[cls[s]]].push_back(cls[s]);
+  }
+  uint64_t budget = 0;
+  for (int t = 0; t < 2; ++t) budget += kBudgetPerNode * tries[t]->NodeCount();
+  std::vector<uint32_t> into(parent.size(), UINT32_MAX);  // class -> the class it joins
+  std::vector<uint32_t> groupUnder(parent.size(), UINT32_MAX);  // per class of the tree
+  for (const auto& members : byRoot) {
+    if (members.size() < 2 || budget == 0) continue;
+    for (uint32_t x : members) {
+      // The group last met under the deepest class above x in the refinement's tree: the
+      // states the refinement kept together with x longest.
+      uint32_t best = UINT32_MAX;
+      for (uint32_t z = x; z != UINT32_MAX && best == UINT32_MAX; z = parent[z]) best = groupUnder[z];
+      const uint64_t apart = best == UINT32_MAX ? 0 : sep(best, x);
+      uint32_t joined = UINT32_MAX;
+      // States with one live byte or that absorb plain text walk in a few steps (the walk goes
+      // straight to the one child, or cuts at once): a test would cost more than it saves.
+      const uint32_t st = rep[x];
+      const bool cheapWalk = a.singleByte[st] >= -1 || a.Is(st, kAbsorbing);
+      if (best != UINT32_MAX && budget > 0 && !cheapWalk) {
+        uint64_t cap = std::min({budget, kTestNodes, kTestNodesPerApart * apart * apart});
+        const uint64_t before = cap;
+        bool same = true;
+        for (int t = 0; t < 2 && same; ++t) same = SameForTokens(a, *tries[t], cls, sep, rep[best], rep[x], &cap);
+        budget -= before - cap;
+        if (same) joined = best;
+      }
+      if (joined == UINT32_MAX) {
+        joined = x;
+      } else {
+        into[x] = joined;
+      }
+      for (uint32_t z = x; z != UINT32_MAX && groupUnder[z] != joined; z = parent[z]) groupUnder[z] = joined;
+    }
+  }
+  for (uint32_t s = 1; s < count; ++s) {
+    if (into[cls[s]] != UINT32_MAX) cls[s] = into[cls[s]];
+  }
+}
+
 }  // namespace
 
-std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth) {
+std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth,
+                                              const TokenTrie* const* tries) {
   const uint32_t count = a.StateCount();
   std::vector<uint32_t> cls(count, 0);
   KeyTable table(count);
@@ -204,6 +335,9 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     keys.insert(keys.end(), {a.ruleOf[s], a.flags[s], profileOf[s], alone[s] ? s : UINT32_MAX, a.LiveOp(s), a.FinalOp(s)});
   }
   uint32_t classes = 1;  // class 0: the dead state
+  // The classes as a tree: each class made by a split records the class it left and the length
+  // of the strings that told them apart (round + 1); those of round 0 have no parent.
+  std::vector<uint32_t> parent, madeAt;
   for (uint32_t s = 1; s < count; ++s) {
     if (alone[s]) {  // its key holds s: a new class, that no other state's key can meet
       cls[s] = classes++;
@@ -294,14 +428,19 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
   const auto hasClassKey = [&](uint32_t x, Span k) {
     return classKeySet[x] && SameSpan(classKeys.data() + classKey[x].begin, classKey[x].size, keys.data() + k.begin, k.size);
   };
+  uint32_t round = 0;
+  parent.assign(classes, UINT32_MAX);
+  madeAt.assign(classes, 0);
   const auto newClass = [&](uint32_t from, Span k, uint32_t members) {
+    parent.push_back(from);
+    madeAt.push_back(round + 1);
     classKey.push_back(saveKey(k));
     classKeySet.push_back(1);
     size.push_back(members);
     size[from] -= members;
     return classes++;
   };
-  for (uint32_t round = 0; round < depth && !dirty.empty(); ++round) {
+  for (; round < depth && !dirty.empty(); ++round) {
     keys.clear();
     keyOf.clear();
     for (uint32_t s : dirty) {
@@ -387,6 +526,14 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
         }
       }
     }
+  }
+  // Token-class columns (whole tokens taken by id) are not byte strings: no product walk sees them.
+  if (tries != nullptr && !a.tokenEdges.Active()) {
+    bool bytesOnly = true;
+    std::vector<uint8_t> holdsByte(a.classCount, 0);
+    for (int b = 0; b < 256; ++b) holdsByte[a.byteClass[b]] = 1;
+    for (uint8_t h : holdsByte) bytesOnly = bytesOnly && h != 0;
+    if (bytesOnly) MergeByTokens(a, tries, parent, madeAt, &cls);
   }
   // Dense ids in order of first appearance.
   std::vector<uint32_t> dense(classes, UINT32_MAX);

@@ -11,13 +11,16 @@
 #include <vector>
 
 #include "tagmask/automaton.h"
+#include "tagmask/token_trie.h"
 
 namespace tagmask {
 
 /// Per state, a class id: states of one class agree on every byte string of at most `depth`
 /// bytes (which prefixes lead where, up to class), are in the same rule, and have the same flags
 /// and `profileOf` entry. States with call edges are classes of their own; so is the dead state
-/// (class 0). Class ids are dense, in order of first appearance.
-std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth);
+/// (class 0). Class ids are dense, in order of first appearance. With `tries` (plain and impure),
+/// classes that only strings no token holds tell apart are merged too (a bounded search).
+std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth,
+                                              const TokenTrie* const* tries = nullptr);
 
 }  // namespace tagmask
