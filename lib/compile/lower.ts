@@ -16,12 +16,12 @@
  * docs/ir.md ("How formats lower") is the summary of record.
  */
 import { GrammarError, InvalidArgumentError, SchemaError } from "../errors.js";
-import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
+import { formatKeyText } from "./key-text.js";
 import { captureFragment, FragmentCache, FragmentImporter, type FragmentCacheStats, type IrFragment } from "./fragments.js";
 import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
@@ -219,7 +219,7 @@ class Lowering {
    */
   private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
     // Numbers a double cannot hold are keyed as written (two schemas may differ only there).
-    const text = hasRecordedNumberTexts() ? stringifyExact(f) : JSON.stringify(f);
+    const text = formatKeyText(f);
     const { simplify, cache } = this.setup;
     // One key string for this lowering's memo and the shared cache: a tool's tag is kilobytes of
     // text, and each distinct string used as a key is flattened and hashed once more.
