@@ -15,10 +15,13 @@ import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.
 import type { Format } from "../format/types.js";
 import type { NormalizedTool } from "./normalize.js";
 
-/** Tools kept (all families together). */
-const MAX_ENTRIES = 2_000;
-/** Characters of key text kept (~8 MB of UTF-16 strings, and the formats about twice that). */
-const MAX_KEY_CHARS = 4_000_000;
+/**
+ * Tools kept (all families together): about what the lowering cache holds (200,000 IR nodes, some
+ * 330 six-parameter tools); more would only keep formats alive for the garbage collector to mark.
+ */
+const MAX_ENTRIES = 500;
+/** Characters of key text kept (~2 MB of UTF-16 strings, and the formats about twice that). */
+const MAX_KEY_CHARS = 1_000_000;
 
 const entries = new Map<string, Format>();
 let keyChars = 0;
