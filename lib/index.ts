@@ -74,7 +74,9 @@ export type { FragmentCacheStats } from "./compile/index.js";
 /** The grammar IR: node types, constructors, serialization and printing (docs/ir.md). */
 export * as ir from "./compile/ir.js";
 // engine (D)
-export { CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher, warmUpCompiler } from "./engine/index.js";
+export {
+  CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher, loweringWorkers, setLoweringWorkers, warmUpCompiler,
+} from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
 export type { CompileAsyncOptions, CompileCallOptions, CompileProgress, GrammarSource } from "./engine/index.js";
 // end engine (D)

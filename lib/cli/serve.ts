@@ -15,7 +15,8 @@ import type { CliCommand } from "./command.js";
 const USAGE = [
   "tagmask serve --model FILE.gguf [--family NAME] [--variant V] [--host 127.0.0.1] [--port 8080] [--parallel N] [--context N]",
   "              [--max-queue N] [--model-id ID] [--threads N] [--gpu] [--route R] [--max-text-tokens N]",
-  "              [--max-whitespace N] [--shutdown-grace SECONDS] [--grammar-timeout SECONDS] [--no-probe] [--log]",
+  "              [--max-whitespace N] [--shutdown-grace SECONDS] [--grammar-timeout SECONDS]",
+  "              [--lowering-workers N] [--no-probe] [--log]",
   "tagmask serve --tiny [options]      the tiny random test model (no download; its output is noise)",
   "",
   "  --model FILE        the GGUF model",
@@ -35,6 +36,8 @@ const USAGE = [
   "  --shutdown-grace S  seconds generations may finish after a signal before they are cancelled (default 30)",
   "  --grammar-timeout S seconds a request's grammar may take to build before the request gets 400",
   "                      grammar_timeout (default 60; 0: no limit)",
+  "  --lowering-workers N threads that lower requests' grammars at once, so a slow grammar does not",
+  "                      hold up the others (default: one per spare core, 2 to 4)",
   "  --no-probe          load the model without first loading it in a child process (a malformed file",
   "                      then aborts the server instead of failing with a message)",
   "  --log               log every request (JSON lines on stdout)",
@@ -62,6 +65,7 @@ export const command: CliCommand = {
       "max-whitespace": { type: "string" },
       "shutdown-grace": { type: "string" },
       "grammar-timeout": { type: "string" },
+      "lowering-workers": { type: "string" },
       "no-probe": { type: "boolean" },
       log: { type: "boolean" },
     });
@@ -78,6 +82,7 @@ export const command: CliCommand = {
     }
     const grace = integerOption(args, "shutdown-grace", undefined, 0);
     const grammarTimeout = integerOption(args, "grammar-timeout", undefined, 0);
+    const loweringWorkers = integerOption(args, "lowering-workers", undefined, 1, 64);
     const threads = integerOption(args, "threads", undefined, 1) ?? (tiny ? 1 : undefined);
     const maxText = integerOption(args, "max-text-tokens", undefined, 1) ?? (tiny ? 8 : undefined);
     const maxWhitespace = integerOption(args, "max-whitespace", undefined, 0) ?? (tiny ? 4 : undefined);
@@ -108,6 +113,7 @@ export const command: CliCommand = {
         ...(maxWhitespace === undefined ? {} : { maxWhitespace }),
         ...(grace === undefined ? {} : { shutdownGraceMs: grace * 1000 }),
         ...(grammarTimeout === undefined ? {} : { grammarTimeoutMs: grammarTimeout * 1000 }),
+        ...(loweringWorkers === undefined ? {} : { loweringWorkers }),
         ...(args.flags.has("no-probe") && !tiny ? { probeModel: false } : {}),
         gpu: args.flags.has("gpu"),
         route,

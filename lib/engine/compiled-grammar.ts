@@ -36,7 +36,7 @@ export interface CompileOptions {
 export interface CompileAsyncOptions extends CompileOptions {
   /**
    * Gives up on the compilation: the promise rejects at once with an AbortError (the signal's
-   * reason as its `cause`), and the work stops and is freed (the lowering worker is stopped, the
+   * reason as its `cause`), and the work stops and is freed (its lowering worker is stopped, the
    * native compilation stops at its next checkpoint, within milliseconds).
    */
   signal?: AbortSignal;
@@ -161,7 +161,7 @@ export function grammarBytes(source: GrammarSource, what: string, lowering: Comp
 }
 
 /**
- * The serialized IR of a source; a structural tag or format is lowered on the lowering worker
+ * The serialized IR of a source; a structural tag or format is lowered on a lowering worker
  * thread (reporting `lower` progress), IR is serialized here.
  */
 export async function grammarBytesAsync(source: GrammarSource, what: string, options: CompileAsyncOptions): Promise<Uint8Array> {

@@ -84,7 +84,7 @@ export class GrammarCompiler {
 
   /**
    * Compiles (or returns the cached result) off the event loop, like compileGrammarAsync: a
-   * structural tag or format is lowered on the lowering worker, the native compilation runs on
+   * structural tag or format is lowered on a lowering worker, the native compilation runs on
    * libuv's pool. Concurrent calls for the same grammar share one native compilation; `signal`
    * gives up on this call (the shared compilation stops once every caller waiting for it gave up),
    * `onProgress` follows it.

@@ -1,18 +1,21 @@
 /**
- * Lowering off the event loop: one worker thread (lowering-worker.ts), started on first use and
- * kept, that turns structural tags and formats into serialized grammar IR one at a time, in the
- * order asked. While it has nothing to do it does not keep the process alive.
+ * Lowering off the event loop: a few worker threads (lowering-worker.ts), started as jobs need
+ * them and kept, that turn structural tags and formats into serialized grammar IR, jobs taken in
+ * the order asked. A job goes to the oldest idle worker (its lowering cache has seen the most
+ * tools); another worker starts only when all are busy, so one slow grammar does not hold up the
+ * rest. Idle workers do not keep the process alive.
  *
- * Aborting the job the worker is on terminates the worker (the lowering is plain JavaScript with
- * no checkpoints inside a JSON Schema, so that is the prompt way to stop it and free its memory);
- * the next job starts a fresh one. A job still waiting is just dropped.
+ * Aborting a running job terminates its worker (the lowering is plain JavaScript with no
+ * checkpoints inside a JSON Schema, so that is the prompt way to stop it and free its memory); a
+ * fresh one starts when a job needs it. A job still waiting is just dropped.
  */
 import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { SimplifyOptions } from "../compile/simplify.js";
-import { AbortError, InternalError } from "../errors.js";
+import { AbortError, InternalError, InvalidArgumentError } from "../errors.js";
 import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import { packageRoot } from "../package-root.js";
@@ -50,11 +53,37 @@ export function abortErrorOf(signal: AbortSignal): AbortError {
   return new AbortError(`the compilation was aborted${detail}`, { cause: reason });
 }
 
+/** One worker thread and the job it is on. */
+interface Slot {
+  worker: Worker;
+  current: Job | null;
+}
+
+/** The default number of lowering workers: one per spare core, at least 2 and at most 4. */
+function defaultWorkerCount(): number {
+  return Math.max(2, Math.min(4, availableParallelism() - 1));
+}
+
 class LoweringPool {
-  private worker: Worker | null = null;
-  private current: Job | null = null;
+  /** Started workers, oldest first; a job goes to the first idle one, so the oldest (whose lowering cache has seen most) does most of the work. */
+  private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private nextId = 1;
+  private maxWorkers = defaultWorkerCount();
+
+  get workerLimit(): number {
+    return this.maxWorkers;
+  }
+
+  /** Sets how many workers may run at once; idle workers past the new limit stop now, busy ones when their job ends. */
+  setWorkerLimit(count: number): void {
+    this.maxWorkers = count;
+    for (let i = this.slots.length - 1; i >= count; i--) {
+      const slot = this.slots[i]!;
+      if (slot.current === null) this.retire(slot);
+    }
+    this.pump();
+  }
 
   lower(format: unknown, options: OffThreadLowering): Promise<Uint8Array> {
     const { signal } = options;
@@ -92,12 +121,11 @@ class LoweringPool {
   /** Stops `job` (running or waiting) and rejects it with `error`. */
   private abort(job: Job, error: unknown): void {
     if (job.settled) return;
-    if (this.current === job) {
+    const slot = this.slots.find((s) => s.current === job);
+    if (slot !== undefined) {
       // Stop the work itself; the worker's state goes with it.
-      this.current = null;
-      const worker = this.worker;
-      this.worker = null;
-      void worker?.terminate();
+      slot.current = null;
+      this.retire(slot);
     } else {
       const at = this.queue.indexOf(job);
       if (at >= 0) this.queue.splice(at, 1);
@@ -106,29 +134,45 @@ class LoweringPool {
     this.pump();
   }
 
+  /** Removes a slot and terminates its worker (its exit then finds it gone and does nothing). */
+  private retire(slot: Slot): void {
+    const at = this.slots.indexOf(slot);
+    if (at >= 0) this.slots.splice(at, 1);
+    void slot.worker.terminate();
+  }
+
+  /** Hands waiting jobs to idle workers, starting workers up to the limit. */
   private pump(): void {
-    if (this.current !== null) return;
-    const job = this.queue.shift();
-    if (job === undefined) {
-      this.worker?.unref();
-      return;
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s, i) => s.current === null && i < this.maxWorkers);
+      if (slot === undefined) {
+        if (this.slots.length >= this.maxWorkers) break;
+        try {
+          slot = this.start();
+        } catch (err) {
+          this.settle(this.queue.shift()!, { error: err });
+          continue;
+        }
+      }
+      this.send(slot, this.queue.shift()!);
     }
-    let worker: Worker;
-    try {
-      worker = this.worker ?? this.start();
-    } catch (err) {
-      this.settle(job, { error: err });
-      this.pump();
-      return;
+    for (let i = this.slots.length - 1; i >= 0; i--) {
+      const slot = this.slots[i]!;
+      if (slot.current !== null) continue;
+      if (i >= this.maxWorkers) this.retire(slot);
+      else slot.worker.unref();
     }
-    worker.ref();
-    this.current = job;
+  }
+
+  private send(slot: Slot, job: Job): void {
+    slot.worker.ref();
+    slot.current = job;
     try {
-      worker.postMessage(job.request);
+      slot.worker.postMessage(job.request);
     } catch (err) {
       // Not cloneable (a function, a symbol…): no valid format holds such a value, and the
       // format reader says where it is.
-      this.current = null;
+      slot.current = null;
       let error: unknown = new InternalError(`the format cannot be sent to the lowering worker: ${(err as Error).message}`);
       try {
         const format = job.request.format;
@@ -138,18 +182,18 @@ class LoweringPool {
         error = formatError;
       }
       this.settle(job, { error });
-      this.pump();
     }
   }
 
-  private start(): Worker {
+  private start(): Slot {
     const script = workerScript();
     if (!existsSync(fileURLToPath(script))) {
       throw new InternalError(`the lowering worker's script ${fileURLToPath(script)} is missing: build the package (npm run build)`);
     }
     const worker = new Worker(script);
+    const slot: Slot = { worker, current: null };
     worker.on("message", (reply: LoweringReply) => {
-      const job = this.current;
+      const job = slot.current;
       if (job === null || job.request.id !== reply.id) return;
       if (reply.kind === "progress") {
         try {
@@ -160,22 +204,23 @@ class LoweringPool {
         }
         return;
       }
-      this.current = null;
+      slot.current = null;
       this.settle(job, reply.kind === "done" ? { bytes: reply.bytes } : { error: reviveError(reply.error) });
       this.pump();
     });
     const fail = (why: string): void => {
-      if (this.worker !== worker) return;
-      this.worker = null;
-      const job = this.current;
-      this.current = null;
+      const at = this.slots.indexOf(slot);
+      if (at < 0) return;
+      this.slots.splice(at, 1);
+      const job = slot.current;
+      slot.current = null;
       if (job) this.settle(job, { error: new InternalError(`the lowering worker stopped: ${why}`) });
       this.pump();
     };
     worker.on("error", (err) => fail(err.message));
     worker.on("exit", (code) => fail(`exit code ${code}`));
-    this.worker = worker;
-    return worker;
+    this.slots.push(slot);
+    return slot;
   }
 }
 
@@ -232,4 +277,25 @@ export function warmUpLowering(signal?: AbortSignal): Promise<void> {
  */
 export function lowerOffThread(format: unknown, options: OffThreadLowering = {}): Promise<Uint8Array> {
   return pool.lower(format, options);
+}
+
+/**
+ * Sets how many lowering worker threads may run at once (default: one per spare core, at least 2
+ * and at most 4). With one, grammars are lowered strictly one after another; more let a quick
+ * grammar pass a slow one. Each worker keeps its own lowering cache. Idle workers past a lowered
+ * limit stop at once, busy ones when their job ends.
+ *
+ * @example
+ * setLoweringWorkers(1); // one worker, one lowering cache
+ */
+export function setLoweringWorkers(count: number): void {
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new InvalidArgumentError(`setLoweringWorkers: count must be an integer in [1, 64], got ${String(count)}`);
+  }
+  pool.setWorkerLimit(count);
+}
+
+/** How many lowering worker threads may run at once (see {@link setLoweringWorkers}). */
+export function loweringWorkers(): number {
+  return pool.workerLimit;
 }

@@ -2,11 +2,11 @@
  * The server's grammar cache: one compiled grammar per distinct (family, tools, tool_choice,
  * parallel_tool_calls, reasoning mode, response_format, limits), built once and shared by every
  * request that asks for it — concurrent requests for the same grammar wait for one build. The
- * structural tag is built on the event loop (milliseconds); it is lowered on the lowering worker
+ * structural tag is built on the event loop (milliseconds); it is lowered on a lowering worker
  * and compiled on the native pool (`GrammarCompiler.compileAsync`). Least recently used
  * entries go first past `maxEntries`; failed builds are not kept. A build that runs past the
  * server's deadline is stopped (lowering and native compilation alike) and answered with a 400
- * that says so: a request's tools are the client's to choose, and the lowering worker is shared.
+ * that says so: a request's tools are the client's to choose, and the lowering workers are shared.
  */
 import { createHash } from "node:crypto";
 import { AbortError, RequestError } from "../errors.js";

@@ -77,7 +77,7 @@ export function toRequestError(err: unknown): RequestError {
 }
 
 /**
- * The grammar of `request` limited to one part, lowered on the lowering worker (a part can take
+ * The grammar of `request` limited to one part, lowered on a lowering worker (a part can take
  * seconds to refuse, and a request can carry a hundred parts: never on the event loop); rejects
  * with what that part alone throws.
  */

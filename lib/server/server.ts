@@ -8,7 +8,9 @@
 import { basename } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
+import { warmUpCompiler } from "../engine/compiled-grammar.js";
 import { GrammarCompiler } from "../engine/grammar-compiler.js";
+import { setLoweringWorkers } from "../engine/lowering-pool.js";
 import { InvalidArgumentError, RequestError, TagmaskError } from "../errors.js";
 import { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-llama.js";
 import { familyVocabularyOptions } from "../integrations/node-llama-cpp/family-model.js";
@@ -72,6 +74,11 @@ export interface ServerOptions {
    * stopped and the request answered 400 `grammar_timeout`; 0: no limit. Default 60000.
    */
   grammarTimeoutMs?: number;
+  /**
+   * Worker threads that lower requests' grammars at once (process-wide: see
+   * `setLoweringWorkers`). Default: one per spare core, at least 2 and at most 4.
+   */
+  loweringWorkers?: number;
   /** fastify's logger (`true`: JSON lines on stdout). Default false. */
   logger?: boolean;
   /** Milliseconds generations may go on after `close()` before they are cancelled (their clients get a 503 error). Default 30000. */
@@ -129,6 +136,7 @@ interface Resolved {
   grammarCacheSize: number;
   bodyLimit: number;
   grammarTimeoutMs: number;
+  loweringWorkers?: number;
   logger: boolean;
   shutdownGraceMs: number;
   handleSignals: boolean;
@@ -136,7 +144,7 @@ interface Resolved {
 
 const KNOWN_OPTIONS = [
   "model", "modelId", "family", "variant", "host", "port", "parallel", "contextSize", "maxQueue", "retryAfter", "threads", "gpu", "route", "probeModel",
-  "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "grammarTimeoutMs", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
+  "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "grammarTimeoutMs", "loweringWorkers", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
 ];
 
 function integerOption(options: ServerOptions, key: keyof ServerOptions, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -200,6 +208,7 @@ function resolveOptions(options: ServerOptions): Resolved {
   const threads = integerOption(options, "threads", 1);
   const maxFreeTextTokens = integerOption(options, "maxFreeTextTokens", 1);
   const maxWhitespace = integerOption(options, "maxWhitespace", 0);
+  const loweringWorkers = integerOption(options, "loweringWorkers", 1, 64);
   if (modelId !== undefined) r.modelId = modelId;
   if (family !== undefined) r.family = family;
   if (variant !== undefined) r.variant = variant;
@@ -207,6 +216,7 @@ function resolveOptions(options: ServerOptions): Resolved {
   if (threads !== undefined) r.threads = threads;
   if (maxFreeTextTokens !== undefined) r.maxFreeTextTokens = maxFreeTextTokens;
   if (maxWhitespace !== undefined) r.maxWhitespace = maxWhitespace;
+  if (loweringWorkers !== undefined) r.loweringWorkers = loweringWorkers;
   return r;
 }
 
@@ -283,6 +293,9 @@ async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
  */
 export async function createServer(options: ServerOptions): Promise<TagmaskServer> {
   const o = resolveOptions(options);
+  if (o.loweringWorkers !== undefined) setLoweringWorkers(o.loweringWorkers);
+  // The lowering worker builds its first-use automata while the model loads, not on the first request.
+  warmUpCompiler().catch(() => undefined);
   const nodeLlamaCpp = await loadNodeLlamaCpp();
   const { default: Fastify } = await import("fastify");
   let llama: Llama | undefined;

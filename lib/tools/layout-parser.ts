@@ -17,11 +17,12 @@ import { InternalError, InvalidArgumentError, OutputParseError } from "../errors
 import { isPlainObject } from "../format/json-path.js";
 import type { JsonSchema } from "../format/types.js";
 import { ArgumentKinds, readCohereArguments, readFlatArguments, readMiniMaxM3Arguments, setOwn } from "./argument-bodies.js";
-import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "./chunk-reader.js";
+import { DONE, WAIT, quote } from "./chunk-reader.js";
 import { JsonScanner } from "./json-scanner.js";
+import { OutputParserBase } from "./output-parser-base.js";
 import type { ReasoningMarkers } from "./layout.js";
 import type {
-  FunctionTool, ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions,
+  FunctionTool, ParsedToolCall, ToolOutputParserOptions,
 } from "./types.js";
 
 /** One piece of a call header: literal text (`\n`: optional whitespace), or a field read up to its terminator. */
@@ -75,17 +76,10 @@ function firstSegment(lit: string): string {
   return i < 0 ? lit : lit.slice(0, i);
 }
 
-export class LayoutParser extends ChunkReader implements ToolOutputParser {
-  private readonly mode: ReasoningMode;
+export class LayoutParser extends OutputParserBase {
   private readonly tools: ReadonlyMap<string, JsonSchema | null>;
-  private error: OutputParseError | undefined;
-  private out: ToolOutputEvent[] = [];
   private state = St.Start;
-  private reasoning: string | undefined;
-  private content = "";
   private pendingWs = "";
-  private readonly calls: ParsedToolCall[] = [];
-  private finished: ParsedToolOutput | undefined;
   private readonly contentMarkers: Array<{ text: string; role: "trigger" | "stop" | "forbidden" }>;
   private readonly markerStarts: Set<string>;
   /** The content is a JSON answer (response_format json_object / json_schema). */
@@ -106,13 +100,11 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
   private writtenIndex: number | undefined;
   private callStart = 0;
   private json: JsonScanner | undefined;
-  private pendingHigh = "";
   private body = "";
   private bodyStart = 0;
 
   constructor(private readonly syntax: ParserSyntax, options: ToolOutputParserOptions = {}) {
-    super();
-    this.mode = options.reasoning ?? "final_output_only";
+    super(options);
     if (this.mode !== "final_output_only" && syntax.reasoning === null) {
       throw new InvalidArgumentError(`options.reasoning: the ${syntax.family} family has no reasoning markers; only "final_output_only" applies`);
     }
@@ -131,47 +123,6 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     this.markerStarts = new Set(this.contentMarkers.map((m) => m.text[0]!));
   }
 
-  push(chunk: string): ToolOutputEvent[] {
-    if (typeof chunk !== "string") throw new InvalidArgumentError(`push(chunk): expected a string, found ${typeof chunk}`);
-    this.checkUsable("push");
-    this.append(chunk);
-    return this.run();
-  }
-
-  end(): ToolOutputEvent[] {
-    this.checkUsable("end");
-    this.ended = true;
-    const events = this.run();
-    if (this.state !== St.Done) throw new InternalError(`the ${this.syntax.family} parser stopped in state ${this.state} at offset ${this.offset()} without an error`);
-    this.finished = { ...(this.reasoning === undefined ? {} : { reasoning: this.reasoning }), content: this.content, toolCalls: this.calls };
-    return events;
-  }
-
-  result(): ParsedToolOutput {
-    if (this.error) throw this.error;
-    if (!this.finished) throw new InvalidArgumentError("result() is available only after end() returned");
-    return this.finished;
-  }
-
-  private checkUsable(what: string): void {
-    if (this.error) throw this.error;
-    if (this.ended) throw new InvalidArgumentError(`${what}() after end(): the parser has already read the whole text`);
-  }
-
-  private run(): ToolOutputEvent[] {
-    this.out = [];
-    try {
-      while (this.state !== St.Done && this.step()) {
-        // Each step reads something or changes state; WAIT means it needs more text.
-      }
-      if (this.state === St.Done && !this.atEnd) this.fail("the end of the text");
-    } catch (err) {
-      if (err instanceof OutputParseError) this.error = err;
-      throw err;
-    }
-    return this.out;
-  }
-
   private expectLiteral(text: string, next: St): void {
     this.litText = text;
     this.litSeg = 0;
@@ -180,7 +131,19 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
     this.state = St.Lit;
   }
 
-  private step(): boolean {
+  protected override afterSteps(): void {
+    if (this.state === St.Done && !this.atEnd) this.fail("the end of the text");
+  }
+
+  protected endedWhereOutputEnds(): boolean {
+    return this.state === St.Done;
+  }
+
+  protected describeState(): string {
+    return `the ${this.syntax.family} parser stopped in state ${this.state}`;
+  }
+
+  protected step(): boolean {
     switch (this.state) {
       case St.Start:
         return this.start();
@@ -506,7 +469,7 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
   }
 
   private argumentsDelta(text: string): void {
-    this.out.push({ type: "arguments", index: this.callIndex, text });
+    this.emitArguments(this.callIndex, text);
   }
 
   /** JSON arguments after a header: streamed one code point at a time. */
@@ -518,31 +481,15 @@ export class LayoutParser extends ChunkReader implements ToolOutputParser {
       if (!inValue) return this.jsonArgsDone();
       this.pos++;
       this.text += unit;
-      this.jsonUnit(unit);
+      this.emitArgumentsUnit(this.callIndex, unit);
     }
     if (!this.ended) return WAIT;
     this.endJson(scanner);
     return this.jsonArgsDone();
   }
 
-  private jsonUnit(unit: string): void {
-    const c = unit.charCodeAt(0);
-    if (this.pendingHigh !== "") {
-      const high = this.pendingHigh;
-      this.pendingHigh = "";
-      if (isLowSurrogate(c)) {
-        this.argumentsDelta(high + unit);
-        return;
-      }
-      this.argumentsDelta(high);
-    }
-    if (isHighSurrogate(c)) this.pendingHigh = unit;
-    else this.argumentsDelta(unit);
-  }
-
   private jsonArgsDone(): boolean {
-    if (this.pendingHigh !== "") this.argumentsDelta(this.pendingHigh);
-    this.pendingHigh = "";
+    this.flushArgumentsUnits(this.callIndex);
     const value: unknown = JSON.parse(this.text);
     if (!isPlainObject(value)) {
       this.fail("a JSON object (the call's arguments)", undefined, this.textStart + (this.text.length - this.text.trimStart().length));

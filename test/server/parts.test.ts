@@ -93,6 +93,7 @@ describe("createServer options", () => {
     ["a route", { model: "x.gguf", route: "fast" }, /options.route/],
     ["a gpu string", { model: "x.gguf", gpu: "yes" }, /options.gpu: expected true or false/],
     ["a hook that is not a function", { model: "x.gguf", onMaskFill: 1 }, /options.onMaskFill: expected a function/],
+    ["no lowering workers", { model: "x.gguf", loweringWorkers: 0 }, /options.loweringWorkers: expected an integer in \[1, 64\], found 0/],
   ];
   for (const [what, options, message] of cases) {
     it(`refuses ${what} before loading anything`, async () => {

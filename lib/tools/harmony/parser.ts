@@ -4,84 +4,46 @@
  * time). Headers are read whole up to `<|message|>`; the recipient may stand before or after the
  * channel, `<|constrain|>json` or `json` may follow, whitespace between the parts is accepted.
  */
-import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
-import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
+import { DONE, WAIT, quote } from "../chunk-reader.js";
 import { JsonScanner } from "../json-scanner.js";
-import type { ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions } from "../types.js";
+import { OutputParserBase } from "../output-parser-base.js";
+import type { ParsedToolCall, ToolOutputParserOptions } from "../types.js";
 import { ANALYSIS, CALL, CHANNEL, END, HARMONY_MARKERS, MESSAGE, RETURN, START } from "./markers.js";
 
 const enum St { Start, Analysis, NextMessage, Header, Text, Answer, Args, AfterArgs, Done }
 
 const HEADER = /^\s*(?:to=([^\s<]+))?\s*<\|channel\|>([a-z]+)\s*(?:to=([^\s<]+))?\s*(?:(?:<\|constrain\|>)?\s*json)?\s*$/;
 
-export class HarmonyParser extends ChunkReader implements ToolOutputParser {
-  private readonly mode: ReasoningMode;
-  private error: OutputParseError | undefined;
-  private out: ToolOutputEvent[] = [];
+export class HarmonyParser extends OutputParserBase {
   private state = St.Start;
-  private reasoning: string | undefined;
-  private content = "";
-  private readonly calls: ParsedToolCall[] = [];
-  private finished: ParsedToolOutput | undefined;
   /** Text of the current message: reasoning (analysis) or content. */
   private into: "reasoning" | "content" = "content";
   private json: JsonScanner | undefined;
-  private pendingHigh = "";
   private callName = "";
 
   /** The final answer is JSON (response_format json_object / json_schema): read as JSON, markers inside its strings are text. */
   private readonly jsonAnswer: boolean;
 
   constructor(options: ToolOutputParserOptions = {}) {
-    super();
-    this.mode = options.reasoning ?? "final_output_only";
+    super(options);
     const rf = options.response_format;
     this.jsonAnswer = rf !== undefined && rf !== null && (rf.type === "json_object" || rf.type === "json_schema");
   }
 
-  push(chunk: string): ToolOutputEvent[] {
-    if (typeof chunk !== "string") throw new InvalidArgumentError(`push(chunk): expected a string, found ${typeof chunk}`);
-    this.checkUsable("push");
-    this.append(chunk);
-    return this.run();
+  protected override afterSteps(): void {
+    if (this.state === St.Done && !this.atEnd) this.fail("the end of the text (a tool call or the final answer ends the output)");
   }
 
-  end(): ToolOutputEvent[] {
-    this.checkUsable("end");
-    this.ended = true;
-    const events = this.run();
-    if (this.state !== St.Done) throw new InternalError(`the harmony parser stopped in state ${this.state} at offset ${this.offset()} without an error`);
-    this.finished = { ...(this.reasoning === undefined ? {} : { reasoning: this.reasoning }), content: this.content, toolCalls: this.calls };
-    return events;
+  protected endedWhereOutputEnds(): boolean {
+    return this.state === St.Done;
   }
 
-  result(): ParsedToolOutput {
-    if (this.error) throw this.error;
-    if (!this.finished) throw new InvalidArgumentError("result() is available only after end() returned");
-    return this.finished;
+  protected describeState(): string {
+    return `the harmony parser stopped in state ${this.state}`;
   }
 
-  private checkUsable(what: string): void {
-    if (this.error) throw this.error;
-    if (this.ended) throw new InvalidArgumentError(`${what}() after end(): the parser has already read the whole text`);
-  }
-
-  private run(): ToolOutputEvent[] {
-    this.out = [];
-    try {
-      while (this.state !== St.Done && this.step()) {
-        // Each step reads something or changes state.
-      }
-      if (this.state === St.Done && !this.atEnd) this.fail("the end of the text (a tool call or the final answer ends the output)");
-    } catch (err) {
-      if (err instanceof OutputParseError) this.error = err;
-      throw err;
-    }
-    return this.out;
-  }
-
-  private step(): boolean {
+  protected step(): boolean {
     switch (this.state) {
       case St.Start:
         return this.start();
@@ -237,32 +199,15 @@ export class HarmonyParser extends ChunkReader implements ToolOutputParser {
       if (!inValue) return this.argsDone();
       this.pos++;
       this.text += unit;
-      this.unit(unit);
+      this.emitArgumentsUnit(this.calls.length, unit);
     }
     if (!this.ended) return WAIT;
     this.endJson(scanner);
     return this.argsDone();
   }
 
-  private unit(unit: string): void {
-    const c = unit.charCodeAt(0);
-    const index = this.calls.length;
-    if (this.pendingHigh !== "") {
-      const high = this.pendingHigh;
-      this.pendingHigh = "";
-      if (isLowSurrogate(c)) {
-        this.out.push({ type: "arguments", index, text: high + unit });
-        return;
-      }
-      this.out.push({ type: "arguments", index, text: high });
-    }
-    if (isHighSurrogate(c)) this.pendingHigh = unit;
-    else this.out.push({ type: "arguments", index, text: unit });
-  }
-
   private argsDone(): boolean {
-    if (this.pendingHigh !== "") this.out.push({ type: "arguments", index: this.calls.length, text: this.pendingHigh });
-    this.pendingHigh = "";
+    this.flushArgumentsUnits(this.calls.length);
     const value: unknown = JSON.parse(this.text);
     if (!isPlainObject(value)) this.fail("a JSON object (the call's arguments)", undefined, this.textStart + (this.text.length - this.text.trimStart().length));
     const call: ParsedToolCall = { index: this.calls.length, name: this.callName, arguments: value };

@@ -9,12 +9,13 @@
  * so the events are the same for every way of splitting the text. `parseToolOutput` is the same
  * machine fed the whole text at once.
  */
-import { InternalError, InvalidArgumentError, OutputParseError } from "../../errors.js";
+import { OutputParseError } from "../../errors.js";
 import { isJsonType } from "../../format/json-path.js";
-import { ChunkReader, DONE, WAIT, isHighSurrogate, isLowSurrogate, quote } from "../chunk-reader.js";
+import { DONE, WAIT, quote } from "../chunk-reader.js";
 import { JsonScanner } from "../json-scanner.js";
+import { OutputParserBase } from "../output-parser-base.js";
 import type {
-  ParsedToolCall, ParsedToolOutput, ReasoningMode, ToolOutputEvent, ToolOutputParser, ToolOutputParserOptions,
+  ParsedToolCall, ToolOutputParserOptions,
 } from "../types.js";
 import {
   ARGUMENT_CLOSE, ARGUMENT_OPEN_PREFIX, ARGUMENT_OPEN_SUFFIX, ARGUMENT_TYPES, ARGUMENT_TYPE_PREFIX, type ArgumentType,
@@ -74,16 +75,9 @@ function setArgument(args: Record<string, unknown>, key: string, value: unknown)
 
 
 /** The incremental Kimi K3 output parser. */
-export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser {
-  private readonly mode: ReasoningMode;
-  private error: OutputParseError | undefined;
-  private out: ToolOutputEvent[] = [];
+export class KimiK3OutputParser extends OutputParserBase {
   private state = St.Start;
   private phase = Phase.Nothing;
-  private reasoning: string | undefined;
-  private content = "";
-  private readonly calls: ParsedToolCall[] = [];
-  private finished: ParsedToolOutput | undefined;
 
   // The call being read.
   private callName = "";
@@ -95,84 +89,24 @@ export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser 
   private argKey = "";
   private argType: ArgumentType = "string";
   private json: JsonScanner | undefined;
-  private pendingHigh = "";
 
   constructor(options: ToolOutputParserOptions = {}) {
-    super();
-    this.mode = options.reasoning ?? "final_output_only";
-  }
-
-  push(chunk: string): ToolOutputEvent[] {
-    if (typeof chunk !== "string") throw new InvalidArgumentError(`push(chunk): expected a string, found ${typeof chunk}`);
-    this.checkUsable("push");
-    this.append(chunk);
-    return this.run();
-  }
-
-  end(): ToolOutputEvent[] {
-    this.checkUsable("end");
-    this.ended = true;
-    const events = this.run();
-    if (this.state !== St.Top || this.phase < Phase.Responded) {
-      throw new InternalError(`the Kimi K3 parser stopped in state ${this.state} at offset ${this.offset()} without an error`);
-    }
-    this.finished = {
-      ...(this.reasoning === undefined ? {} : { reasoning: this.reasoning }),
-      content: this.content,
-      toolCalls: this.calls,
-    };
-    return events;
-  }
-
-  result(): ParsedToolOutput {
-    if (this.error) throw this.error;
-    if (!this.finished) throw new InvalidArgumentError("result() is available only after end() returned");
-    return this.finished;
-  }
-
-  private checkUsable(what: string): void {
-    if (this.error) throw this.error;
-    if (this.ended) throw new InvalidArgumentError(`${what}() after end(): the parser has already read the whole text`);
-  }
-
-  private run(): ToolOutputEvent[] {
-    this.out = [];
-    try {
-      while (this.step()) {
-        // Each step reads something or changes state; it returns WAIT when it needs more text.
-      }
-    } catch (err) {
-      if (err instanceof OutputParseError) this.error = err;
-      throw err;
-    }
-    return this.out;
+    super(options);
   }
 
   /** Emits a piece of the arguments JSON of the current call. */
   private argumentsDelta(text: string): void {
-    this.out.push({ type: "arguments", index: this.callIndex, text });
+    this.emitArguments(this.callIndex, text);
   }
 
   /** Emits the JSON text of an argument value one code point at a time (surrogate pairs together). */
   private jsonUnit(unit: string): void {
     this.text += unit;
-    const c = unit.charCodeAt(0);
-    if (this.pendingHigh !== "") {
-      const high = this.pendingHigh;
-      this.pendingHigh = "";
-      if (isLowSurrogate(c)) {
-        this.argumentsDelta(high + unit);
-        return;
-      }
-      this.argumentsDelta(high);
-    }
-    if (isHighSurrogate(c)) this.pendingHigh = unit;
-    else this.argumentsDelta(unit);
+    this.emitArgumentsUnit(this.callIndex, unit);
   }
 
   private flushJsonUnits(): void {
-    if (this.pendingHigh !== "") this.argumentsDelta(this.pendingHigh);
-    this.pendingHigh = "";
+    this.flushArgumentsUnits(this.callIndex);
   }
 
   /**
@@ -210,7 +144,15 @@ export class KimiK3OutputParser extends ChunkReader implements ToolOutputParser 
   // ---- the states ------------------------------------------------------------------------
 
   /** One step of the state machine: DONE when it made progress, WAIT when it needs more text. */
-  private step(): boolean {
+  protected endedWhereOutputEnds(): boolean {
+    return this.state === St.Top && this.phase >= Phase.Responded;
+  }
+
+  protected describeState(): string {
+    return `the Kimi K3 parser stopped in state ${this.state}`;
+  }
+
+  protected step(): boolean {
     switch (this.state) {
       case St.Start:
         return this.start();
