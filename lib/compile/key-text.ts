@@ -27,7 +27,11 @@ function composed(v: object, exact: boolean, memo: WeakMap<object, string>): str
   const known = memo.get(v);
   if (known !== undefined) return known;
   let s: string;
-  if (Array.isArray(v)) {
+  const type = (v as { type?: unknown }).type;
+  if (type === "tag" && !isList((v as { content?: unknown }).content)) {
+    // A tag seen for the first time (a tool's call tag): written whole, natively, and kept.
+    s = exact ? stringifyExact(v) : JSON.stringify(v);
+  } else if (Array.isArray(v)) {
     s = "[";
     for (let i = 0; i < v.length; i++) s += `${i === 0 ? "" : ","}${part(v[i] === undefined ? null : v[i], v, i, exact, memo)}`;
     s += "]";
@@ -41,8 +45,14 @@ function composed(v: object, exact: boolean, memo: WeakMap<object, string>): str
     }
     s += "}";
   }
-  if ((v as { type?: unknown }).type === "tag" && Object.isFrozen(v)) memo.set(v, s);
+  if (type === "tag" && Object.isFrozen(v)) memo.set(v, s);
   return s;
+}
+
+/** Whether a format is a list of tags (whose tags' texts a request may have kept). */
+function isList(f: unknown): boolean {
+  const type = typeof f === "object" && f !== null ? (f as { type?: unknown }).type : undefined;
+  return type === "tags_with_separator" || type === "triggered_tags";
 }
 
 /** A field of a format node: sub-formats and lists composed, other objects (schemas) whole. */

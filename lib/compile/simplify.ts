@@ -669,7 +669,7 @@ function removeUnreachable(grammar: IrGrammar, fixedRules: FixedRuleSet, bodyRef
     if (seen[i] !== 1) return;
     // With keepAll, the fixed rules come first and are all kept, so their numbers (and bodies) stay.
     rules.push(fixedRules.keepAll && fixedRules.mask[i] === 1 ? r : { name: r.name, body: renumber(r.body) });
-    if (report) outRefs.push(renumberedSet(refs[i]!, index));
+    if (report) outRefs.push(refs[i]!.size === 0 ? NO_REFS : renumberedSet(refs[i]!, index));
   });
   if (report) {
     report.settled = settled;
