@@ -61,4 +61,22 @@ describe("per-tool format cache", () => {
     for (let i = 0; i < 2; i++) expect(() => build([bad])).toThrow(ToolError);
     expect(toolFormatCacheStats().entries).toBe(0);
   });
+
+  it("keeps the calls of the common-layout families too, per family and variant", () => {
+    clearToolFormatCache();
+    const tools = sixParameterTools(3);
+    for (const [family, variant] of [["llama3", undefined], ["qwen3", undefined], ["mistral", "v11"], ["mistral", "v3"]] as const) {
+      const once = buildToolCallingFormat({ family, variant, tools, tool_choice: "required" });
+      const again = buildToolCallingFormat({ family, variant, tools, tool_choice: "required" });
+      if (!once || !again) throw new Error("no format");
+      const [a, b] = [findTags(once.format), findTags(again.format)];
+      expect(a.length, family).toBe(3);
+      a.forEach((t, i) => expect(b[i], `${family} ${variant ?? ""}`).toBe(t));
+    }
+    // Two variants of one family write calls differently: neither gets the other's.
+    const v3 = buildToolCallingFormat({ family: "mistral", variant: "v3", tools, tool_choice: "required" });
+    const v11 = buildToolCallingFormat({ family: "mistral", variant: "v11", tools, tool_choice: "required" });
+    expect(findTags(v3!.format)[0]).not.toBe(findTags(v11!.format)[0]);
+    expect(JSON.stringify(findTags(v3!.format)[0])).not.toBe(JSON.stringify(findTags(v11!.format)[0]));
+  });
 });
