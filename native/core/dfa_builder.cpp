@@ -192,20 +192,24 @@ class SubsetBuilder {
         end.markReset = 0;
         dfa.finalOp.push_back(table_->Intern(end));
       }
-      // Byte transitions, segment by segment.
+      // Byte transitions: without counters, by the intervals where the targets stay the same
+      // (ByteRuns); with counters, segment by segment, checking each segment's operation.
       touched_.clear();
+      if constexpr (!kCounted) ByteRuns(members, &dfa);
       for (Elem e : members) {
         const uint32_t q = StateOf(e);
-        for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
-          const Nfa::Range& r = index_.ranges[i];
-          for (uint32_t k = segOf_[r.lo]; k <= segOf_[r.hi]; ++k) {
-            if (buckets_[k].empty()) {
-              touched_.push_back(k);
-              if (kCounted) segOp_[k] = OpOf(e);
-            } else if (kCounted && segOp_[k] != OpOf(e)) {
-              ops_.Conflict(segOp_[k], OpOf(e));
+        if constexpr (kCounted) {
+          for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
+            const Nfa::Range& r = index_.ranges[i];
+            for (uint32_t k = segOf_[r.lo]; k <= segOf_[r.hi]; ++k) {
+              if (buckets_[k].empty()) {
+                touched_.push_back(k);
+                segOp_[k] = OpOf(e);
+              } else if (segOp_[k] != OpOf(e)) {
+                ops_.Conflict(segOp_[k], OpOf(e));
+              }
+              buckets_[k].push_back(static_cast<Elem>(r.to));
             }
-            buckets_[k].push_back(static_cast<Elem>(r.to));
           }
         }
         // Token edges: one column per token class the edge's node takes.
@@ -236,8 +240,7 @@ class SubsetBuilder {
           target = previousTarget;
         } else {
           closed_.assign(b.begin(), b.end());
-          Close(&closed_);
-          target = Intern(closed_) + 1;
+          target = CloseAndIntern(&closed_) + 1;
         }
         if (dfa.runs.size() > dfa.runBegin.back() && dfa.runs.back().hi + 1u == k && dfa.runs.back().to == target) {
           dfa.runs.back().hi = k;
@@ -267,8 +270,7 @@ class SubsetBuilder {
         size_t j = i;
         closed_.clear();
         while (j < callTargets.size() && callTargets[j].first == callTargets[i].first) closed_.push_back(static_cast<Elem>(callTargets[j++].second));
-        Close(&closed_);
-        CallEdge edge{static_cast<uint32_t>(callTargets[i].first >> 32), Intern(closed_)};
+        CallEdge edge{static_cast<uint32_t>(callTargets[i].first >> 32), CloseAndIntern(&closed_)};
         if (kCounted) edge.op = table_->Intern(ops_.Op(static_cast<uint32_t>(callTargets[i].first)));
         dfa.calls.push_back(edge);
         i = j;
@@ -301,6 +303,59 @@ class SubsetBuilder {
     }
     return region;
   }
+  // The byte transitions of a subset without counter operations, appended to dfa.runs. The
+  // target set changes only where some member's range starts or ends, so the segments between
+  // two such points share one set, closed and interned once: a string body's [^"\\] spans most
+  // segments, and filling, sorting and comparing a bucket per segment was most of the subset
+  // construction of a typical schema. Sets are met in ascending segment order, as they were per
+  // segment, so states are numbered as before.
+  void ByteRuns(const std::vector<Elem>& members, RuleDfa* dfa) {
+    spans_.clear();
+    for (Elem e : members) {
+      const uint32_t q = StateOf(e);
+      for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
+        const Nfa::Range& r = index_.ranges[i];
+        spans_.push_back({segOf_[r.lo], segOf_[r.hi], r.to});
+      }
+    }
+    if (spans_.empty()) return;
+    std::sort(spans_.begin(), spans_.end(), [](const Span& x, const Span& y) { return x.lo < y.lo; });
+    points_.clear();
+    for (const Span& sp : spans_) {
+      points_.push_back(sp.lo);
+      points_.push_back(sp.hi + 1);
+    }
+    std::sort(points_.begin(), points_.end());
+    points_.erase(std::unique(points_.begin(), points_.end()), points_.end());
+    active_.clear();
+    size_t next = 0;
+    bool havePrevious = false;
+    uint32_t previousTarget = 0;
+    for (size_t p = 0; p + 1 < points_.size(); ++p) {
+      const uint32_t lo = points_[p], hi = points_[p + 1] - 1;
+      active_.erase(std::remove_if(active_.begin(), active_.end(), [&](uint32_t i) { return spans_[i].hi < lo; }), active_.end());
+      while (next < spans_.size() && spans_[next].lo == lo) active_.push_back(static_cast<uint32_t>(next++));
+      if (active_.empty()) continue;
+      targets_.clear();
+      for (uint32_t i : active_) targets_.push_back(static_cast<Elem>(spans_[i].to));
+      std::sort(targets_.begin(), targets_.end());
+      targets_.erase(std::unique(targets_.begin(), targets_.end()), targets_.end());
+      uint32_t target = previousTarget;
+      if (!havePrevious || targets_ != previousTargets_) {
+        closed_.assign(targets_.begin(), targets_.end());
+        target = CloseAndIntern(&closed_) + 1;
+        previousTargets_.swap(targets_);
+        havePrevious = true;
+        previousTarget = target;
+      }
+      if (dfa->runs.size() > dfa->runBegin.back() && dfa->runs.back().hi + 1u == lo && dfa->runs.back().to == target) {
+        dfa->runs.back().hi = hi;
+      } else {
+        dfa->runs.push_back({lo, hi, target});
+      }
+    }
+  }
+
   bool Keeps(uint32_t q) const {
     return q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
            index_.HasTokens(q);
@@ -343,6 +398,38 @@ class SubsetBuilder {
     std::sort(out.begin(), out.end());
   }
 
+  // The subset a set of transition targets leads to: closed, then interned. Without counter
+  // operations the closure depends on the targets alone, and many subsets share a target set
+  // (every position of a string body goes where [^"\\] goes), so each target set met is
+  // remembered with its subset id and closed only the first time. Ids come out as before: a set
+  // met again was interned when it was first met.
+  uint32_t CloseAndIntern(std::vector<Elem>* set) {
+    if constexpr (kCounted) {
+      Close(set);
+      return Intern(*set);
+    } else {
+      // Past the subset work bound the table stops growing (memory stays within the bound's order).
+      if (rawPool_.size() + set->size() > kMaxSubsetWork) {
+        Close(set);
+        return Intern(*set);
+      }
+      const uint64_t h = HashSet(set->data(), set->size());
+      if (2 * (rawCount_ + 1) > rawSlots_.size()) GrowRawSlots();
+      size_t i = static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 24) & (rawSlots_.size() - 1);
+      for (; rawSlots_[i].id != UINT32_MAX; i = (i + 1) & (rawSlots_.size() - 1)) {
+        const RawSlot& x = rawSlots_[i];
+        if (x.hash == h && x.end - x.begin == set->size() && std::equal(set->begin(), set->end(), rawPool_.begin() + x.begin)) return x.id;
+      }
+      const uint32_t begin = static_cast<uint32_t>(rawPool_.size());
+      rawPool_.insert(rawPool_.end(), set->begin(), set->end());
+      Close(set);
+      const uint32_t id = Intern(*set);
+      rawSlots_[i] = {h, begin, static_cast<uint32_t>(rawPool_.size()), id};
+      ++rawCount_;
+      return id;
+    }
+  }
+
   uint32_t Intern(const std::vector<Elem>& set) {
     const uint64_t h = HashSet(set.data(), set.size());
     // Open addressing over (hash, id), at most half full: no allocation per subset.
@@ -369,6 +456,17 @@ class SubsetBuilder {
     setEnd_.push_back(static_cast<uint32_t>(pool_.size()));
     slots_[i] = {h, id};
     return id;
+  }
+  void GrowRawSlots() {
+    std::vector<RawSlot> old;
+    old.swap(rawSlots_);
+    rawSlots_.assign(old.empty() ? 256 : old.size() * 2, RawSlot{0, 0, 0, UINT32_MAX});
+    for (const RawSlot& x : old) {
+      if (x.id == UINT32_MAX) continue;
+      size_t i = static_cast<size_t>((x.hash * 0x9E3779B97F4A7C15ull) >> 24) & (rawSlots_.size() - 1);
+      while (rawSlots_[i].id != UINT32_MAX) i = (i + 1) & (rawSlots_.size() - 1);
+      rawSlots_[i] = x;
+    }
   }
   void GrowSlots() {
     std::vector<std::pair<uint64_t, uint32_t>> old;
@@ -403,9 +501,25 @@ class SubsetBuilder {
   std::vector<std::vector<Elem>> buckets_;
   std::vector<uint32_t> touched_;
   std::vector<Elem> members_, closed_;  // scratch, reused
+  // ByteRuns' scratch: one member range as segments, the points where targets change, the
+  // ranges covering the current interval, its target set and the previous interval's.
+  struct Span {
+    uint32_t lo, hi, to;
+  };
+  std::vector<Span> spans_;
+  std::vector<uint32_t> points_, active_;
+  std::vector<Elem> targets_, previousTargets_;
   std::vector<Elem> pool_;
   std::vector<uint32_t> setBegin_, setEnd_;
   std::vector<std::pair<uint64_t, uint32_t>> slots_;  // (hash, subset id); id UINT32_MAX: empty
+  // CloseAndIntern's table: target sets before closure (in rawPool_) and their subset ids.
+  struct RawSlot {
+    uint64_t hash;
+    uint32_t begin, end, id;  // id UINT32_MAX: empty
+  };
+  std::vector<Elem> rawPool_;
+  std::vector<RawSlot> rawSlots_;
+  uint32_t rawCount_ = 0;
 };
 
 }  // namespace
