@@ -11,8 +11,8 @@
  * is bounded by the IR nodes it holds and drops the least recently used fragments first.
  */
 import { InternalError } from "../errors.js";
-import { GrammarBuilder, never, type IrExpr, type IrRule } from "./ir.js";
-import { renumberRefs, simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
+import { GrammarBuilder, never, validateExpressions, type IrExpr, type IrRule } from "./ir.js";
+import { renumberRefs, simplifyValidGrammar, type FixedRules, type SimplifyOptions, type SimplifyReport } from "./simplify.js";
 
 /**
  * A lowered piece of grammar: an expression over rules of its own and over the rules of the
@@ -32,6 +32,13 @@ export interface IrFragment {
   /** Per own rule, the base name its name was derived from (see GrammarBuilder.freshName). */
   readonly bases: readonly string[];
   readonly body: IrExpr;
+  /** Per own rule, the rules it refers to (local numbers). */
+  readonly ownRefs: readonly Int32Array[];
+  /**
+   * Simplified, with nothing left that simplification would inline, and so are its dependencies:
+   * a grammar holding a copy simplifies around the copy's rules without reading them.
+   */
+  readonly settled: boolean;
   /** IR nodes of the own rules and the body. */
   readonly ownNodes: number;
   /**
@@ -57,15 +64,33 @@ export interface FragmentCacheStats {
 const FRAGMENT_ROOT = "\u0000fragment";
 
 /**
+ * A fragment's rules and body with its references renumbered for one placement (`local`: the
+ * builder's rule for each local number). A grammar of the same tools in the same order places a
+ * fragment where the grammar before did: the copy made then serves again, unchanged.
+ */
+interface Placement {
+  readonly local: Int32Array;
+  readonly rules: readonly IrExpr[];
+  readonly body: IrExpr;
+}
+
+/** The last placement of each fragment (dropped with the fragment). */
+const placements = new WeakMap<IrFragment, Placement>();
+
+/**
  * Copies fragments into one builder, each once: a fragment imported again (a JSON Schema that two
  * tools share, or the dependency of two fragments) gives the expression of its first import, so
  * the grammar holds one copy of its rules. Its own rules get fresh names from their base names,
  * as lowering straight into the builder would have named them.
  */
 export class FragmentImporter {
-  private readonly imported = new Map<string, { body: IrExpr; rules: number[] }>();
+  private readonly imported = new Map<string, { body: IrExpr; rules: Int32Array }>();
   /** The fragments imported, in order, with the builder's indices of their own rules. */
-  readonly blocks: Array<{ fragment: IrFragment; rules: number[] }> = [];
+  readonly blocks: Array<{ fragment: IrFragment; rules: Int32Array }> = [];
+  /** The rules copied from settled fragments, with what each refers to (see {@link fixedRules}). */
+  private readonly settledRefs = new Map<number, ReadonlySet<number>>();
+  /** Bodies of the rules copied: checked when their fragment was made. */
+  readonly trustedBodies = new Set<IrExpr>();
 
   /**
    * `ruleBodies` false: the imported rules get empty placeholders (`never`) instead of copies of
@@ -78,26 +103,63 @@ export class FragmentImporter {
   import(f: IrFragment): IrExpr {
     const known = this.imported.get(f.key);
     if (known) return known.body;
-    const local: number[] = new Array<number>(f.depRules + f.rules.length);
+    const local = new Int32Array(f.depRules + f.rules.length);
     for (const { fragment, offset } of f.deps) {
       this.import(fragment);
-      this.imported.get(fragment.key)!.rules.forEach((global, j) => (local[offset + j] = global));
+      local.set(this.imported.get(fragment.key)!.rules, offset);
     }
     const names = f.bases.map((base) => {
       const name = this.b.freshName(base);
       this.b.ruleRef(name); // takes the name before the next one is chosen
       return name;
     });
-    const own = names.map((name) => this.b.ruleRef(name).rule);
-    own.forEach((global, i) => (local[f.depRules + i] = global));
-    const memo = new Map<IrExpr, IrExpr>();
-    const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => local[r]!, memo);
-    f.rules.forEach((r, i) => this.b.define(names[i]!, this.ruleBodies ? renumber(r.body) : never()));
-    const body = renumber(f.body);
+    const own = new Int32Array(names.length);
+    names.forEach((name, i) => (own[i] = this.b.ruleRef(name).rule));
+    local.set(own, f.depRules);
+    const placed = this.ruleBodies ? this.place(f, local) : null;
+    f.rules.forEach((_, i) => this.b.define(names[i]!, placed === null ? never() : placed.rules[i]!));
+    const body = placed === null ? renumberRefs(f.body, (r) => local[r]!, new Map()) : placed.body;
+    if (placed !== null) {
+      for (const body of placed.rules) this.trustedBodies.add(body);
+      if (f.settled) {
+        f.ownRefs.forEach((refs, i) => {
+          const global = new Set<number>();
+          for (const r of refs) global.add(local[r]!);
+          this.settledRefs.set(own[i]!, global);
+        });
+      }
+    }
     this.imported.set(f.key, { body, rules: own });
     this.blocks.push({ fragment: f, rules: own });
     return body;
   }
+
+  /**
+   * The rules copied from settled fragments, for the simplification of the builder's grammar of
+   * `ruleCount` rules: they are simplified already and refer only to each other.
+   */
+  fixedRules(ruleCount: number): FixedRules {
+    const mask = new Uint8Array(ruleCount);
+    for (const i of this.settledRefs.keys()) mask[i] = 1;
+    return { mask, refs: this.settledRefs };
+  }
+
+  /** `f`'s rules and body renumbered by `local`: its last placement's when that was the same. */
+  private place(f: IrFragment, local: Int32Array): Placement {
+    const last = placements.get(f);
+    if (last !== undefined && sameNumbers(last.local, local)) return last;
+    const memo = new Map<IrExpr, IrExpr>();
+    const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (r) => local[r]!, memo);
+    const placed = { local, rules: f.rules.map((r) => renumber(r.body)), body: renumber(f.body) };
+    placements.set(f, placed);
+    return placed;
+  }
+}
+
+function sameNumbers(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -139,8 +201,11 @@ export function captureFragment(key: string, lower: (b: GrammarBuilder, importer
   const rules = order.map((r, i) => (same || i < depRules ? scratchRules[r]! : { name: scratchRules[r]!.name, body: renumber(scratchRules[r]!.body) }));
   let own = rules.slice(depRules);
   let body = same ? lowered : renumber(lowered);
+  let ownRefs: Int32Array[] = [];
+  let settled = false;
   if (simplify !== null) {
-    const simplified = simplifyValidGrammar({ rules: [...rules, { name: FRAGMENT_ROOT, body }], root: rules.length }, simplify, depRules);
+    const report: SimplifyReport = { settled: false, refs: [] };
+    const simplified = simplifyValidGrammar({ rules: [...rules, { name: FRAGMENT_ROOT, body }], root: rules.length }, simplify, depRules, report);
     // The body's rule came last and nothing refers to it, so it stays last; the fixed rules stay
     // first and the other rules keep their order among themselves.
     const last = simplified.rules.length - 1;
@@ -150,11 +215,15 @@ export function captureFragment(key: string, lower: (b: GrammarBuilder, importer
     }
     own = simplified.rules.slice(depRules, last);
     body = simplified.rules[last]!.body;
+    ownRefs = report.refs.slice(depRules, last).map((refs) => Int32Array.from(refs));
+    settled = report.settled && deps.every((d) => d.fragment.settled);
   }
+  // Checked once here: copies of the rules are trusted where the fragment is imported.
+  validateExpressions([...own.map((r) => r.body), body], depRules + own.length, (i) => `${i < own.length ? `rule ${own[i]!.name}` : "the body"} of a lowered fragment`);
   const ownNodes = countNodes(own, body);
   // `deps` lists every level down, so their own nodes add up to all the fragment holds.
   const nodes = deps.reduce((sum, d) => sum + d.fragment.ownNodes, ownNodes);
-  return { key, deps, depRules, rules: own, bases: own.map((r) => scratch.baseName(r.name)), body, ownNodes, nodes };
+  return { key, deps, depRules, rules: own, bases: own.map((r) => scratch.baseName(r.name)), body, ownRefs, settled, ownNodes, nodes };
 }
 
 function countNodes(rules: readonly IrRule[], body: IrExpr): number {

@@ -281,6 +281,8 @@ export class GrammarBuilder {
   private readonly nextSuffix = new Map<string, number>();
   /** The base each suffixed {@link freshName} result was derived from. */
   private readonly bases = new Map<string, string>();
+  /** Names taken without a rule (see {@link reserveName}). */
+  private readonly reserved = new Set<string>();
 
   /** A reference to the rule `name`, defined now or later. */
   ruleRef(name: string): IrRef {
@@ -301,14 +303,22 @@ export class GrammarBuilder {
     return ref(i);
   }
 
+  /**
+   * Takes `name` (a {@link freshName} result) without making it a rule: a part lowered in place
+   * that could have been a rule of that name keeps the names of the rules after it as they were.
+   */
+  reserveName(name: string): void {
+    this.reserved.add(name);
+  }
+
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
-    if (!this.index.has(base)) return base;
+    if (!this.taken(base)) return base;
     // Names are never removed, so a suffix found taken stays taken: searching on from the last
     // one keeps n rules of one base linear instead of quadratic.
     for (let n = this.nextSuffix.get(base) ?? 1; ; n++) {
       const name = `${base}_${n}`;
-      if (!this.index.has(name)) {
+      if (!this.taken(name)) {
         this.nextSuffix.set(base, n);
         this.bases.set(name, base);
         return name;
@@ -340,6 +350,10 @@ export class GrammarBuilder {
       throw new GrammarError(`the root rule '${root}' is not defined`);
     }
     return { rules: this.rules(), root: rootIndex };
+  }
+
+  private taken(name: string): boolean {
+    return this.index.has(name) || (this.reserved.size > 0 && this.reserved.has(name));
   }
 
   private slot(name: string): number {
@@ -382,10 +396,14 @@ function isValidated(grammar: IrGrammar): boolean {
   return true;
 }
 
-/** {@link validateGrammar}, unless this grammar was checked before and its rules are unchanged. */
-export function validateGrammarOnce(grammar: IrGrammar): void {
+/**
+ * {@link validateGrammar}, unless this grammar was checked before and its rules are unchanged.
+ * The bodies of rules in `trusted` were checked before (see {@link validateExpressions}): only
+ * their heads are.
+ */
+export function validateGrammarOnce(grammar: IrGrammar, trusted?: ReadonlySet<IrExpr>): void {
   if (isValidated(grammar)) return;
-  validateGrammar(grammar);
+  validateGrammar(grammar, trusted);
   markValidated(grammar);
 }
 
@@ -538,72 +556,90 @@ function checkKind(e: unknown, where: () => string): void {
  * {@link MAX_IR_NESTING} deep; throws a GrammarError naming the node. Walks iteratively, each
  * shared node once.
  */
-export function validateGrammar(grammar: IrGrammar): void {
+export function validateGrammar(grammar: IrGrammar, trusted?: ReadonlySet<IrExpr>): void {
   checkGrammarHead(grammar);
   const ruleCount = grammar.rules.length;
   const seen = new Set<string>();
+  const depthOf = new Map<IrExpr, number>();
+  grammar.rules.forEach((rule: unknown, r) => {
+    const ruleAt = `rules[${r}]`;
+    const { name, body } = checkRuleHead(rule, ruleAt, seen);
+    if (trusted === undefined || !trusted.has(body)) checkBody(body, () => `${ruleAt} (${name})`, ruleCount, depthOf);
+  });
+}
+
+/**
+ * Checks expressions as {@link validateGrammar} checks rule bodies, for a grammar of `ruleCount`
+ * rules: the rules of a lowered fragment before it is kept (fragments.ts), which are then
+ * trusted where the fragment is copied (its references renumbered to rules that exist).
+ */
+export function validateExpressions(bodies: readonly IrExpr[], ruleCount: number, where: (i: number) => string): void {
+  const depthOf = new Map<IrExpr, number>();
+  bodies.forEach((body, i) => checkBody(body, () => where(i), ruleCount, depthOf));
+}
+
+/**
+ * One rule body: each node's fields, references below `ruleCount`, no cycle, nesting at most
+ * MAX_IR_NESTING. `depthOf` is shared by the bodies of one grammar (see validateGrammar).
+ */
+function checkBody(body: IrExpr, ruleWhere: () => string, ruleCount: number, depthOf: Map<IrExpr, number>): void {
   // Nodes may be shared (a DAG): check each node once, or a heavily shared grammar costs
   // exponential time. `depthOf` is the deepest nesting below a node (0: a leaf), or ON_PATH while
   // the node is being walked (one map for both: this walk runs over every lowered grammar). A
   // node's path is spelled out only for an error message, from the child indices on the stack.
   const ON_PATH = -1;
-  const depthOf = new Map<IrExpr, number>();
-  grammar.rules.forEach((rule: unknown, r) => {
-    const ruleAt = `rules[${r}]`;
-    const { name, body } = checkRuleHead(rule, ruleAt, seen);
-    // The path being walked: its nodes, the next child of each, the deepest nesting below each so far.
-    const nodes: IrExpr[] = [];
-    const next: number[] = [];
-    const depth: number[] = [];
-    const where = (): string =>
-      `${ruleAt} (${name})${nodes.map((e, i) => (e.kind === "seq" || e.kind === "choice" ? `.items[${next[i]! - 1}]` : ".item")).join("")}`;
-    const below = (d: number): void => {
-      const top = nodes.length - 1;
-      if (top >= 0 && depth[top]! < d) depth[top] = d;
-    };
-    const enter = (e: unknown): void => {
-      checkKind(e, where);
-      const node = e as IrExpr;
-      // A leaf is checked where it stands, without the depth map: leaves are half the nodes of a
-      // lowered grammar, and checking one again costs less than two map operations.
-      if (childCount(node) === 0) {
-        if (nodes.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
-        checkNode(node, where, ruleCount);
-        below(1);
-        return;
-      }
-      const known = depthOf.get(node);
-      if (known === ON_PATH) fail(where(), "an expression contains itself (use a rule reference for recursion)");
-      if (known !== undefined) {
-        if (nodes.length + known > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
-        below(known + 1);
-        return;
-      }
+  // The path being walked: its nodes, the next child of each, the deepest nesting below each so far.
+  const nodes: IrExpr[] = [];
+  const next: number[] = [];
+  const depth: number[] = [];
+  const where = (): string =>
+    `${ruleWhere()}${nodes.map((e, i) => (e.kind === "seq" || e.kind === "choice" ? `.items[${next[i]! - 1}]` : ".item")).join("")}`;
+  const below = (d: number): void => {
+    const top = nodes.length - 1;
+    if (top >= 0 && depth[top]! < d) depth[top] = d;
+  };
+  const enter = (e: unknown): void => {
+    checkKind(e, where);
+    const node = e as IrExpr;
+    // A leaf is checked where it stands, without the depth map: leaves are half the nodes of a
+    // lowered grammar, and checking one again costs less than two map operations.
+    if (childCount(node) === 0) {
       if (nodes.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
       checkNode(node, where, ruleCount);
-      depthOf.set(node, ON_PATH);
-      nodes.push(node);
-      next.push(0);
-      depth.push(0);
-    };
-    enter(body);
-    while (nodes.length > 0) {
-      const top = nodes.length - 1;
-      const e = nodes[top]!;
-      const k = next[top]!;
-      if (k < childCount(e)) {
-        next[top] = k + 1;
-        enter(e.kind === "seq" || e.kind === "choice" ? e.items[k] : (e as IrWithItem).item);
-        continue;
-      }
-      const d = depth[top]!;
-      nodes.pop();
-      next.pop();
-      depth.pop();
-      depthOf.set(e, d);
-      below(d + 1);
+      below(1);
+      return;
     }
-  });
+    const known = depthOf.get(node);
+    if (known === ON_PATH) fail(where(), "an expression contains itself (use a rule reference for recursion)");
+    if (known !== undefined) {
+      if (nodes.length + known > MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+      below(known + 1);
+      return;
+    }
+    if (nodes.length >= MAX_IR_NESTING) fail(where(), `expressions nest more than ${MAX_IR_NESTING} deep; name inner parts as rules`);
+    checkNode(node, where, ruleCount);
+    depthOf.set(node, ON_PATH);
+    nodes.push(node);
+    next.push(0);
+    depth.push(0);
+  };
+  enter(body);
+  while (nodes.length > 0) {
+    const top = nodes.length - 1;
+    const e = nodes[top]!;
+    const k = next[top]!;
+    if (k < childCount(e)) {
+      next[top] = k + 1;
+      enter(e.kind === "seq" || e.kind === "choice" ? e.items[k] : (e as IrWithItem).item);
+      continue;
+    }
+    const d = depth[top]!;
+    nodes.pop();
+    next.pop();
+    depth.pop();
+    depthOf.set(e, d);
+    below(d + 1);
+  }
 }
 
 type IrWithItem = IrRepeat | IrCounted | IrUnit | IrMarks | IrMark | IrResidue;

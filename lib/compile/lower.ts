@@ -16,12 +16,12 @@
  * docs/ir.md ("How formats lower") is the summary of record.
  */
 import { GrammarError, InvalidArgumentError, SchemaError } from "../errors.js";
-import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import type {
   Format, JsonSchemaFormat, StructuralTag, TagFormat, TagsWithSeparatorFormat, TokenRef, TriggeredTagsFormat,
 } from "../format/types.js";
 import { ebnfToIr } from "./ebnf/index.js";
+import { formatKeyText } from "./key-text.js";
 import { captureFragment, FragmentCache, FragmentImporter, type FragmentCacheStats, type IrFragment } from "./fragments.js";
 import {
   GrammarBuilder, choice, empty, lit, repeat, seq, text, validateGrammarOnce, type IrExpr, type IrGrammar,
@@ -31,7 +31,7 @@ import {
   lowerAnyTokens, lowerDispatch, lowerExcludeToken, lowerToken, lowerTokenDispatch, lowerTokenTriggeredTags, type TokenLoweringContext,
 } from "./lower-tokens.js";
 import { regexToIr } from "./regex/index.js";
-import { simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
+import { inlinedForm, simplifyValidGrammar, type SimplifyOptions } from "./simplify.js";
 import { lowerStyledSchema } from "./styles/index.js";
 
 /** Options of {@link lowerFormat}. */
@@ -98,14 +98,18 @@ export function lowerFormat(input: StructuralTag | Format, options: LowerOptions
   }
   const setup: LoweringSetup = { simplify, cache: options.cache === false ? null : fragments, progress: null, undeclared };
   if (options.onProgress) setup.progress = { done: 0, total: countListedTags(format), report: options.onProgress };
-  const body = new Lowering(b, setup, new FragmentImporter(b)).format(format, "format", []);
+  const importer = new FragmentImporter(b);
+  const body = new Lowering(b, setup, importer).format(format, "format", []);
   // Tags nested in a tag that came from the cache were not lowered one by one.
   const progress = setup.progress;
   if (progress && progress.done < progress.total) progress.report(progress.total, progress.total);
   b.define("root", body);
   const grammar = b.build("root");
-  const out = simplify === null ? grammar : simplifyValidGrammar(grammar, simplify);
-  validateGrammarOnce(out);
+  // The rules copied from the cache are simplified already: the simplification works around them
+  // (it neither reads nor renumbers them while the rules before them stay), and the validation
+  // checks them only by name (their fragments were checked when they were made).
+  const out = simplify === null ? grammar : simplifyValidGrammar(grammar, simplify, importer.fixedRules(grammar.rules.length));
+  validateGrammarOnce(out, importer.trustedBodies);
   return out;
 }
 
@@ -215,7 +219,7 @@ class Lowering {
    */
   private shared(memo: Map<string, IrExpr>, kind: string, f: Format, capture: boolean, lower: (inner: Lowering) => IrExpr): IrExpr {
     // Numbers a double cannot hold are keyed as written (two schemas may differ only there).
-    const text = hasRecordedNumberTexts() ? stringifyExact(f) : JSON.stringify(f);
+    const text = formatKeyText(f);
     const { simplify, cache } = this.setup;
     // One key string for this lowering's memo and the shared cache: a tool's tag is kilobytes of
     // text, and each distinct string used as a key is flattened and hashed once more.
@@ -355,7 +359,14 @@ class Lowering {
       }
       const endExpr = endToken !== undefined ? lowerToken(endToken) : choice(...distinct([ends]).map((e) => lit(e)), ...(ends.includes("") ? [lit("")] : []));
       const beginExpr = typeof f.begin === "string" ? lit(f.begin) : lowerToken(f.begin.token);
-      return inner.b.define(inner.b.freshName(nameFrom(f.begin)), seq(beginExpr, content, endExpr));
+      const name = inner.b.freshName(nameFrom(f.begin));
+      const body = seq(beginExpr, content, endExpr);
+      // A tag the simplification would inline (`"" text "</x>"`) is written in place, its name
+      // kept from use: dropping its rule from a grammar of many cached tools renumbered them all.
+      const inPlace = capture || this.setup.simplify === null ? null : inlinedForm(body, this.setup.simplify);
+      if (inPlace === null) return inner.b.define(name, body);
+      inner.b.reserveName(name);
+      return inPlace;
     });
   }
 

@@ -32,37 +32,97 @@ export function simplifyGrammar(grammar: IrGrammar, options: SimplifyOptions = {
 }
 
 /**
- * {@link simplifyGrammar} for a grammar known to be valid (built by the lowering), without the
- * checks of its input and output. The first `fixedRules` rules are left as they are (neither
- * rewritten nor inlined, kept, in their places): a fragment's copies of the fragments it depends
- * on (fragments.ts), which are simplified already and must stay their owners' rules; they may
- * refer only to each other, and their bodies are not read (the caller may leave them out).
+ * Rules {@link simplifyValidGrammar} leaves as they are (neither rewritten nor inlined): copies of
+ * lowered fragments (fragments.ts), which are simplified already. They refer only to each other,
+ * and their bodies are not read: `refs` says what each refers to.
  */
-export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}, fixedRules = 0): IrGrammar {
+export interface FixedRules {
+  /** 1 for each fixed rule. */
+  readonly mask: Uint8Array;
+  /** The rules each fixed rule refers to. */
+  readonly refs: ReadonlyMap<number, ReadonlySet<number>>;
+}
+
+/** What {@link simplifyValidGrammar} reports besides the grammar. */
+export interface SimplifyReport {
+  /**
+   * No rule is left that another round of inlining would inline (the rounds ended by finding
+   * none): simplifying again inlines nothing.
+   */
+  settled: boolean;
+  /** The rules each rule of the result refers to. */
+  refs: ReadonlyArray<ReadonlySet<number>>;
+}
+
+/**
+ * {@link simplifyGrammar} for a grammar known to be valid (built by the lowering), without the
+ * checks of its input and output. `fixed` rules are left as they are (see {@link FixedRules}).
+ * A number `n` fixes the first `n` rules and keeps them all in their places (a fragment's copies
+ * of the fragments it depends on, whose bodies the caller may leave out); fixed rules given as a
+ * {@link FixedRules} are kept only when reachable (a grammar of imported fragments), and keep
+ * their bodies unless rules before them are dropped.
+ */
+export function simplifyValidGrammar(grammar: IrGrammar, options: SimplifyOptions = {}, fixed: number | FixedRules = 0, report?: SimplifyReport): IrGrammar {
   const inlineMax = options.inlineMaxNodes ?? 3;
   const keys = new StructureKeys();
+  const fixedRules = typeof fixed === "number" ? prefixFixedRules(fixed) : { ...fixed, keepAll: false };
+  const isFixed = (i: number): boolean => fixedRules.mask[i] === 1;
   const bodyRefs = new BodyRefs();
   const first = new Rewriter(keys);
-  let rules = grammar.rules.map((r, i) => (i < fixedRules ? r : { name: r.name, body: first.expr(r.body) }));
+  let rules = grammar.rules.map((r, i) => (isFixed(i) ? r : { name: r.name, body: first.expr(r.body) }));
   // Each round inlines the rules that became tiny, rewriting as it substitutes (the rewrites
   // reach their fixpoint in one pass); inlining can make new simplifications possible (literals
   // meeting literals), hence the rounds.
   const inlined = new Set<number>();
+  let settled = inlineMax <= 0;
   for (let round = 0; round < 8 && inlineMax > 0; round++) {
     const inline = tinyRules(rules, grammar.root, inlineMax, fixedRules, bodyRefs);
-    if (inline.size === 0) break;
+    if (inline.size === 0) {
+      settled = true;
+      break;
+    }
     // Only the rules that refer to an inlined one change. An inlined rule is referred to by no
     // rule the root reaches once this round is done, so it is not rewritten now or later (a chain
     // of tiny rules otherwise copied its growing literal into every dead link, round after round).
     const rewriter = new Rewriter(keys, inline);
     rules = rules.map((r, i) => {
-      if (i < fixedRules || inline.has(i) || inlined.has(i)) return r;
+      if (isFixed(i) || inline.has(i) || inlined.has(i)) return r;
       for (const j of bodyRefs.of(r.body)) if (inline.has(j)) return { name: r.name, body: rewriter.expr(r.body) };
       return r;
     });
     for (const i of inline.keys()) inlined.add(i);
   }
-  return removeUnreachable({ rules, root: grammar.root }, fixedRules, bodyRefs);
+  // Eight rounds that each inlined something may have left tiny rules.
+  if (!settled) settled = tinyRules(rules, grammar.root, inlineMax, fixedRules, bodyRefs).size === 0;
+  return removeUnreachable({ rules, root: grammar.root }, fixedRules, bodyRefs, report, settled);
+}
+
+/**
+ * The simplified form of `e` when a rule with body `e` is one {@link simplifyValidGrammar} would
+ * inline wherever it is used (tiny, and without references, so on no cycle); otherwise null. A
+ * lowering that writes such a part in place instead of as a rule gets the same grammar, without
+ * the rule the simplification would drop (and renumber every rule after it for).
+ */
+export function inlinedForm(e: IrExpr, options: SimplifyOptions = {}): IrExpr | null {
+  const inlineMax = options.inlineMaxNodes ?? 3;
+  if (inlineMax <= 0) return null;
+  const out = new Rewriter(new StructureKeys()).expr(e);
+  return withoutRefs(out) && size(out, inlineMax) <= inlineMax ? out : null;
+}
+
+/** Fixed rules with what simplification needs to know of them, internally. */
+interface FixedRuleSet extends FixedRules {
+  /** Every fixed rule is kept where it is (the fixed rules are a prefix and refer to nothing outside it). */
+  readonly keepAll: boolean;
+}
+
+const NO_FIXED_REFS: ReadonlyMap<number, ReadonlySet<number>> = new Map();
+
+/** The first `n` rules fixed: their references are not read (they lead only among themselves, and all are kept). */
+function prefixFixedRules(n: number): FixedRuleSet {
+  const mask = new Uint8Array(n);
+  mask.fill(1);
+  return { mask, refs: NO_FIXED_REFS, keepAll: true };
 }
 
 /**
@@ -470,7 +530,7 @@ const MAX_INLINE_DEPTH = 32;
  * write) is inlined at most MAX_INLINE_DEPTH deep per round: substituting rewrites each inlined
  * body, so an unbounded chain recursed as deep as it was long.
  */
-function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: number, bodyRefs: BodyRefs): Map<number, IrExpr> {
+function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: FixedRuleSet, bodyRefs: BodyRefs): Map<number, IrExpr> {
   const refs = ruleRefs(rules, fixedRules, bodyRefs);
   const cyclic = rulesOnCycles(refs);
   // Only references from rules the root reaches count: an inlined rule is left unreferenced.
@@ -490,7 +550,7 @@ function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: 
   // none is on a cycle, so substitution ends.
   const tiny = new Set<number>();
   rules.forEach((r, i) => {
-    if (i === root || i < fixedRules || !used.has(i) || cyclic[i] === 1 || size(r.body, maxNodes) > maxNodes) return;
+    if (i === root || fixedRules.mask[i] === 1 || !used.has(i) || cyclic[i] === 1 || size(r.body, maxNodes) > maxNodes) return;
     tiny.add(i);
   });
   // Nesting depth of each tiny rule's substitution, callees first (the tiny rules form no cycle);
@@ -583,43 +643,74 @@ function rulesOnCycles(refs: ReadonlyArray<ReadonlySet<number>>): Uint8Array {
   return cyclic;
 }
 
-/** The grammar with only the rules the root (or a fixed rule) reaches, references renumbered. */
-function removeUnreachable(grammar: IrGrammar, fixedRules: number, bodyRefs: BodyRefs): IrGrammar {
+/**
+ * The grammar with only the rules the root (or, with `keepAll`, a fixed rule) reaches, references
+ * renumbered; fills `report` with the result's references.
+ */
+function removeUnreachable(grammar: IrGrammar, fixedRules: FixedRuleSet, bodyRefs: BodyRefs, report: SimplifyReport | undefined, settled: boolean): IrGrammar {
   const refs = ruleRefs(grammar.rules, fixedRules, bodyRefs);
   // An explicit stack: a chain of rules (a pattern's automaton written as rules) can be tens of
   // thousands long, past the call stack.
-  const seen = new Set<number>();
+  const seen = new Uint8Array(grammar.rules.length);
   const stack: number[] = [grammar.root];
-  for (let i = fixedRules - 1; i >= 0; i--) stack.push(i);
+  if (fixedRules.keepAll) for (let i = fixedRules.mask.length - 1; i >= 0; i--) stack.push(i);
+  let kept = 0;
   while (stack.length > 0) {
     const i = stack.pop()!;
-    if (seen.has(i)) continue;
-    seen.add(i);
-    for (const j of refs[i]!) if (!seen.has(j)) stack.push(j);
+    if (seen[i] === 1) continue;
+    seen[i] = 1;
+    kept++;
+    for (const j of refs[i]!) if (seen[j] !== 1) stack.push(j);
+  }
+  if (kept === grammar.rules.length) {
+    if (report) {
+      report.settled = settled;
+      report.refs = refs;
+    }
+    return grammar;
   }
   // Keep the original order of the rules kept, so printing stays stable.
-  const kept = grammar.rules.map((_, i) => i).filter((i) => seen.has(i));
-  if (kept.length === grammar.rules.length) return grammar;
-  const index = new Map(kept.map((old, i) => [old, i]));
+  const index = new Int32Array(grammar.rules.length).fill(-1);
+  const rules: IrRule[] = [];
+  const outRefs: Array<ReadonlySet<number>> = [];
   const memo = new Map<IrExpr, IrExpr>();
-  const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (rule) => index.get(rule)!, memo);
-  // Fixed rules come first and are all kept, so their numbers (and bodies) stay.
-  return { rules: kept.map((i) => (i < fixedRules ? grammar.rules[i]! : { name: grammar.rules[i]!.name, body: renumber(grammar.rules[i]!.body) })), root: index.get(grammar.root)! };
+  const renumber = (e: IrExpr): IrExpr => renumberRefs(e, (rule) => index[rule]!, memo);
+  let next = 0;
+  grammar.rules.forEach((_, i) => {
+    if (seen[i] === 1) index[i] = next++;
+  });
+  grammar.rules.forEach((r, i) => {
+    if (seen[i] !== 1) return;
+    // With keepAll, the fixed rules come first and are all kept, so their numbers (and bodies) stay.
+    rules.push(fixedRules.keepAll && fixedRules.mask[i] === 1 ? r : { name: r.name, body: renumber(r.body) });
+    if (report) outRefs.push(refs[i]!.size === 0 ? NO_REFS : renumberedSet(refs[i]!, index));
+  });
+  if (report) {
+    report.settled = settled;
+    report.refs = outRefs;
+  }
+  return { rules, root: index[grammar.root]! };
+}
+
+function renumberedSet(refs: ReadonlySet<number>, index: Int32Array): ReadonlySet<number> {
+  const out = new Set<number>();
+  for (const r of refs) out.add(index[r]!);
+  return out;
 }
 
 const NO_REFS: ReadonlySet<number> = new Set();
 
 /**
- * The rules each rule refers to. Fixed rules refer only to each other and are all kept, so no
- * reachability depends on their bodies: they count as referring to none (nor are they read).
+ * The rules each rule refers to. The references of fixed rules are given (with keepAll: they
+ * refer only to each other and are all kept, so none counts); their bodies are not read.
  */
-function ruleRefs(rules: readonly IrRule[], fixedRules: number, bodyRefs: BodyRefs): Array<ReadonlySet<number>> {
-  return rules.map((r, i) => (i < fixedRules ? NO_REFS : bodyRefs.of(r.body)));
+function ruleRefs(rules: readonly IrRule[], fixedRules: FixedRuleSet, bodyRefs: BodyRefs): Array<ReadonlySet<number>> {
+  return rules.map((r, i) => (fixedRules.mask[i] === 1 ? fixedRules.refs.get(i) ?? NO_REFS : bodyRefs.of(r.body)));
 }
 
 /**
  * `e` with each reference to rule `r` turned into one to `index(r)`, for a one-to-one `index`.
- * Nodes without references are kept as they are; copies of normal forms stay normal forms (a
+ * Nodes without references, or whose references keep their numbers, are kept as they are; copies of normal forms stay normal forms (a
  * one-to-one renumbering changes the outcome of no rewrite). `memo` serves every rule of one
  * renumbering, so shared nodes stay shared.
  */
@@ -629,9 +720,11 @@ export function renumberRefs(e: IrExpr, index: (rule: number) => number, memo: M
   if (known) return known;
   let out: IrExpr;
   switch (e.kind) {
-    case "ref":
-      out = { kind: "ref", rule: index(e.rule) };
+    case "ref": {
+      const rule = index(e.rule);
+      out = rule === e.rule ? e : { kind: "ref", rule };
       break;
+    }
     case "seq":
     case "choice": {
       // The items array is copied only once an item changes.

@@ -11,6 +11,7 @@ import { ToolError } from "../errors.js";
 import { anyText, constString, optional, or, regex, sequence, structuralTag, tag, tagsWithSeparator } from "../format/build.js";
 import type { Format, StructuralTag, TagFormat } from "../format/types.js";
 import type { NormalizedTool, NormalizedToolRequest } from "./normalize.js";
+import { cachedToolFormat } from "./tool-format-cache.js";
 
 /** Reasoning between two markers (`<think>` … `</think>`). */
 export interface ReasoningMarkers {
@@ -73,9 +74,22 @@ export function reasoningPrefix(reasoning: ReasoningMarkers | null, mode: Normal
   return [optional(after.length === 0 ? block : sequence(block, ...after))];
 }
 
+const layoutIds = new WeakMap<CallsLayout, number>();
+let nextLayoutId = 0;
+
+/** A number for each calls layout (one per family and variant): its calls' kind in the per-tool cache. */
+function layoutId(layout: CallsLayout): number {
+  let id = layoutIds.get(layout);
+  if (id === undefined) layoutIds.set(layout, (id = nextLayoutId++));
+  return id;
+}
+
 /** The calls block: every call of the request's tools, at least one, at most one without parallel calls. */
 export function callsBlock(layout: CallsLayout, request: NormalizedToolRequest): Format {
-  const calls = request.tools.map((t) => layout.call(t));
+  // A call depends on the tool and the layout alone (layouts are built once per family and
+  // variant): built once per tool content (tool-format-cache.ts).
+  const kind = `layout ${layoutId(layout)}`;
+  const calls = request.tools.map((t) => cachedToolFormat(kind, t, (tool) => layout.call(tool)));
   const options = request.parallel ? { at_least_one: true } : { at_least_one: true, stop_after_first: true };
   const list = tagsWithSeparator(calls, layout.separator, options);
   const block = layout.section ? tag(layout.section.begin, list, layout.section.end) : list;

@@ -102,6 +102,50 @@ describe("lowering cache", () => {
     expect(after.hits - before.hits).toBe(9 + 3 + 4);
   });
 
+  it("places a repeated request's cached rules where they stood: the copies made then serve again", () => {
+    const tools = sixParameterTools(6);
+    clearLoweringCache();
+    const first = lowerFormat(k3(tools));
+    const again = lowerFormat(k3(tools));
+    expect(printGrammar(again)).toBe(printGrammar(first));
+    // The call tags' rules and their schemas' come from the cache: the same objects.
+    const cachedRule = (name: string): boolean => name.startsWith("json/") || name.startsWith("tag_open_call_");
+    const fromCache = again.rules.filter((r) => cachedRule(r.name));
+    expect(fromCache.length).toBeGreaterThan(6 * 5);
+    expect(fromCache.every((r) => r.body === first.rules[again.rules.indexOf(r)]!.body)).toBe(true);
+    // One tool changed: the rules of the tools before it keep their numbers, and their copies.
+    const changed = tools.slice();
+    changed[4] = sixParameterTool(4, 1);
+    const next = lowerFormat(k3(changed));
+    // (The changed tool's schemas come before its tag's rule, and after tool 3's.)
+    const endOfTool3 = next.rules.findIndex((r) => r.name.includes("tool_3")) + 1;
+    expect(endOfTool3).toBeGreaterThan(6 * 3);
+    const before = next.rules.slice(0, endOfTool3).filter((r) => cachedRule(r.name));
+    expect(before.every((r) => r.body === first.rules[next.rules.indexOf(r)]!.body)).toBe(true);
+  });
+
+  it("drops the cached rules of a tag that turns out empty, as lowering without the cache does", () => {
+    // A tag whose content is empty as a language: its rules, from the cache, leave the grammar.
+    const tag: StructuralTag = {
+      type: "structural_tag",
+      format: {
+        type: "triggered_tags",
+        triggers: ["<a"],
+        tags: [
+          { type: "tag", begin: "<a>", content: { type: "json_schema", json_schema: { type: "array", items: { type: "string" }, minItems: 2, maxItems: 1 } }, end: "</a>" },
+          { type: "tag", begin: "<ab>", content: { type: "json_schema", json_schema: { type: "object", properties: { x: { type: "string" } } } }, end: "</ab>" },
+        ],
+      },
+    };
+    clearLoweringCache();
+    const cached = printGrammar(lowerFormat(tag));
+    expect(printGrammar(lowerFormat(tag))).toBe(cached);
+    expect(cached).not.toMatch(/tag_a ::=|maxItems|\[0-9\]/);
+    const uncached = lowerFormat(tag, { cache: false });
+    expect(lowerFormat(tag).rules.length).toBe(uncached.rules.length);
+    for (const s of ['<ab>{"x": "1"}</ab>', "<a>[]</a>", 'x<ab>{}</ab>y']) expect(isMatch(lowerFormat(tag), s), s).toBe(isMatch(uncached, s));
+  });
+
   it("holds a schema that several tools share once in their grammar", () => {
     clearLoweringCache();
     // Read as JSON Schema (undeclared members allowed) every object has an open-member rule.

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
-  GrammarBuilder, charClass, choice, empty, lit, never, optional, plus, printGrammar, repeat, seq, star, text, type IrExpr,
+  GrammarBuilder, charClass, choice, empty, lit, never, optional, plus, printExpr, printGrammar, ref, repeat, seq, star, text, type IrExpr,
   type IrGrammar,
 } from "../../lib/compile/ir.js";
 import { isMatch } from "../../lib/compile/recognizer.js";
-import { simplifyGrammar } from "../../lib/compile/simplify.js";
+import { inlinedForm, simplifyGrammar, simplifyValidGrammar, type SimplifyReport } from "../../lib/compile/simplify.js";
 
 function one(body: IrExpr): IrGrammar {
   const b = new GrammarBuilder();
@@ -121,5 +121,35 @@ describe("simplifyGrammar", () => {
         expect(isMatch(s, str), `${printGrammar(g)} on ${JSON.stringify(str)}`).toBe(isMatch(g, str));
       }
     }
+  });
+
+  it("leaves fixed rules as they are, keeping only the reachable ones", () => {
+    // Rules 1-3 stand for copies of lowered fragments: 2 is tiny but fixed (not inlined), 1 and
+    // 3 are reached by nothing the root reaches (dropped; 2 is renumbered, its body kept).
+    const body2 = seq(lit("b"), lit("c"));
+    const g: IrGrammar = {
+      rules: [
+        { name: "root", body: seq(lit("a"), ref(2), ref(4)) },
+        { name: "f1", body: seq(lit("x"), ref(3)) },
+        { name: "f2", body: body2 },
+        { name: "f3", body: lit("y") },
+        { name: "tiny", body: lit("z") },
+      ],
+      root: 0,
+    };
+    const mask = Uint8Array.from([0, 1, 1, 1, 0]);
+    const report: SimplifyReport = { settled: false, refs: [] };
+    const out = simplifyValidGrammar(g, {}, { mask, refs: new Map([[1, new Set([3])], [2, new Set<number>()], [3, new Set<number>()]]) }, report);
+    expect(printGrammar(out)).toBe('root ::= "a" f2 "z"\nf2 ::= "b" "c"\n');
+    expect(out.rules[1]!.body).toBe(body2);
+    expect(report.settled).toBe(true);
+    expect(report.refs.map((r) => [...r])).toEqual([[1], []]);
+  });
+
+  it("says when a part would be inlined wherever it stands (tiny, without references)", () => {
+    expect(printExpr(inlinedForm(seq(lit(""), text(["</a>"]), lit("</a>")))!)).toBe('text(excluding "</a>") "</a>"');
+    expect(inlinedForm(seq(lit("a"), ref(1)))).toBeNull();
+    expect(inlinedForm(seq(lit("a"), text(), lit("b"), text()))).toBeNull();
+    expect(inlinedForm(lit("a"), { inlineMaxNodes: 0 })).toBeNull();
   });
 });

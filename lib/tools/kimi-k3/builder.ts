@@ -21,6 +21,7 @@ import { anyText, constString, optional, or, regex, sequence, structuralTag, tag
 import { keyPath } from "../../format/json-path.js";
 import type { Format, StructuralTag, TagFormat } from "../../format/types.js";
 import type { NormalizedTool, NormalizedToolRequest } from "../normalize.js";
+import { cachedToolFormat } from "../tool-format-cache.js";
 import { argumentsFormat, checkNoMarkers } from "./arguments.js";
 import {
   CALL_CLOSE, CALL_INDEX_PREFIX, CALL_OPEN_PREFIX, CALL_OPEN_SUFFIX, CLOSE, END_OF_MSG, MESSAGE_CLOSE, OPEN, RESPONSE_CLOSE,
@@ -49,7 +50,8 @@ function callTag(tool: NormalizedTool): TagFormat {
 
 /** The tools channel: one or more calls (exactly one without parallel calls). */
 function toolsChannel(request: NormalizedToolRequest): TagFormat {
-  const calls = request.tools.map(callTag);
+  // A tool's call tag depends on the tool alone: built once per tool content (tool-format-cache.ts).
+  const calls = request.tools.map((tool) => cachedToolFormat("kimi-k3 call", tool, callTag));
   const options = request.parallel ? { at_least_one: true } : { at_least_one: true, stop_after_first: true };
   return tag(TOOLS_OPEN, tagsWithSeparator(calls, "", options), TOOLS_CLOSE);
 }

@@ -24,7 +24,16 @@ export type MistralVariant = (typeof MISTRAL_VARIANTS)[number];
 const THINK: ReasoningMarkers = { open: "[THINK]", close: "[/THINK]", after: "" };
 const STOPS = ["</s>"];
 
+/** One layout per variant, built once: the per-tool cache keys calls by their layout object. */
+const layouts = new Map<MistralVariant, MessageLayout>();
+
 function layoutOf(variant: MistralVariant): MessageLayout {
+  let layout = layouts.get(variant);
+  if (layout === undefined) layouts.set(variant, (layout = newLayout(variant)));
+  return layout;
+}
+
+function newLayout(variant: MistralVariant): MessageLayout {
   if (variant === "v3") {
     return {
       family: "mistral", reasoning: null, contentExcludes: [], contentWithCalls: "before",
