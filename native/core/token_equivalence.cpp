@@ -216,14 +216,17 @@ class Separation {
 // only skip work whose outcome they know). The product walk skips a subtree where the two
 // states' classes agree on every string as long as the tokens' remaining bytes, and where both
 // are in one state. `budget` bounds the nodes stepped; false when it runs out.
+struct ProductItem {
+  uint32_t node, depth, p, q;
+};
+
 bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<uint32_t>& cls, const Separation& sep, uint32_t p,
-                   uint32_t q, uint64_t* budget) {
-  struct Item {
-    uint32_t node, depth, p, q;
-  };
-  std::vector<Item> stack{{0, 0, p, q}};
+                   uint32_t q, uint64_t* budget, std::vector<ProductItem>* scratch) {
+  std::vector<ProductItem>& stack = *scratch;
+  stack.clear();
+  stack.push_back({0, 0, p, q});
   while (!stack.empty()) {
-    const Item it = stack.back();
+    const ProductItem it = stack.back();
     stack.pop_back();
     if (it.p == it.q) continue;
     const uint32_t apart = sep(cls[it.p], cls[it.q]);
@@ -238,7 +241,10 @@ bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<
       const uint8_t b = trie.Label(c);
       if (a.TransOp(it.p, b) != a.TransOp(it.q, b)) return false;
       const uint32_t np = a.Next(it.p, b), nq = a.Next(it.q, b);
-      if (np == kDeadState && nq == kDeadState) continue;
+      if (np == nq) continue;
+      // States of different round-0 classes fail wherever they are met: fail now, not after
+      // the siblings are stepped (the answer is the same; a failing test is most tests).
+      if (sep(cls[np], cls[nq]) == 0) return false;
       stack.push_back({c, it.depth + 1, np, nq});
     }
   }
@@ -279,6 +285,7 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std:
   for (int t = 0; t < 2; ++t) budget += kBudgetPerNode * tries[t]->NodeCount();
   std::vector<uint32_t> into(parent.size(), UINT32_MAX);  // class -> the class it joins
   std::vector<uint32_t> groupUnder(parent.size(), UINT32_MAX);  // per class of the tree
+  std::vector<ProductItem> scratch;
   for (const auto& members : byRoot) {
     if (members.size() < 2 || budget == 0) continue;
     for (uint32_t x : members) {
@@ -296,7 +303,7 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std:
         uint64_t cap = std::min({budget, kTestNodes, kTestNodesPerApart * apart * apart});
         const uint64_t before = cap;
         bool same = true;
-        for (int t = 0; t < 2 && same; ++t) same = SameForTokens(a, *tries[t], cls, sep, rep[best], rep[x], &cap);
+        for (int t = 0; t < 2 && same; ++t) same = SameForTokens(a, *tries[t], cls, sep, rep[best], rep[x], &cap, &scratch);
         budget -= before - cap;
         if (same) joined = best;
       }
