@@ -435,7 +435,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   cuts[1].nodeMax = &nodeMax;
   // One walk per class of states that no token tells apart; the other states take its result.
   const TokenTrie* const walkedTries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
-  const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1, walkedTries);
+  const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1, walkedTries, plainDepth.data());
   std::vector<uint32_t> walked;  // the first state of each class, in state order
   std::vector<uint32_t> source(count, 0);
   {

@@ -266,8 +266,10 @@ bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<
 constexpr uint64_t kTestNodes = uint64_t{1} << 16;
 constexpr uint64_t kTestNodesPerApart = 1024;
 constexpr uint64_t kBudgetPerNode = 128;
+// PlainDepth's value for a state no plain text can kill (mask_builder.cpp).
+constexpr uint16_t kNoPlainDeath = 0xFFFF;
 
-void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std::vector<uint32_t>& parent,
+void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint16_t* plainDepth, const std::vector<uint32_t>& parent,
                    const std::vector<uint32_t>& madeAt, std::vector<uint32_t>* clsOut) {
   std::vector<uint32_t>& cls = *clsOut;
   const Separation sep(parent, madeAt);
@@ -295,10 +297,13 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std:
       for (uint32_t z = x; z != UINT32_MAX && best == UINT32_MAX; z = parent[z]) best = groupUnder[z];
       const uint64_t apart = best == UINT32_MAX ? 0 : sep(best, x);
       uint32_t joined = UINT32_MAX;
-      // States with one live byte or that absorb plain text walk in a few steps (the walk goes
-      // straight to the one child, or cuts at once): a test would cost more than it saves.
+      // States with one live byte, that absorb plain text, or that no plain text can kill walk in
+      // a few steps (the walk goes straight to the one child, or cuts the plain trie at once): a
+      // test would cost more than it saves. (A test that succeeds walks both states with no cut:
+      // the 50 six-parameter tools' string states, which watch for Kimi K3 markers, took several
+      // times their walks' cost in tests before this gate.)
       const uint32_t st = rep[x];
-      const bool cheapWalk = a.singleByte[st] >= -1 || a.Is(st, kAbsorbing);
+      const bool cheapWalk = a.singleByte[st] >= -1 || a.Is(st, kAbsorbing) || (plainDepth != nullptr && plainDepth[st] == kNoPlainDeath);
       if (best != UINT32_MAX && budget > 0 && !cheapWalk) {
         uint64_t cap = std::min({budget, kTestNodes, kTestNodesPerApart * apart * apart});
         const uint64_t before = cap;
@@ -323,7 +328,7 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const std:
 }  // namespace
 
 std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth,
-                                              const TokenTrie* const* tries) {
+                                              const TokenTrie* const* tries, const uint16_t* plainDepth) {
   const uint32_t count = a.StateCount();
   std::vector<uint32_t> cls(count, 0);
   KeyTable table(count);
@@ -540,7 +545,7 @@ std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vec
     std::vector<uint8_t> holdsByte(a.classCount, 0);
     for (int b = 0; b < 256; ++b) holdsByte[a.byteClass[b]] = 1;
     for (uint8_t h : holdsByte) bytesOnly = bytesOnly && h != 0;
-    if (bytesOnly) MergeByTokens(a, tries, parent, madeAt, &cls);
+    if (bytesOnly) MergeByTokens(a, tries, plainDepth, parent, madeAt, &cls);
   }
   // Dense ids in order of first appearance.
   std::vector<uint32_t> dense(classes, UINT32_MAX);
