@@ -259,7 +259,8 @@ bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<
 // class tree, whose states the refinement kept with it longest. Untested or failed, it starts a
 // group of its own: a missed merge costs a walk, never a mask. A failed test costs a product walk
 // that found no shortcut, so tests are only made where a walk is dear (not from states with one
-// live byte or that absorb plain text, which walk in a few steps), each is bounded by
+// live byte, that absorb plain text or that no plain text can kill, which walk in a few steps;
+// and only in automata with many such states), each is bounded by
 // kTestNodesPerApart times the square of how long a string told the two apart (states apart
 // after two bytes are seldom equal for tokens, and such tests fail slowly; word counts are apart
 // after many) and by kTestNodes, and the whole search by kBudgetPerNode per trie node.
@@ -268,6 +269,9 @@ constexpr uint64_t kTestNodesPerApart = 1024;
 constexpr uint64_t kBudgetPerNode = 128;
 // PlainDepth's value for a state no plain text can kill (mask_builder.cpp).
 constexpr uint16_t kNoPlainDeath = 0xFFFF;
+// The merge runs when at least kMinCandidates states, and one in kCandidateShare, walk dear.
+constexpr uint64_t kMinCandidates = 1024;
+constexpr uint64_t kCandidateShare = 4;
 
 void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint16_t* plainDepth, const std::vector<uint32_t>& parent,
                    const std::vector<uint32_t>& madeAt, std::vector<uint32_t>* clsOut) {
@@ -288,6 +292,22 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint
   std::vector<uint32_t> into(parent.size(), UINT32_MAX);  // class -> the class it joins
   std::vector<uint32_t> groupUnder(parent.size(), UINT32_MAX);  // per class of the tree
   std::vector<ProductItem> scratch;
+  // States with one live byte, that absorb plain text, or that no plain text can kill walk in
+  // a few steps (the walk goes straight to the one child, or cuts the plain trie at once): a
+  // test would cost more than it saves. (A test that succeeds walks both states with no cut.)
+  const auto cheapWalk = [&](uint32_t st) {
+    return a.singleByte[st] >= -1 || a.Is(st, kAbsorbing) || (plainDepth != nullptr && plainDepth[st] == kNoPlainDeath);
+  };
+  // The merge pays where many states walk dear (the word counts of o21142: 10,135 candidates of
+  // 12,193 states, 10.4 s -> 1.3 s); with a few hundred candidates (the median JSONSchemaBench
+  // schema) or a small share of them (50 six-parameter tools: 3,498 of 17,146) its tests cost
+  // more than the walks they save (+40 % and +50 % of the masks phase measured).
+  uint64_t candidates = 0;
+  for (const auto& members : byRoot) {
+    if (members.size() < 2) continue;
+    for (uint32_t x : members) candidates += cheapWalk(rep[x]) ? 0 : 1;
+  }
+  if (candidates < kMinCandidates || candidates * kCandidateShare < count) return;
   for (const auto& members : byRoot) {
     if (members.size() < 2 || budget == 0) continue;
     for (uint32_t x : members) {
@@ -297,14 +317,7 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint
       for (uint32_t z = x; z != UINT32_MAX && best == UINT32_MAX; z = parent[z]) best = groupUnder[z];
       const uint64_t apart = best == UINT32_MAX ? 0 : sep(best, x);
       uint32_t joined = UINT32_MAX;
-      // States with one live byte, that absorb plain text, or that no plain text can kill walk in
-      // a few steps (the walk goes straight to the one child, or cuts the plain trie at once): a
-      // test would cost more than it saves. (A test that succeeds walks both states with no cut:
-      // the 50 six-parameter tools' string states, which watch for Kimi K3 markers, took several
-      // times their walks' cost in tests before this gate.)
-      const uint32_t st = rep[x];
-      const bool cheapWalk = a.singleByte[st] >= -1 || a.Is(st, kAbsorbing) || (plainDepth != nullptr && plainDepth[st] == kNoPlainDeath);
-      if (best != UINT32_MAX && budget > 0 && !cheapWalk) {
+      if (best != UINT32_MAX && budget > 0 && !cheapWalk(rep[x])) {
         uint64_t cap = std::min({budget, kTestNodes, kTestNodesPerApart * apart * apart});
         const uint64_t before = cap;
         bool same = true;
