@@ -150,6 +150,19 @@ export function walksAfterPrefixes(grammar: IrGrammar, compiled: CompiledGrammar
   expect(taken).toBeGreaterThanOrEqual(prefixes.length * seeds);
 }
 
+/**
+ * Sixteen seeded walks of 30 steps from the start, every token's acceptToken checked against the
+ * recognizer at every step (structural tokens favoured); expects them to take more than 16 steps
+ * in all.
+ */
+export function seededWalksFromStart(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData): void {
+  let steps = 0;
+  for (let seed = 1; seed <= 16; seed++) {
+    steps += randomWalk(grammar, compiled, vocab, { steps: 30, seed, checkAllAccepts: true, structural: 0.3 }).steps;
+  }
+  expect(steps).toBeGreaterThan(16);
+}
+
 /** Runs one seeded walk. Returns the number of steps taken and masks compared. */
 export function randomWalk(grammar: IrGrammar, compiled: CompiledGrammar, vocab: VocabularyData, options: WalkOptions): { steps: number; compared: number } {
   const oracle = new BruteForce(grammar, vocab);
