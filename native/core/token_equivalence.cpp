@@ -271,7 +271,7 @@ constexpr uint64_t kBudgetPerNode = 128;
 constexpr uint16_t kNoPlainDeath = 0xFFFF;
 // The merge runs when at least kMinCandidates states, and one in kCandidateShare, walk dear.
 constexpr uint64_t kMinCandidates = 1024;
-constexpr uint64_t kCandidateShare = 4;
+constexpr uint64_t kCandidateShare = 2;
 
 void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint16_t* plainDepth, const std::vector<uint32_t>& parent,
                    const std::vector<uint32_t>& madeAt, std::vector<uint32_t>* clsOut) {
@@ -298,10 +298,12 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint
   const auto cheapWalk = [&](uint32_t st) {
     return a.singleByte[st] >= -1 || a.Is(st, kAbsorbing) || (plainDepth != nullptr && plainDepth[st] == kNoPlainDeath);
   };
-  // The merge pays where many states walk dear (the word counts of o21142: 10,135 candidates of
-  // 12,193 states, 10.4 s -> 1.3 s); with a few hundred candidates (the median JSONSchemaBench
-  // schema) or a small share of them (50 six-parameter tools: 3,498 of 17,146) its tests cost
-  // more than the walks they save (+40 % and +50 % of the masks phase measured).
+  // The merge pays where most states walk dear (JSONSchemaBench's slow tail: o21142 10,135
+  // candidates of 12,193 states, 10.4 s -> 1.3 s; o21115 75 %, o35866 68 %, o9906 50 %); with a
+  // few hundred candidates (the median schema) or a minority of them (tool lists: 50 six-parameter
+  // tools 20 %, 50 Glaiveai2K tools 28-41 %) its tests cost more than the walks they save (+40 %
+  // of a median schema's engine time, 2-5x the masks phase of the tool lists, measured). A
+  // measured bound, not a proof: the next step is to price a state's walk before testing it.
   uint64_t candidates = 0;
   for (const auto& members : byRoot) {
     if (members.size() < 2) continue;
