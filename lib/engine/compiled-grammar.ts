@@ -77,6 +77,8 @@ export interface CompileStats {
   statesWithUncertain: number;
   /** Of those, per (state, frame below) pair, the ones still checked against the whole stack. */
   residualTokens: number;
+  /** Of those, entries decided by a remainder's arithmetic at fill time (multipleOf counters). */
+  residueTokens: number;
   threads: number;
 }
 

@@ -192,6 +192,7 @@ Napi::Value CompiledGrammarWrap::Stats(const Napi::CallbackInfo& info) {
   out.Set("uncertainTokens", s.uncertainTokens);
   out.Set("statesWithUncertain", s.statesWithUncertain);
   out.Set("residualTokens", s.residualTokens);
+  out.Set("residueTokens", s.residueTokens);
   out.Set("threads", s.threads);
   Napi::Array names = Napi::Array::New(env, grammar_->automaton().rules.size());
   for (uint32_t i = 0; i < grammar_->automaton().rules.size(); ++i) names.Set(i, grammar_->automaton().rules[i].name);

@@ -96,6 +96,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.uncertainTokens = ms.uncertainTokens;
   st.statesWithUncertain = ms.statesWithUncertain;
   st.residualTokens = ms.residualTokens;
+  st.residueTokens = ms.residueTokens;
   st.threads = threads;
   // Done keeps the mask walk's total, so a waiter that polled too seldom to see the walk can still
   // report the phase as complete.

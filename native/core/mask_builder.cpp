@@ -48,6 +48,7 @@ struct MaskData {
   struct Pair {
     std::vector<uint32_t> accepted, residual;
     std::vector<CountedToken> counted;
+    std::vector<ResidueToken> residues;  // accepted for some remainders of the state's level
   };
   std::vector<Pair> pairs;
   // Counted repetition: tokens accepted only for some counts of the state's level (sized
@@ -403,10 +404,14 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   });
   for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
     out->pairs.emplace_back();
-    auto& [acc, residual, counted] = out->pairs.back();
-    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual, &counted);
+    auto& [acc, residual, counted, residues] = out->pairs.back();
+    w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual, &counted, &residues);
     std::sort(acc.begin(), acc.end());
     std::sort(residual.begin(), residual.end());
+    std::sort(residues.begin(), residues.end());
+    residues.erase(std::unique(residues.begin(), residues.end(),
+                               [](const ResidueToken& x, const ResidueToken& y) { return !(x < y) && !(y < x); }),
+                   residues.end());
   }
 }
 
@@ -505,6 +510,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->pairs.clear();
   store->regimes.clear();
   store->countedTokens.clear();
+  store->residueTokens.clear();
   store->marked.clear();
   store->markedIds.clear();
   store->states.assign(count, StateMask{});
@@ -530,7 +536,10 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       sm = store->states[source[s]];
       st.uncertainTokens += sm.uncertainCount;
       if (sm.uncertainCount > 0) ++st.statesWithUncertain;
-      for (const auto& pair : d.pairs) st.residualTokens += pair.residual.size();
+      for (const auto& pair : d.pairs) {
+        st.residualTokens += pair.residual.size();
+        st.residueTokens += pair.residues.size();
+      }
       continue;
     }
     sm.uncertainOffset = static_cast<uint32_t>(store->uncertain.size());
@@ -539,8 +548,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     st.uncertainTokens += sm.uncertainCount;
     if (sm.uncertainCount > 0) ++st.statesWithUncertain;
     sm.pairBegin = static_cast<uint32_t>(store->pairs.size());
-    for (const auto& [acc, residual, counted] : d.pairs) {
+    for (const auto& [acc, residual, counted, residues] : d.pairs) {
       PairMask pm;
+      pm.residueOffset = static_cast<uint32_t>(store->residueTokens.size());
+      pm.residueCount = static_cast<uint32_t>(residues.size());
+      store->residueTokens.insert(store->residueTokens.end(), residues.begin(), residues.end());
       pm.countedOffset = static_cast<uint32_t>(store->countedTokens.size());
       pm.countedCount = static_cast<uint32_t>(counted.size());
       store->countedTokens.insert(store->countedTokens.end(), counted.begin(), counted.end());
@@ -552,6 +564,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       store->uncertain.insert(store->uncertain.end(), residual.begin(), residual.end());
       store->pairs.push_back(pm);
       st.residualTokens += pm.residualCount;
+      st.residueTokens += pm.residueCount;
     }
     if (!d.marked[0].empty() || !d.marked[1].empty()) StoreMarked(tok, d.marked, store, &sm);
     AccView acc[2];

@@ -18,6 +18,7 @@ struct MaskBuildStats {
   uint32_t uncertainTokens = 0;   // summed over states
   uint32_t statesWithUncertain = 0;
   uint32_t residualTokens = 0;     // summed over (state, return state) pairs
+  uint32_t residueTokens = 0;      // entries decided by a remainder's arithmetic, summed over pairs
   uint32_t distinctMasks = 0;
   uint32_t listMasks = 0, complementMasks = 0, bitsetMasks = 0;
 };

@@ -6,6 +6,7 @@
 
 #include "matcher_arenas.h"
 #include "pda_step.h"
+#include "residue_tokens.h"
 #include "tagmask/bitmask.h"
 #include "tagmask/error.h"
 
@@ -333,6 +334,12 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
     for (uint32_t i = 0; i < pm.countedCount; ++i) {
       if (ct[i].lo <= count && count <= ct[i].hi) SetBit(row, ct[i].id);
     }
+  }
+  if (pm.residueCount != 0) {
+    ForEachResidueToken(store.residueTokens.data() + pm.residueOffset, pm.residueCount, stack.count, [row](uint32_t id) {
+      SetBit(row, id);
+      return true;
+    });
   }
   const uint32_t* residual = store.uncertain.data() + pm.residualOffset;
   for (uint32_t i = 0; i < pm.residualCount; ++i) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "pda_step.h"
+#include "residue_tokens.h"
 #include "tagmask/bitmask.h"
 #include "tagmask/error.h"
 #include "tagmask/matcher.h"
@@ -49,6 +50,12 @@ int32_t Matcher::ResidentMaskRef() const {
   const PairMask& pm = grammar_->masks().pairs[pair];
   if (pm.countedCount != 0) return -1;  // tokens decided by the frame's saved count
   const uint32_t* row = resident.Row(id);
+  bool added = false;
+  ForEachResidueToken(grammar_->masks().residueTokens.data() + pm.residueOffset, pm.residueCount, c.count, [&](uint32_t tokenId) {
+    added = !TestBit(row, tokenId);
+    return !added;
+  });
+  if (added) return -1;
   const uint32_t* residual = grammar_->masks().uncertain.data() + pm.residualOffset;
   for (uint32_t i = 0; i < pm.residualCount; ++i) {
     if (!TestBit(row, residual[i]) && CheckToken(c, residual[i])) return -1;

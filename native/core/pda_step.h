@@ -56,14 +56,23 @@ struct Config {
   /// During one token: a byte of the current limited text occurrence was consumed.
   uint8_t consumed = 0;
   uint8_t markMode = kMarksKnown;
+  /// Mask walks of the uncertain tokens of a remainder's own state (TrieWalker::WalkTokens with
+  /// residue tokens asked for): the start level's unknown remainder r followed symbolically. The
+  /// level's remainder is then (r·resP + resV) mod resM, and resT, when not kNoResidueStep, is
+  /// the one liveness check the path still requires of it: ResidueAlive(that, resM, resT).
+  /// resM is 0 when not followed, 1 before the first remainder operation.
+  uint8_t resT = kNoResidueStep;
+  uint32_t resM = 0, resP = 1, resV = 0;
 
   bool SameAs(const Config& o) const {
     return state == o.state && frame == o.frame && count == o.count && consumed == o.consumed && lo == o.lo && hi == o.hi &&
            shift == o.shift && marks == o.marks && markClear == o.markClear && markNeed == o.markNeed && markAny == o.markAny &&
-           markMode == o.markMode;
+           markMode == o.markMode && resT == o.resT && resM == o.resM && resP == o.resP && resV == o.resV;
   }
   /// Whether the path holds for every value of the start level's count and marks.
-  bool Unconditional() const { return lo == 0 && hi == kNoCountLimit && markClear == 0 && markNeed == 0 && markAny == 0; }
+  bool Unconditional() const {
+    return lo == 0 && hi == kNoCountLimit && markClear == 0 && markNeed == 0 && markAny == 0 && resT == kNoResidueStep;
+  }
   /// Whether the path holds for the start level's marks whatever they are.
   bool MarkUnconditional() const { return markClear == 0 && markNeed == 0 && markAny == 0; }
 };
@@ -112,6 +121,39 @@ inline bool ApplyMarks(const CountOp& o, Config* c) {
   return true;
 }
 
+/// A remainder operation on the walk's start level when its remainder r is followed
+/// symbolically (Config::resM): folds keep the level's remainder as r·resP + resV, and the
+/// path's condition on r is one pending liveness check. A new check after a fold replaces the
+/// pending one when it implies it: alive(10x + d, t') gives x a way to 0 within t' + 1 free
+/// digits, so it implies alive(x, t) for t' + 1 <= t; with t = t' = 0 and d = 0 both say x = 0
+/// (m is coprime to 10). Anything else (a fold with no check while one is pending) leaves the
+/// configuration inexact, as without the symbolic remainder: the real stack decides.
+inline bool ApplySymbolicResidue(const CountOp& o, Config* c) {
+  const uint32_t m = o.modulus;
+  if (c->resM == 1) {
+    c->resM = m;
+    c->resP = 1 % m;
+    c->resV = 0;
+  }
+  const auto giveUp = [c] {
+    c->exact = 0;
+    c->count = kUnknownCount;
+    return true;
+  };
+  if (c->resM != m) return giveUp();
+  if (o.fold != kNoResidueStep) {
+    if (c->resT != kNoResidueStep) {
+      const bool implied = o.live != kNoResidueStep && (o.live + 1u <= c->resT || (c->resT == 0 && o.live == 0 && o.fold == 0));
+      if (!implied) return giveUp();
+      c->resT = kNoResidueStep;
+    }
+    c->resP = static_cast<uint32_t>(uint64_t{c->resP} * 10 % m);
+    c->resV = static_cast<uint32_t>((uint64_t{c->resV} * 10 + o.fold) % m);
+  }
+  if (o.live != kNoResidueStep && (c->resT == kNoResidueStep || o.live < c->resT)) c->resT = o.live;
+  return true;
+}
+
 /// Applies counter operation `op` to the configuration's count (a real one, or in mask walks
 /// the symbolic or unknown one); false when it is not allowed. With the symbolic count the
 /// operation narrows what the start level's count may be; with an unknown one it makes the
@@ -126,6 +168,7 @@ inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
     // check on an unknown one makes the configuration inexact (the real stack decides at fill
     // time, Matcher::FillStack).
     if (c->count == kSymbolicCount || c->count == kUnknownCount) {
+      if (!o.resReset && c->count == kSymbolicCount && c->resM != 0 && c->exact) return ApplySymbolicResidue(o, c);
       if (!o.resReset) {
         if (o.live != kNoResidueStep) c->exact = 0;
         c->count = kUnknownCount;

@@ -350,10 +350,16 @@ class Walker {
   // With counted repetition, when the state's own count does not matter, the frame's saved count
   // is followed symbolically: tokens that then hold only for some of its values go to `counted`.
   void WalkTokens(const TokenizerInfo& tok, uint32_t start, uint32_t ret, const std::vector<uint32_t>& ids,
-                  std::vector<uint32_t>* accepted, std::vector<uint32_t>* residual, std::vector<CountedToken>* counted) {
+                  std::vector<uint32_t>* accepted, std::vector<uint32_t>* residual, std::vector<CountedToken>* counted,
+                  std::vector<ResidueToken>* residues) {
     arena_.Clear();
     buf_.clear();
     Config c = StartConfig(start);
+    // The start level's count is r when it is a remainder's level (no counted repetition shares
+    // it): r is followed symbolically, so that tokens whose only condition is a liveness check
+    // of it are stored with that check (fill-time arithmetic, not a walk of the token). Nothing
+    // else applies remainder operations to this level, so other counted levels are unaffected.
+    if (c.count == kSymbolicCount && residues != nullptr) c.resM = 1;
     const uint32_t frameCount = !counting_ ? 0 : c.count == kSymbolicCount ? kUnknownCount : kSymbolicCount;
     Config caller;  // the frame's level: its count followed symbolically when it can be, its marks unknown
     caller.count = frameCount;
@@ -395,15 +401,23 @@ class Walker {
       if (!alive) continue;
       // Accepted when it holds whatever lies below and whatever the counts are; for some counts
       // of the frame when only conditional paths survive, all of them exact.
-      bool exact = false, inexact = false;
+      bool exact = false, inexact = false, onResidue = false, onCount = false;
       for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) {
-        exact = exact || (buf_[k].exact && buf_[k].Unconditional());
+        const Config& x = buf_[k];
+        exact = exact || (x.exact && x.Unconditional());
         // Conditions on the start level's marks: the real stack decides.
-        inexact = inexact || !buf_[k].exact || !buf_[k].MarkUnconditional();
+        inexact = inexact || !x.exact || !x.MarkUnconditional();
+        onResidue = onResidue || x.resT != kNoResidueStep;
+        onCount = onCount || x.lo != 0 || x.hi != kNoCountLimit;
       }
       if (exact) {
         accepted->push_back(id);
-      } else if (inexact || frameCount != kSymbolicCount) {
+      } else if (onResidue && !inexact && !onCount) {
+        for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) {
+          const Config& x = buf_[k];
+          residues->push_back({x.resM, x.resT, x.resP, x.resV, id});
+        }
+      } else if (inexact || onResidue || frameCount != kSymbolicCount) {
         residual->push_back(id);
       } else {
         for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) counted->push_back({id, buf_[k].lo, buf_[k].hi});

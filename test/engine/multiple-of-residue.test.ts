@@ -16,7 +16,7 @@ import { BatchMatcher } from "../../lib/engine/batch.js";
 import { expandMaskRefs } from "../../lib/mask/refs.js";
 import { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
 import { encodeForTest, loadTestVocabulary } from "../helpers/vocab.js";
-import { randomWalk, walkTokens } from "./walk.js";
+import { randomWalk, walksAfterPrefixes, walkTokens } from "./walk.js";
 
 /** Digits, digit runs, signs, the dot, exponent letters and the delimiters of an array of numbers. */
 function digitVocabulary(): TokenizerInfo {
@@ -216,5 +216,52 @@ describe("rollback restores the remainder", () => {
     // 199997 is no multiple: the delimiters are masked, digits stay.
     const has = (t: string) => (mask[vocab.tokenId(t)! >> 5]! >>> (vocab.tokenId(t)! & 31)) & 1;
     expect([has(","), has("]"), has("3]"), has("0,"), has("9")]).toEqual([0, 0, 0, 0, 1]);
+  });
+});
+
+describe("remainder tokens decided by arithmetic at fill time (one entry per way: digit count, value, budget)", () => {
+  // Tokens that fold one, two or three digits and then end the number, digit runs inside a
+  // fraction (checked against its budget), and delimiters alone.
+  const vocab = TokenizerInfo.fromTokens(
+    ["<eos>", "[", "]", ",", ", ", "{", "}", ":", "\"x\"", "-", ".", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
+      "3]", "83]", "983]", "6,", "66,", "966,", "0,", "00,", "0]", "00", "000", "99", "999", "12", "123", "457", "57", "57}", "7}", "0}", ".1", "7,"],
+    { vocabType: "raw", specialTokens: ["<eos>"], stopTokens: ["<eos>"] },
+  );
+  for (const [schema, prefixes] of [
+    [arrayOf("999983"), ["[", "[9", "[99998", "[9999", "[199996", "[19999", "[1999966, 1999", "[-99998", "[1999966.", "[0, -9"]],
+    [arrayOf("0.123457", "number"), ["[", "[0.12345", "[0.1234", "[0.12", "[1.23457", "[0.", "[12345", "[-0.24691", "[0.123457, 0.3703"]],
+    ['{"type":"object","properties":{"x":{"type":"number","multipleOf":0.123457}},"required":["x"],"additionalProperties":false}', ["{\"x\":", "{\"x\":0.1234", "{\"x\":0.12345", "{\"x\":-1.2"]],
+    [arrayOf("1000003"), ["[1000", "[100000", "[2000006, 1"]],
+  ] as const) {
+    it(schema, () => {
+      const { grammar } = compileJsonSchema(schema);
+      const compiled = compileGrammar(vocab, grammar);
+      const stats = compiled.stats();
+      // The tokens that end a number (and fraction digits) are all decided by arithmetic: none
+      // is left to a walk of its bytes on the real stack.
+      expect(stats.residueTokens).toBeGreaterThan(0);
+      expect(stats.residualTokens).toBe(0);
+      walksAfterPrefixes(grammar, compiled, vocab.data, prefixes, 4, 12);
+    });
+  }
+  it("accepts a token ending the number for exactly the remainder that makes a multiple", () => {
+    const { grammar } = compileJsonSchema(arrayOf("999983"));
+    const compiled = compileGrammar(vocab, grammar);
+    const mask = new Int32Array(Math.ceil(vocab.vocabSize / 32));
+    const has = (t: string) => (mask[vocab.tokenId(t)! >> 5]! >>> (vocab.tokenId(t)! & 31)) & 1;
+    const after = (prefix: string) => {
+      const m = new GrammarMatcher(compiled);
+      expect(m.acceptString(prefix)).toBe(true);
+      m.fillNextTokenBitmask(mask);
+      return ["3]", "83]", "983]", "6,", "66,", "966,", "0,", "00,", "]"].filter((t) => has(t) === 1);
+    };
+    expect(after("[99998")).toEqual(["3]"]);
+    expect(after("[9999")).toEqual(["83]"]);
+    expect(after("[999")).toEqual(["983]"]);
+    expect(after("[199996")).toEqual(["6,"]);
+    expect(after("[19999")).toEqual(["66,"]);
+    expect(after("[1999")).toEqual(["966,"]);
+    expect(after("[99998300")).toEqual(["0,", "00,", "]"]);
+    expect(after("[-1")).toEqual([]);
   });
 });

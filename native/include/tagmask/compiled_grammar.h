@@ -34,7 +34,7 @@ struct CompileStats {
   uint64_t maskWork = 0;        // steps counted against CompileLimits::maxMaskWork
   uint32_t walkedStates = 0;    // states the tries were walked from (token equivalence)
   uint32_t distinctMasks = 0, listMasks = 0, complementMasks = 0, bitsetMasks = 0;
-  uint32_t uncertainTokens = 0, statesWithUncertain = 0, residualTokens = 0;
+  uint32_t uncertainTokens = 0, statesWithUncertain = 0, residualTokens = 0, residueTokens = 0;
   uint32_t threads = 1;
 };
 

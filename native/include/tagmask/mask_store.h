@@ -60,6 +60,23 @@ struct PairMask {
   /// Counted repetition: tokens then accepted when the frame's saved count is in [lo, hi]
   /// (MaskStore::countedTokens).
   uint32_t countedOffset = 0, countedCount = 0;
+  /// Remainders: tokens accepted for some remainders of the state's own level
+  /// (MaskStore::residueTokens, sorted by modulus, budget, multiplier, value).
+  uint32_t residueOffset = 0, residueCount = 0;
+};
+
+/// A token that ends in a liveness check of the state's remainder r (docs/engine.md,
+/// "Remainders"): accepted iff ResidueAlive((r·mul + add) mod m, m, budget). A token with several
+/// ways through has one entry per way.
+struct ResidueToken {
+  uint32_t m, budget, mul, add, id;
+  bool operator<(const ResidueToken& o) const {
+    if (m != o.m) return m < o.m;
+    if (budget != o.budget) return budget < o.budget;
+    if (mul != o.mul) return mul < o.mul;
+    if (add != o.add) return add < o.add;
+    return id < o.id;
+  }
 };
 
 /// A token accepted for a range of counts.
@@ -89,6 +106,7 @@ class MaskStore {
   std::vector<StateMask> states;  // one per automaton state (dead included)
   std::vector<CountRegime> regimes;
   std::vector<CountedToken> countedTokens;
+  std::vector<ResidueToken> residueTokens;
   std::vector<MarkedTokens> marked;
   std::vector<uint32_t> markedIds;
   uint32_t wordCount = 0;         // words per row
@@ -113,7 +131,7 @@ class MaskStore {
   size_t MemoryBytes() const {
     return masks.capacity() * sizeof(StoredMask) + ids.capacity() * 4 + words.capacity() * 4 + uncertain.capacity() * 4 +
            pairs.capacity() * sizeof(PairMask) + states.capacity() * sizeof(StateMask) + regimes.capacity() * sizeof(CountRegime) +
-           countedTokens.capacity() * sizeof(CountedToken) + marked.capacity() * sizeof(MarkedTokens) + markedIds.capacity() * 4;
+           countedTokens.capacity() * sizeof(CountedToken) + residueTokens.capacity() * sizeof(ResidueToken) + marked.capacity() * sizeof(MarkedTokens) + markedIds.capacity() * 4;
   }
 };
 
