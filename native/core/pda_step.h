@@ -150,7 +150,10 @@ inline bool ApplySymbolicResidue(const CountOp& o, Config* c) {
     c->resP = static_cast<uint32_t>(uint64_t{c->resP} * 10 % m);
     c->resV = static_cast<uint32_t>((uint64_t{c->resV} * 10 + o.fold) % m);
   }
-  if (o.live != kNoResidueStep && (c->resT == kNoResidueStep || o.live < c->resT)) c->resT = o.live;
+  // 10^t >= m: any remainder can still become 0 (ResidueAlive), the check holds whatever r is.
+  uint64_t p = 1;
+  for (uint32_t k = 0; k < o.live && o.live != kNoResidueStep && p < m; ++k) p *= 10;
+  if (o.live != kNoResidueStep && p < m && (c->resT == kNoResidueStep || o.live < c->resT)) c->resT = o.live;
   return true;
 }
 

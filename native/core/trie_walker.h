@@ -414,8 +414,15 @@ class Walker {
         accepted->push_back(id);
       } else if (onResidue && !inexact && !onCount) {
         for (size_t k = levelEnd_[len - 1]; k < levelEnd_[len]; ++k) {
+          // alive(y, t) = some t' <= t with (-y·10^t') mod m < 10^t': one entry per t' (the
+          // budgets are small: 10^t >= m makes the check vacuous, and the walk drops it).
           const Config& x = buf_[k];
-          residues->push_back({x.resM, x.resT, x.resP, x.resV, id});
+          uint64_t mul = x.resP, add = x.resV, p = 1;
+          for (uint32_t t = 0; t <= x.resT && p < x.resM; ++t, p *= 10) {
+            residues->push_back({x.resM, t, static_cast<uint32_t>(mul), static_cast<uint32_t>(add), id});
+            mul = mul * 10 % x.resM;
+            add = add * 10 % x.resM;
+          }
         }
       } else if (inexact || onResidue || frameCount != kSymbolicCount) {
         residual->push_back(id);

@@ -66,13 +66,15 @@ struct PairMask {
 };
 
 /// A token that ends in a liveness check of the state's remainder r (docs/engine.md,
-/// "Remainders"): accepted iff ResidueAlive((r·mul + add) mod m, m, budget). A token with several
-/// ways through has one entry per way.
+/// "Remainders"): accepted iff (-(r·mul + add)) mod m < 10^width, i.e. some `width` more digits
+/// make r·mul + add a multiple of m. ResidueAlive(y, m, t) is the union over t' <= t of such
+/// terms (mul and add times 10^t'): a token with several ways through or a budget t has one
+/// entry per way and t'.
 struct ResidueToken {
-  uint32_t m, budget, mul, add, id;
+  uint32_t m, width, mul, add, id;
   bool operator<(const ResidueToken& o) const {
     if (m != o.m) return m < o.m;
-    if (budget != o.budget) return budget < o.budget;
+    if (width != o.width) return width < o.width;
     if (mul != o.mul) return mul < o.mul;
     if (add != o.add) return add < o.add;
     return id < o.id;
