@@ -224,7 +224,7 @@ describe("remainder tokens decided by arithmetic at fill time (one entry per way
   // fraction (checked against its budget), and delimiters alone.
   const vocab = TokenizerInfo.fromTokens(
     ["<eos>", "[", "]", ",", ", ", "{", "}", ":", "\"x\"", "-", ".", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9",
-      "3]", "83]", "983]", "6,", "66,", "966,", "0,", "00,", "0]", "00", "000", "99", "999", "12", "123", "457", "57", "57}", "7}", "0}", ".1", "7,"],
+      "3]", "2]", "4]", "83]", "983]", "6,", "66,", "966,", "0,", "00,", "0]", "00", "000", "99", "999", "12", "123", "457", "57", "57}", "7}", "0}", ".1", "7,"],
     { vocabType: "raw", specialTokens: ["<eos>"], stopTokens: ["<eos>"] },
   );
   for (const [schema, prefixes] of [
@@ -244,6 +244,23 @@ describe("remainder tokens decided by arithmetic at fill time (one entry per way
       walksAfterPrefixes(grammar, compiled, vocab.data, prefixes, 4, 12);
     });
   }
+  it("agrees with the recognizer after multiples cut at random places (integer and fraction digits, all remainders' ranges)", () => {
+    // Deterministic pseudo-random multiples k·d, cut after 1..len-1 characters: the tokens that
+    // complete them (and those that do not) hit the arithmetic's ranges, wrapped ones included.
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
+    for (const [divisor, type] of [["999983", "integer"], ["0.123457", "number"], ["4093", "integer"]] as const) {
+      const { grammar } = compileJsonSchema(arrayOf(divisor, type));
+      const compiled = compileGrammar(vocab, grammar);
+      const prefixes: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const text = times(BigInt(next() % 1000000) * (next() % 2 === 0 ? 1n : -1n), divisor);
+        const cut = 1 + (next() % Math.max(1, text.length - 1));
+        prefixes.push(`[${text.slice(0, cut)}`);
+      }
+      walksAfterPrefixes(grammar, compiled, vocab.data, prefixes, 1, 3);
+    }
+  });
   it("accepts a token ending the number for exactly the remainder that makes a multiple", () => {
     const { grammar } = compileJsonSchema(arrayOf("999983"));
     const compiled = compileGrammar(vocab, grammar);
@@ -253,7 +270,7 @@ describe("remainder tokens decided by arithmetic at fill time (one entry per way
       const m = new GrammarMatcher(compiled);
       expect(m.acceptString(prefix)).toBe(true);
       m.fillNextTokenBitmask(mask);
-      return ["3]", "83]", "983]", "6,", "66,", "966,", "0,", "00,", "]"].filter((t) => has(t) === 1);
+      return ["2]", "3]", "4]", "83]", "983]", "6,", "66,", "966,", "0,", "00,", "]"].filter((t) => has(t) === 1);
     };
     expect(after("[99998")).toEqual(["3]"]);
     expect(after("[9999")).toEqual(["83]"]);
