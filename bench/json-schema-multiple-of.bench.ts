@@ -3,8 +3,8 @@
  * (lib/compile/json-schema/numerals.ts, up to 4,096 remainder classes) and divisors past it whose
  * remainder the matcher keeps (residue-ir.ts: 9973, 32771, 999983, 1000003, 0.123457) — schema to
  * IR, IR to mask cache, states, memory, fills along an array of multiples — and how fast what is
- * still refused is refused. Also the size of the token lists a remainder state checks at fill
- * time (tokens that end a number: digits, then a byte that is not a digit).
+ * still refused is refused. Also how many remainder entries the fill decides by arithmetic and
+ * how many tokens are still walked on the real stack (CompileStats residueTokens / residualTokens).
  *
  * `npm run bench -- json-schema-multiple-of` (results in bench/results/json-schema-multiple-of.json).
  */
@@ -49,7 +49,8 @@ for (const [divisor, multiple] of divisors) {
   const t2 = performance.now();
   notes.push(
     `multipleOf ${divisor}: schema to IR ${(t1 - t0).toFixed(0)} ms, IR to mask cache ${(t2 - t1).toFixed(0)} ms, ` +
-      `${compiled.stateCount} states, ${(compiled.memoryBytes / 1e6).toFixed(1)} MB`,
+      `${compiled.stateCount} states, ${(compiled.memoryBytes / 1e6).toFixed(1)} MB, ` +
+      `${compiled.stats().residueTokens} remainder entries decided by arithmetic, ${compiled.stats().residualTokens} tokens walked on the stack at fill time`,
   );
   const text = `[${Array.from({ length: 200 }, (_, i) => multiple(i)).join(", ")}]`;
   const tokens = encodeForTest("llama3", text);
@@ -85,7 +86,7 @@ for (let id = 0; id < vocab.data.kinds.length; id++) {
   if (k === to) digitsOnly++;
   else ending++;
 }
-notes.push(`Llama 3 tokens: ${digitsOnly} all digits, ${ending} digits then another byte (the ones a remainder counter would check per fill)`);
+notes.push(`Llama 3 tokens: ${digitsOnly} all digits, ${ending} digits then another byte`);
 
 for (const n of notes) console.log(n);
 saveReport("json-schema-multiple-of", rows, { notes });
