@@ -30,6 +30,12 @@ constexpr uint8_t kMarksKnown = 0;
 constexpr uint8_t kMarksSymbolic = 1;
 constexpr uint8_t kMarksUnknown = 2;
 
+/// Config::resT beyond a pending check's budget: a pending budget t has 10^t < m <= 2^31 - 1, so
+/// t <= 9 (a larger check holds for every remainder and is never kept).
+constexpr uint8_t kResNone = 0xFF;
+constexpr uint8_t kResArmed = 0xFE;
+constexpr uint8_t kResFree = 0xFD;
+
 struct Config {
   uint32_t state = 0;
   uint32_t frame = 0;
@@ -57,21 +63,24 @@ struct Config {
   uint8_t consumed = 0;
   uint8_t markMode = kMarksKnown;
   /// Mask walks of the uncertain tokens of a remainder's own state (TrieWalker::WalkTokens with
-  /// residue tokens asked for): the start level's unknown remainder r followed symbolically. The
-  /// level's remainder is then (r·resP + resV) mod resM, and resT, when not kNoResidueStep, is
-  /// the one liveness check the path still requires of it: ResidueAlive(that, resM, resT).
-  /// resM is 0 when not followed, 1 before the first remainder operation.
-  uint8_t resT = kNoResidueStep;
-  uint32_t resM = 0, resP = 1, resV = 0;
+  /// residue tokens asked for): the start level's unknown remainder r followed symbolically.
+  /// kResNone: not followed (everywhere else); kResArmed: the start level may be a remainder's,
+  /// nothing applied yet; from the first remainder operation on, the level's remainder is
+  /// (r·lo + hi) mod shift (a remainder's level never has counted repetition, so these fields
+  /// are free there), and resT is kResFree or the one liveness check the path still requires:
+  /// ResidueAlive((r·lo + hi) mod shift, shift, resT). Packed so a Config stays 48 bytes.
+  uint8_t resT = kResNone;
 
   bool SameAs(const Config& o) const {
     return state == o.state && frame == o.frame && count == o.count && consumed == o.consumed && lo == o.lo && hi == o.hi &&
            shift == o.shift && marks == o.marks && markClear == o.markClear && markNeed == o.markNeed && markAny == o.markAny &&
-           markMode == o.markMode && resT == o.resT && resM == o.resM && resP == o.resP && resV == o.resV;
+           markMode == o.markMode && resT == o.resT;
   }
+  /// Whether lo/hi are conditions on the start level's count (not a followed remainder's terms).
+  bool CountTerms() const { return resT >= kResArmed; }
   /// Whether the path holds for every value of the start level's count and marks.
   bool Unconditional() const {
-    return lo == 0 && hi == kNoCountLimit && markClear == 0 && markNeed == 0 && markAny == 0 && resT == kNoResidueStep;
+    return (CountTerms() ? lo == 0 && hi == kNoCountLimit : resT == kResFree) && markClear == 0 && markNeed == 0 && markAny == 0;
   }
   /// Whether the path holds for the start level's marks whatever they are.
   bool MarkUnconditional() const { return markClear == 0 && markNeed == 0 && markAny == 0; }
@@ -122,7 +131,7 @@ inline bool ApplyMarks(const CountOp& o, Config* c) {
 }
 
 /// A remainder operation on the walk's start level when its remainder r is followed
-/// symbolically (Config::resM): folds keep the level's remainder as r·resP + resV, and the
+/// symbolically (Config::resT): folds keep the level's remainder as r·lo + hi (mod shift), and the
 /// path's condition on r is one pending liveness check. A new check after a fold replaces the
 /// pending one when it implies it: alive(10x + d, t') gives x a way to 0 within t' + 1 free
 /// digits, so it implies alive(x, t) for t' + 1 <= t; with t = t' = 0 and d = 0 both say x = 0
@@ -130,30 +139,36 @@ inline bool ApplyMarks(const CountOp& o, Config* c) {
 /// configuration inexact, as without the symbolic remainder: the real stack decides.
 inline bool ApplySymbolicResidue(const CountOp& o, Config* c) {
   const uint32_t m = o.modulus;
-  if (c->resM == 1) {
-    c->resM = m;
-    c->resP = 1 % m;
-    c->resV = 0;
+  if (c->resT == kResArmed) {
+    c->shift = m;
+    c->lo = 1 % m;
+    c->hi = 0;
+    c->resT = kResFree;
   }
   const auto giveUp = [c] {
     c->exact = 0;
     c->count = kUnknownCount;
+    c->lo = 0;
+    c->hi = kNoCountLimit;
+    c->shift = 0;
+    c->resT = kResNone;
     return true;
   };
-  if (c->resM != m) return giveUp();
+  if (c->shift != m) return giveUp();
   if (o.fold != kNoResidueStep) {
-    if (c->resT != kNoResidueStep) {
+    if (c->resT != kResFree) {
       const bool implied = o.live != kNoResidueStep && (o.live + 1u <= c->resT || (c->resT == 0 && o.live == 0 && o.fold == 0));
       if (!implied) return giveUp();
-      c->resT = kNoResidueStep;
+      c->resT = kResFree;
     }
-    c->resP = static_cast<uint32_t>(uint64_t{c->resP} * 10 % m);
-    c->resV = static_cast<uint32_t>((uint64_t{c->resV} * 10 + o.fold) % m);
+    c->lo = static_cast<uint32_t>(uint64_t{c->lo} * 10 % m);
+    c->hi = static_cast<uint32_t>((uint64_t{c->hi} * 10 + o.fold) % m);
   }
   // 10^t >= m: any remainder can still become 0 (ResidueAlive), the check holds whatever r is.
+  if (o.live == kNoResidueStep) return true;
   uint64_t p = 1;
-  for (uint32_t k = 0; k < o.live && o.live != kNoResidueStep && p < m; ++k) p *= 10;
-  if (o.live != kNoResidueStep && p < m && (c->resT == kNoResidueStep || o.live < c->resT)) c->resT = o.live;
+  for (uint32_t k = 0; k < o.live && p < m; ++k) p *= 10;
+  if (p < m && (c->resT == kResFree || o.live < c->resT)) c->resT = o.live;
   return true;
 }
 
@@ -171,7 +186,7 @@ inline bool ApplyCountOp(const Automaton& a, uint32_t op, Config* c) {
     // check on an unknown one makes the configuration inexact (the real stack decides at fill
     // time, Matcher::FillStack).
     if (c->count == kSymbolicCount || c->count == kUnknownCount) {
-      if (!o.resReset && c->count == kSymbolicCount && c->resM != 0 && c->exact) return ApplySymbolicResidue(o, c);
+      if (!o.resReset && c->count == kSymbolicCount && c->resT != kResNone && c->exact) return ApplySymbolicResidue(o, c);
       if (!o.resReset) {
         if (o.live != kNoResidueStep) c->exact = 0;
         c->count = kUnknownCount;

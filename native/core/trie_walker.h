@@ -359,7 +359,7 @@ class Walker {
     // it): r is followed symbolically, so that tokens whose only condition is a liveness check
     // of it are stored with that check (fill-time arithmetic, not a walk of the token). Nothing
     // else applies remainder operations to this level, so other counted levels are unaffected.
-    if (c.count == kSymbolicCount && residues != nullptr) c.resM = 1;
+    if (c.count == kSymbolicCount && residues != nullptr) c.resT = kResArmed;
     const uint32_t frameCount = !counting_ ? 0 : c.count == kSymbolicCount ? kUnknownCount : kSymbolicCount;
     Config caller;  // the frame's level: its count followed symbolically when it can be, its marks unknown
     caller.count = frameCount;
@@ -407,8 +407,8 @@ class Walker {
         exact = exact || (x.exact && x.Unconditional());
         // Conditions on the start level's marks: the real stack decides.
         inexact = inexact || !x.exact || !x.MarkUnconditional();
-        onResidue = onResidue || x.resT != kNoResidueStep;
-        onCount = onCount || x.lo != 0 || x.hi != kNoCountLimit;
+        onResidue = onResidue || x.resT < kResFree;
+        onCount = onCount || (x.CountTerms() && (x.lo != 0 || x.hi != kNoCountLimit));
       }
       if (exact) {
         accepted->push_back(id);
@@ -417,11 +417,12 @@ class Walker {
           // alive(y, t) = some t' <= t with (-y·10^t') mod m < 10^t': one entry per t' (the
           // budgets are small: 10^t >= m makes the check vacuous, and the walk drops it).
           const Config& x = buf_[k];
-          uint64_t mul = x.resP, add = x.resV, p = 1;
-          for (uint32_t t = 0; t <= x.resT && p < x.resM; ++t, p *= 10) {
-            residues->push_back({x.resM, t, static_cast<uint32_t>(mul), static_cast<uint32_t>(add), id});
-            mul = mul * 10 % x.resM;
-            add = add * 10 % x.resM;
+          const uint32_t m = x.shift;
+          uint64_t mul = x.lo, add = x.hi, p = 1;
+          for (uint32_t t = 0; t <= x.resT && p < m; ++t, p *= 10) {
+            residues->push_back({m, t, static_cast<uint32_t>(mul), static_cast<uint32_t>(add), id});
+            mul = mul * 10 % m;
+            add = add * 10 % m;
           }
         }
       } else if (inexact || onResidue || frameCount != kSymbolicCount) {
