@@ -52,7 +52,9 @@ void PlaceTable::Add(uint32_t at, std::vector<uint32_t>* places) {
 }
 
 RegimeBuilder::RegimeBuilder(const TokenizerInfo& tok, MaskStore* store, uint32_t listMax)
-    : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()), depth_(tok.TokenCount(), 0) {}
+    : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()) {
+  for (auto& d : depth_) d.assign(tok.TokenCount(), 0);
+}
 
 void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CountSpan> given[2],
                         const std::vector<CountedCutSpan>& cuts, StateMask* sm, MaskBuildStats* stats) {
@@ -127,13 +129,14 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
         const uint32_t t = events[e] >> 31;
         const CountSpan& sp = (*conditional[t])[events[e] & 0x3FFFFFFFu];
         const uint32_t* ids = tries[t]->TokenIds();
+        uint16_t* depth = depth_[t].data();
         const bool start = (events[e] >> 30) & 1u;
         for (uint32_t k = sp.a; k < sp.b; ++k) {
           const uint32_t id = ids[k];
           if (TestBit(base_.data(), id)) continue;  // accepted for every count: set throughout
           if (start) {
-            if (depth_[id]++ == 0) Flip(id);
-          } else if (--depth_[id] == 0) {
+            if (depth[k]++ == 0) Flip(id);
+          } else if (--depth[k] == 0) {
             Flip(id);
           }
         }
@@ -155,10 +158,7 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   sm->mask = store_->regimes[sm->regimeBegin].mask;
   // Leave the per-token depths at zero for the next state.
   for (uint8_t t = 0; t < 2; ++t) {
-    const uint32_t* ids = tries[t]->TokenIds();
-    for (const CountSpan& sp : *conditional[t]) {
-      for (uint32_t k = sp.a; k < sp.b; ++k) depth_[ids[k]] = 0;
-    }
+    for (const CountSpan& sp : *conditional[t]) std::fill(depth_[t].begin() + sp.a, depth_[t].begin() + sp.b, uint16_t{0});
   }
 }
 

@@ -78,7 +78,10 @@ class RegimeBuilder {
   std::vector<uint32_t> base_, row_;
   uint64_t rowHash_ = 0;
   uint32_t rowCount_ = 0;
-  std::vector<uint16_t> depth_;  // per token id: spans covering it in the current regime
+  // Per trie, per token position: spans covering it in the current regime. By position, not
+  // by id: a regime's events come in trie order, so these are read in order too (by id they
+  // were random reads over 256 KB, a third of the regimes' time on o35866).
+  std::vector<uint16_t> depth_[2];
   std::vector<uint32_t> places_;  // counts where some span starts or stops
   std::vector<CountSpan> spelled_;  // the plain trie's spans with the counted cuts spelled out
   PlaceTable placeTable_;
