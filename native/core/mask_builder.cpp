@@ -25,12 +25,14 @@ struct WalkResult {
   Ranges accepted[2];
   Ranges uncertain[2];
   std::vector<CondSpan> conditional[2];
+  std::vector<CountedCutSpan> countedCuts;  // the plain trie's
   void Clear() {
     for (int t = 0; t < 2; ++t) {
       accepted[t].Clear();
       uncertain[t].Clear();
       conditional[t].clear();
     }
+    countedCuts.clear();
   }
 };
 
@@ -55,6 +57,10 @@ struct MaskData {
   // Counted repetition: tokens accepted only for some counts of the state's level (sized
   // exactly: every walked state's spans are held until the regimes are built).
   std::vector<CountSpan> cond[2];
+  // The plain trie's counted cuts: more tokens accepted for some counts, spelled out when the
+  // regimes are built (a few records per state instead of ~90 k spans held until then).
+  std::vector<CountedCutSpan> cuts;
+  bool Counted() const { return !cond[0].empty() || !cond[1].empty() || !cuts.empty(); }
   // Marks: tokens accepted only for some marks (and counts) of the state's level.
   std::vector<CondSpan> marked[2];
 };
@@ -173,15 +179,19 @@ uint64_t HashRanges(const AccView acc[2]) {
   return h;
 }
 
-// The hash of what a state's regimes are built from: its accepted ranges and counted spans.
-uint64_t HashRegimeInput(const AccView acc[2], const std::vector<CountSpan> cond[2]) {
+// The hash of what a state's regimes are built from: its accepted ranges, counted spans and
+// counted cuts.
+uint64_t HashRegimeInput(const AccView acc[2], const MaskData& d) {
   uint64_t h = HashRanges(acc);
   for (int t = 0; t < 2; ++t) {
-    h = (h ^ (cond[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
-    for (const CountSpan& sp : cond[t]) {
+    h = (h ^ (d.cond[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
+    for (const CountSpan& sp : d.cond[t]) {
       h = (h ^ ((static_cast<uint64_t>(sp.a) << 32) | sp.b)) * 0x100000001B3ull;
       h = (h ^ ((static_cast<uint64_t>(sp.lo) << 32) | sp.hi)) * 0x100000001B3ull;
     }
+  }
+  for (const CountedCutSpan& c : d.cuts) {
+    for (const uint32_t v : {c.from, c.end, c.base, c.lo, c.hi, c.shift, c.full, c.partial}) h = (h ^ v) * 0x100000001B3ull;
   }
   return h;
 }
@@ -515,7 +525,8 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   for (int t = 0; t < 2; ++t) {
     if (tries[t]->NodeCount() <= 1) continue;
-    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t]);
+    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t],
+                              &w.result.countedCuts);
   }
   out->worker = worker;
   for (int t = 0; t < 2; ++t) {
@@ -535,6 +546,7 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
       }
     }
   }
+  out->cuts.assign(w.result.countedCuts.begin(), w.result.countedCuts.end());
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
   for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.result.uncertain[t], &out->uncertain);
@@ -693,13 +705,13 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     if (!d.marked[0].empty() || !d.marked[1].empty()) StoreMarked(tok, d.marked, store, &sm);
     AccView acc[2];
     accOf(d, acc);
-    if (!d.cond[0].empty() || !d.cond[1].empty()) {
-      auto& same = regimesBuilt[HashRegimeInput(acc, d.cond)];
+    if (d.Counted()) {
+      auto& same = regimesBuilt[HashRegimeInput(acc, d)];
       const auto sameInput = [&](uint32_t other) {
         const MaskData& e = results[other];
         AccView o[2];
         accOf(e, o);
-        return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1];
+        return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1] && e.cuts == d.cuts;
       };
       const auto it = std::find_if(same.begin(), same.end(), sameInput);
       if (it != same.end()) {
@@ -711,7 +723,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       }
       same.push_back(s);
       const std::vector<std::pair<uint32_t, uint32_t>> ranges[2] = {{acc[0].begin(), acc[0].end()}, {acc[1].begin(), acc[1].end()}};
-      regimes.Add(ranges, d.cond, &sm, &st);
+      regimes.Add(ranges, d.cond, d.cuts, &sm, &st);
       sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges
       continue;
     }
