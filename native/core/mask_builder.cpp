@@ -429,12 +429,13 @@ std::shared_ptr<const RuleWalks> WalkClosure(const Automaton& sub, uint32_t stat
     for (int t = 0; t < 2; ++t) {
       if (tries[t]->NodeCount() <= 1) continue;
       sw.visited += w.walker.Walk(*tries[t], tables.cuts[t], 1 + i, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t],
-                                  &w.result.conditional[t]);
+                                  &w.result.conditional[t], &w.result.countedCuts);
     }
     w.walker.Flush();
     sw.work = budget.Used() - used;
     used = budget.Used();
-    if (!w.result.conditional[0].empty() || !w.result.conditional[1].empty()) continue;
+    // (Kept rules have no counters: nothing conditional, no counted cuts.)
+    if (!w.result.conditional[0].empty() || !w.result.conditional[1].empty() || !w.result.countedCuts.empty()) continue;
     if (w.result.uncertain[0].count + w.result.uncertain[1].count > kMaxCandidates) continue;
     UncertainByBytes(tok, w.result.uncertain, &sw.candidates);
     for (int t = 0; t < 2; ++t) sw.accepted[t] = w.result.accepted[t];
@@ -495,6 +496,7 @@ void ComputeKeptState(const Automaton& a, const TokenizerInfo& tok, const StateW
     out->marked[t].clear();
     std::vector<CountSpan>().swap(out->cond[t]);
   }
+  out->cuts.clear();
   out->accepted = kept.accepted[0].count + kept.accepted[1].count;
   w.visited += kept.visited;
   w.walker.Charge(kept.work);
