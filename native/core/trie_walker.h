@@ -1019,6 +1019,8 @@ class Walker {
 
  public:
   void SetBudget(WorkBudget* budget) { budget_ = budget; }
+  /// Counts work done elsewhere for this walk (a walk kept per vocabulary, rule_walks.h).
+  void Charge(uint64_t units) { Spend(units); }
   /// Reports the work not reported yet (at the end of a batch of walks).
   void Flush() {
     if (budget_ != nullptr && pending_ != 0) budget_->Spend(pending_);
