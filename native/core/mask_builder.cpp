@@ -484,6 +484,14 @@ std::vector<const StateWalk*> KeptWalks(const Automaton& a, const TokenizerInfo&
   return kept;
 }
 
+// A pair's remainder entries in the order the fill searches them, each once.
+void SortResidueTokens(std::vector<ResidueToken>* residues) {
+  std::sort(residues->begin(), residues->end());
+  residues->erase(std::unique(residues->begin(), residues->end(),
+                              [](const ResidueToken& x, const ResidueToken& y) { return !(x < y) && !(y < x); }),
+                  residues->end());
+}
+
 // A state's results from its kept walk: the accepted tokens as walked, the uncertain ones those
 // of the candidates that some return state lets through (exactly those a walk in place finds
 // uncertain: it goes on past the rule's end in each return state, inexactly).
@@ -506,12 +514,14 @@ void ComputeKeptState(const Automaton& a, const TokenizerInfo& tok, const StateW
   if (kept.candidates.empty()) return;
   for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
     out->pairs.emplace_back();
-    auto& [acc, residual, counted] = out->pairs.back();
-    w.walker.WalkTokens(tok, s, r, kept.candidates, &acc, &residual, &counted);
+    auto& [acc, residual, counted, residues] = out->pairs.back();
+    w.walker.WalkTokens(tok, s, r, kept.candidates, &acc, &residual, &counted, &residues);
     std::sort(acc.begin(), acc.end());
     std::sort(residual.begin(), residual.end());
+    SortResidueTokens(&residues);
     out->uncertain.insert(out->uncertain.end(), acc.begin(), acc.end());
     out->uncertain.insert(out->uncertain.end(), residual.begin(), residual.end());
+    for (const ResidueToken& t : residues) out->uncertain.push_back(t.id);
   }
   std::sort(out->uncertain.begin(), out->uncertain.end());
   out->uncertain.erase(std::unique(out->uncertain.begin(), out->uncertain.end()), out->uncertain.end());
@@ -566,10 +576,7 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
     w.walker.WalkTokens(tok, s, r, byBytes, &acc, &residual, &counted, &residues);
     std::sort(acc.begin(), acc.end());
     std::sort(residual.begin(), residual.end());
-    std::sort(residues.begin(), residues.end());
-    residues.erase(std::unique(residues.begin(), residues.end(),
-                               [](const ResidueToken& x, const ResidueToken& y) { return !(x < y) && !(y < x); }),
-                   residues.end());
+    SortResidueTokens(&residues);
   }
 }
 
