@@ -75,10 +75,10 @@ export type { FragmentCacheStats } from "./compile/index.js";
 export * as ir from "./compile/ir.js";
 // engine (D)
 export {
-  CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher, loweringWorkers, setLoweringWorkers, warmUpCompiler,
+  CompiledGrammar, compileGrammar, compileGrammarAsync, GrammarCompiler, GrammarMatcher, loweringHeapLimitMb, loweringWorkers, setLoweringWorkers, warmUpCompiler,
 } from "./engine/index.js";
 export type { CompileOptions, CompileStats, GrammarCacheStats, GrammarCompilerOptions, MatcherOptions } from "./engine/index.js";
-export type { CompileAsyncOptions, CompileCallOptions, CompileProgress, GrammarSource } from "./engine/index.js";
+export type { CompileAsyncOptions, CompileCallOptions, CompileProgress, GrammarSource, LoweringWorkerOptions } from "./engine/index.js";
 // end engine (D)
 // node-llama-cpp integration (E): in the "tagmask/node-llama-cpp" entry (lib/node-llama-cpp.ts), so
 // that these types need node-llama-cpp only where it is used. The free-text and whitespace bounds

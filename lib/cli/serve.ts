@@ -16,7 +16,7 @@ const USAGE = [
   "tagmask serve --model FILE.gguf [--family NAME] [--variant V] [--host 127.0.0.1] [--port 8080] [--parallel N] [--context N]",
   "              [--max-queue N] [--model-id ID] [--threads N] [--gpu] [--route R] [--max-text-tokens N]",
   "              [--max-whitespace N] [--shutdown-grace SECONDS] [--grammar-timeout SECONDS]",
-  "              [--lowering-workers N] [--no-probe] [--log]",
+  "              [--lowering-workers N] [--lowering-heap-mb MB] [--no-probe] [--log]",
   "tagmask serve --tiny [options]      the tiny random test model (no download; its output is noise)",
   "",
   "  --model FILE        the GGUF model",
@@ -38,6 +38,8 @@ const USAGE = [
   "                      grammar_timeout (default 60; 0: no limit)",
   "  --lowering-workers N threads that lower requests' grammars at once, so a slow grammar does not",
   "                      hold up the others (default: one per spare core, 2 to 4)",
+  "  --lowering-heap-mb MB heap limit of each lowering thread; a request whose grammar needs more",
+  "                      gets 400 (default: Node's own limit)",
   "  --no-probe          load the model without first loading it in a child process (a malformed file",
   "                      then aborts the server instead of failing with a message)",
   "  --log               log every request (JSON lines on stdout)",
@@ -66,6 +68,7 @@ export const command: CliCommand = {
       "shutdown-grace": { type: "string" },
       "grammar-timeout": { type: "string" },
       "lowering-workers": { type: "string" },
+      "lowering-heap-mb": { type: "string" },
       "no-probe": { type: "boolean" },
       log: { type: "boolean" },
     });
@@ -83,6 +86,7 @@ export const command: CliCommand = {
     const grace = integerOption(args, "shutdown-grace", undefined, 0);
     const grammarTimeout = integerOption(args, "grammar-timeout", undefined, 0);
     const loweringWorkers = integerOption(args, "lowering-workers", undefined, 1, 64);
+    const loweringHeap = integerOption(args, "lowering-heap-mb", undefined, 16, 65536);
     const threads = integerOption(args, "threads", undefined, 1) ?? (tiny ? 1 : undefined);
     const maxText = integerOption(args, "max-text-tokens", undefined, 1) ?? (tiny ? 8 : undefined);
     const maxWhitespace = integerOption(args, "max-whitespace", undefined, 0) ?? (tiny ? 4 : undefined);
@@ -114,6 +118,7 @@ export const command: CliCommand = {
         ...(grace === undefined ? {} : { shutdownGraceMs: grace * 1000 }),
         ...(grammarTimeout === undefined ? {} : { grammarTimeoutMs: grammarTimeout * 1000 }),
         ...(loweringWorkers === undefined ? {} : { loweringWorkers }),
+        ...(loweringHeap === undefined ? {} : { loweringHeapLimitMb: loweringHeap }),
         ...(args.flags.has("no-probe") && !tiny ? { probeModel: false } : {}),
         gpu: args.flags.has("gpu"),
         route,

@@ -3,7 +3,7 @@
  * Thin typed wrappers over the native handles (native/binding).
  */
 export { CompiledGrammar, compileGrammar, compileGrammarAsync, warmUpCompiler } from "./compiled-grammar.js";
-export { loweringWorkers, setLoweringWorkers } from "./lowering-pool.js";
+export { loweringHeapLimitMb, loweringWorkers, setLoweringWorkers, type LoweringWorkerOptions } from "./lowering-pool.js";
 export type { CompileAsyncOptions, CompileOptions, CompileStats, GrammarSource } from "./compiled-grammar.js";
 export type { CompileProgress } from "./compile-run.js";
 export { GrammarCompiler } from "./grammar-compiler.js";

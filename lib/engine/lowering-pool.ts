@@ -8,6 +8,9 @@
  * Aborting a running job terminates its worker (the lowering is plain JavaScript with no
  * checkpoints inside a JSON Schema, so that is the prompt way to stop it and free its memory); a
  * fresh one starts when a job needs it. A job still waiting is just dropped.
+ *
+ * A worker that runs out of heap (a grammar too large to lower) ends its job with a GrammarError
+ * that says so; the process and the other workers go on, and a fresh worker takes the next job.
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -15,7 +18,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { SimplifyOptions } from "../compile/simplify.js";
-import { AbortError, InternalError, InvalidArgumentError } from "../errors.js";
+import { AbortError, GrammarError, InternalError, InvalidArgumentError } from "../errors.js";
 import { hasRecordedNumberTexts, stringifyExact } from "../format/exact-numbers.js";
 import { isStructuralTagObject, parseFormat, parseStructuralTag } from "../format/parse.js";
 import { packageRoot } from "../package-root.js";
@@ -57,6 +60,18 @@ export function abortErrorOf(signal: AbortSignal): AbortError {
 interface Slot {
   worker: Worker;
   current: Job | null;
+  /** The heap limit the worker was started with (MB; null: Node's default). */
+  heapLimitMb: number | null;
+}
+
+/** What {@link setLoweringWorkers} takes besides the count. */
+export interface LoweringWorkerOptions {
+  /**
+   * Heap limit of each lowering worker in MB (V8's old generation), or null for Node's default.
+   * A grammar that needs more fails with a GrammarError instead of holding that memory. Workers
+   * already started keep their limit until their current job ends. Absent: unchanged.
+   */
+  heapLimitMb?: number | null;
 }
 
 /** The default number of lowering workers: one per spare core, at least 2 and at most 4. */
@@ -70,9 +85,19 @@ class LoweringPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private maxWorkers = defaultWorkerCount();
+  private heapLimitMb: number | null = null;
 
   get workerLimit(): number {
     return this.maxWorkers;
+  }
+
+  get workerHeapLimit(): number | null {
+    return this.heapLimitMb;
+  }
+
+  /** Sets the heap limit of workers started from now on; idle workers with another limit stop at the next pump. */
+  setHeapLimit(mb: number | null): void {
+    this.heapLimitMb = mb;
   }
 
   /** Sets how many workers may run at once; idle workers past the new limit stop now, busy ones when their job ends. */
@@ -143,6 +168,11 @@ class LoweringPool {
 
   /** Hands waiting jobs to idle workers, starting workers up to the limit. */
   private pump(): void {
+    // A worker started under another heap limit stops once idle; a fresh one takes its place.
+    for (let i = this.slots.length - 1; i >= 0; i--) {
+      const slot = this.slots[i]!;
+      if (slot.current === null && slot.heapLimitMb !== this.heapLimitMb) this.retire(slot);
+    }
     while (this.queue.length > 0) {
       let slot = this.slots.find((s, i) => s.current === null && i < this.maxWorkers);
       if (slot === undefined) {
@@ -190,8 +220,9 @@ class LoweringPool {
     if (!existsSync(fileURLToPath(script))) {
       throw new InternalError(`the lowering worker's script ${fileURLToPath(script)} is missing: build the package (npm run build)`);
     }
-    const worker = new Worker(script);
-    const slot: Slot = { worker, current: null };
+    const heapLimitMb = this.heapLimitMb;
+    const worker = new Worker(script, heapLimitMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: heapLimitMb } });
+    const slot: Slot = { worker, current: null, heapLimitMb };
     worker.on("message", (reply: LoweringReply) => {
       const job = slot.current;
       if (job === null || job.request.id !== reply.id) return;
@@ -208,17 +239,24 @@ class LoweringPool {
       this.settle(job, reply.kind === "done" ? { bytes: reply.bytes } : { error: reviveError(reply.error) });
       this.pump();
     });
-    const fail = (why: string): void => {
+    const fail = (error: Error): void => {
       const at = this.slots.indexOf(slot);
       if (at < 0) return;
       this.slots.splice(at, 1);
       const job = slot.current;
       slot.current = null;
-      if (job) this.settle(job, { error: new InternalError(`the lowering worker stopped: ${why}`) });
+      if (job) this.settle(job, { error });
       this.pump();
     };
-    worker.on("error", (err) => fail(err.message));
-    worker.on("exit", (code) => fail(`exit code ${code}`));
+    worker.on("error", (err: Error & { code?: unknown }) => {
+      if (err.code !== "ERR_WORKER_OUT_OF_MEMORY") return fail(new InternalError(`the lowering worker stopped: ${err.message}`));
+      const limit = heapLimitMb === null ? "Node's default heap limit" : `its heap limit of ${heapLimitMb} MB`;
+      fail(new GrammarError(
+        `the grammar is too large to lower: the lowering worker ran out of memory (${limit}); ` +
+          "use fewer tools or smaller enums, length bounds and patterns, or raise the limit with setLoweringWorkers(count, { heapLimitMb })",
+      ));
+    });
+    worker.on("exit", (code) => fail(new InternalError(`the lowering worker stopped: exit code ${code}`)));
     this.slots.push(slot);
     return slot;
   }
@@ -283,16 +321,31 @@ export function lowerOffThread(format: unknown, options: OffThreadLowering = {})
  * Sets how many lowering worker threads may run at once (default: one per spare core, at least 2
  * and at most 4). With one, grammars are lowered strictly one after another; more let a quick
  * grammar pass a slow one. Each worker keeps its own lowering cache. Idle workers past a lowered
- * limit stop at once, busy ones when their job ends.
+ * limit stop at once, busy ones when their job ends. `options.heapLimitMb` bounds each worker's
+ * heap: a grammar that needs more is refused with a GrammarError (the process goes on).
  *
  * @example
  * setLoweringWorkers(1); // one worker, one lowering cache
+ * setLoweringWorkers(2, { heapLimitMb: 512 }); // two workers of at most 512 MB heap each
  */
-export function setLoweringWorkers(count: number): void {
+export function setLoweringWorkers(count: number, options: LoweringWorkerOptions = {}): void {
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     throw new InvalidArgumentError(`setLoweringWorkers: count must be an integer in [1, 64], got ${String(count)}`);
   }
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidArgumentError(`setLoweringWorkers: options must be an object, got ${options === null ? "null" : typeof options}`);
+  }
+  const heap = options.heapLimitMb;
+  if (heap !== undefined && heap !== null && (!Number.isInteger(heap) || heap < 16 || heap > 65536)) {
+    throw new InvalidArgumentError(`setLoweringWorkers: options.heapLimitMb must be null or an integer number of MB in [16, 65536], got ${String(heap)}`);
+  }
+  if (heap !== undefined) pool.setHeapLimit(heap);
   pool.setWorkerLimit(count);
+}
+
+/** The heap limit of each lowering worker in MB, or null for Node's default (see {@link setLoweringWorkers}). */
+export function loweringHeapLimitMb(): number | null {
+  return pool.workerHeapLimit;
 }
 
 /** How many lowering worker threads may run at once (see {@link setLoweringWorkers}). */

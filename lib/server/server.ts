@@ -10,7 +10,7 @@ import type { FastifyInstance } from "fastify";
 import type { Llama, LlamaContext, LlamaModel } from "node-llama-cpp";
 import { warmUpCompiler } from "../engine/compiled-grammar.js";
 import { GrammarCompiler } from "../engine/grammar-compiler.js";
-import { setLoweringWorkers } from "../engine/lowering-pool.js";
+import { loweringWorkers, setLoweringWorkers } from "../engine/lowering-pool.js";
 import { InvalidArgumentError, RequestError, TagmaskError } from "../errors.js";
 import { ConstrainedLlama } from "../integrations/node-llama-cpp/constrained-llama.js";
 import { familyVocabularyOptions } from "../integrations/node-llama-cpp/family-model.js";
@@ -79,6 +79,11 @@ export interface ServerOptions {
    * `setLoweringWorkers`). Default: one per spare core, at least 2 and at most 4.
    */
   loweringWorkers?: number;
+  /**
+   * Heap limit of each lowering worker in MB (process-wide: see `setLoweringWorkers`). A request
+   * whose grammar needs more is answered 400 with a GrammarError. Default: Node's own limit.
+   */
+  loweringHeapLimitMb?: number;
   /** fastify's logger (`true`: JSON lines on stdout). Default false. */
   logger?: boolean;
   /** Milliseconds generations may go on after `close()` before they are cancelled (their clients get a 503 error). Default 30000. */
@@ -137,6 +142,7 @@ interface Resolved {
   bodyLimit: number;
   grammarTimeoutMs: number;
   loweringWorkers?: number;
+  loweringHeapLimitMb?: number;
   logger: boolean;
   shutdownGraceMs: number;
   handleSignals: boolean;
@@ -144,7 +150,7 @@ interface Resolved {
 
 const KNOWN_OPTIONS = [
   "model", "modelId", "family", "variant", "host", "port", "parallel", "contextSize", "maxQueue", "retryAfter", "threads", "gpu", "route", "probeModel",
-  "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "grammarTimeoutMs", "loweringWorkers", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
+  "maxFreeTextTokens", "maxWhitespace", "grammarCacheSize", "bodyLimit", "grammarTimeoutMs", "loweringWorkers", "loweringHeapLimitMb", "logger", "shutdownGraceMs", "handleSignals", "onMaskFill",
 ];
 
 function integerOption(options: ServerOptions, key: keyof ServerOptions, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
@@ -209,6 +215,7 @@ function resolveOptions(options: ServerOptions): Resolved {
   const maxFreeTextTokens = integerOption(options, "maxFreeTextTokens", 1);
   const maxWhitespace = integerOption(options, "maxWhitespace", 0);
   const loweringWorkers = integerOption(options, "loweringWorkers", 1, 64);
+  const loweringHeapLimitMb = integerOption(options, "loweringHeapLimitMb", 16, 65536);
   if (modelId !== undefined) r.modelId = modelId;
   if (family !== undefined) r.family = family;
   if (variant !== undefined) r.variant = variant;
@@ -217,6 +224,7 @@ function resolveOptions(options: ServerOptions): Resolved {
   if (maxFreeTextTokens !== undefined) r.maxFreeTextTokens = maxFreeTextTokens;
   if (maxWhitespace !== undefined) r.maxWhitespace = maxWhitespace;
   if (loweringWorkers !== undefined) r.loweringWorkers = loweringWorkers;
+  if (loweringHeapLimitMb !== undefined) r.loweringHeapLimitMb = loweringHeapLimitMb;
   return r;
 }
 
@@ -293,7 +301,9 @@ async function loadNodeLlamaCpp(): Promise<typeof import("node-llama-cpp")> {
  */
 export async function createServer(options: ServerOptions): Promise<TagmaskServer> {
   const o = resolveOptions(options);
-  if (o.loweringWorkers !== undefined) setLoweringWorkers(o.loweringWorkers);
+  if (o.loweringWorkers !== undefined || o.loweringHeapLimitMb !== undefined) {
+    setLoweringWorkers(o.loweringWorkers ?? loweringWorkers(), o.loweringHeapLimitMb === undefined ? {} : { heapLimitMb: o.loweringHeapLimitMb });
+  }
   // The lowering worker builds its first-use automata while the model loads, not on the first request.
   warmUpCompiler().catch(() => undefined);
   const nodeLlamaCpp = await loadNodeLlamaCpp();

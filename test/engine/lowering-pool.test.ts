@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deserializeGrammar, serializeGrammar } from "../../lib/compile/ir.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
-import { loweringWorkers, lowerOffThread, setLoweringWorkers } from "../../lib/engine/lowering-pool.js";
-import { AbortError, InvalidArgumentError } from "../../lib/errors.js";
+import { loweringHeapLimitMb, loweringWorkers, lowerOffThread, setLoweringWorkers } from "../../lib/engine/lowering-pool.js";
+import { AbortError, GrammarError, InvalidArgumentError } from "../../lib/errors.js";
 import type { StructuralTag } from "../../lib/format/types.js";
 import { buildToolCallingFormat, type FunctionTool } from "../../lib/tools/index.js";
 import { ensureBuiltCli } from "../helpers/cli.js";
@@ -20,7 +20,7 @@ const k3 = (tools: FunctionTool[]): StructuralTag => buildToolCallingFormat({ fa
 const defaultWorkers = loweringWorkers();
 
 beforeAll(() => ensureBuiltCli(), 300_000);
-afterAll(() => setLoweringWorkers(defaultWorkers));
+afterAll(() => setLoweringWorkers(defaultWorkers, { heapLimitMb: null }));
 
 interface SlowLowering {
   pending: Promise<Uint8Array>;
@@ -101,5 +101,30 @@ describe("lowering workers", () => {
     first.abort();
     await expect(first.pending).rejects.toBeInstanceOf(AbortError);
     expect((await second).length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it("refuses a grammar that outgrows the workers' heap limit with a GrammarError, and goes on", async () => {
+    expect(loweringHeapLimitMb()).toBe(null);
+    for (const bad of [0, 15, 1.5, 65537, "64", Number.NaN]) {
+      expect(() => setLoweringWorkers(1, { heapLimitMb: bad as number })).toThrow(/options\.heapLimitMb must be null or an integer number of MB in \[16, 65536\]/);
+    }
+    expect(() => setLoweringWorkers(1, null as unknown as object)).toThrow(InvalidArgumentError);
+    setLoweringWorkers(1, { heapLimitMb: 32 });
+    expect(loweringHeapLimitMb()).toBe(32);
+    // A small grammar lowers under the limit.
+    expect((await lowerOffThread(seeds.required)).length).toBeGreaterThan(0);
+    // 400,000 enum values need far more than 32 MB to lower.
+    const values = Array.from({ length: 400_000 }, (_, i) => `value-number-${i}-with-some-padding`);
+    const big: StructuralTag = { type: "structural_tag", format: { type: "json_schema", json_schema: { enum: values } } };
+    const refused = await lowerOffThread(big).then(() => null, (err: unknown) => err);
+    expect(refused).toBeInstanceOf(GrammarError);
+    expect((refused as GrammarError).message).toMatch(/too large to lower: the lowering worker ran out of memory \(its heap limit of 32 MB\).*setLoweringWorkers\(count, \{ heapLimitMb \}\)/);
+    // A fresh worker takes the next job; the count alone leaves the limit as it was.
+    expect((await lowerOffThread(seeds.auto)).length).toBeGreaterThan(0);
+    setLoweringWorkers(2);
+    expect(loweringHeapLimitMb()).toBe(32);
+    setLoweringWorkers(defaultWorkers, { heapLimitMb: null });
+    expect(loweringHeapLimitMb()).toBe(null);
+    expect((await lowerOffThread(seeds.required)).length).toBeGreaterThan(0);
   }, 60_000);
 });

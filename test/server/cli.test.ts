@@ -79,6 +79,7 @@ describe("tagmask serve", () => {
       [["serve", "--tiny", "--model", "x.gguf"], /exclude each other/],
       [["serve", "--tiny", "--parallel", "0"], /--parallel must be an integer ≥ 1/],
       [["serve", "--tiny", "--lowering-workers", "65"], /--lowering-workers must be an integer in \[1, 64\]/],
+      [["serve", "--tiny", "--lowering-heap-mb", "8"], /--lowering-heap-mb must be an integer in \[16, 65536\]/],
       [["serve", "--tiny", "--family", "gpt-9"], /unknown --family 'gpt-9'/],
       [["serve", "--tiny", "--route", "magic"], /--route must be auto or one of/],
       [["serve", "--model", join(scratch.dir, "missing.gguf")], /could not load|no such file|ENOENT/i],

@@ -94,6 +94,7 @@ describe("createServer options", () => {
     ["a gpu string", { model: "x.gguf", gpu: "yes" }, /options.gpu: expected true or false/],
     ["a hook that is not a function", { model: "x.gguf", onMaskFill: 1 }, /options.onMaskFill: expected a function/],
     ["no lowering workers", { model: "x.gguf", loweringWorkers: 0 }, /options.loweringWorkers: expected an integer in \[1, 64\], found 0/],
+    ["a lowering heap too small", { model: "x.gguf", loweringHeapLimitMb: 8 }, /options.loweringHeapLimitMb: expected an integer in \[16, 65536\], found 8/],
   ];
   for (const [what, options, message] of cases) {
     it(`refuses ${what} before loading anything`, async () => {
