@@ -74,6 +74,8 @@ export interface NativeTokenizerInfoHandle {
   readonly fingerprint: string;
   readonly stopTokenIds: Uint32Array;
   trieStats(): { plainTokens: number; plainNodes: number; impureTokens: number; impureNodes: number; maxTokenLength: number; trieBytes: number };
+  /** The rule walks this vocabulary keeps for compiles (docs/engine.md, "Rule walks kept per vocabulary"). */
+  ruleWalkCache(): { entries: number; bytes: number; maxEntries: number; maxBytes: number };
 }
 
 export interface NativeCompileOptions {

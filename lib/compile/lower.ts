@@ -71,7 +71,50 @@ export function loweringCacheStats(): FragmentCacheStats {
 /** Empties the lowering cache. */
 export function clearLoweringCache(): void {
   fragments.clear();
+  loweredRegexes.clear();
 }
+
+/**
+ * Regex patterns lowered before, by pattern text. A regex lowers to rule-free IR, the same
+ * wherever it stands, and tool-call formats repeat theirs in every tool's tag (Kimi K3's call
+ * index): each tag is lowered on its own, so a per-lowering memo parsed the pattern once per new
+ * tool. Bounded by entries and by the pattern text held; least recently used dropped first.
+ */
+class RegexMemo {
+  private readonly entries = new Map<string, IrExpr>();
+  private chars = 0;
+
+  get(pattern: string): IrExpr | undefined {
+    const e = this.entries.get(pattern);
+    if (e !== undefined) {
+      this.entries.delete(pattern);
+      this.entries.set(pattern, e);
+    }
+    return e;
+  }
+
+  set(pattern: string, e: IrExpr): void {
+    if (pattern.length > REGEX_MEMO_MAX_PATTERN) return;
+    this.entries.set(pattern, e);
+    this.chars += pattern.length;
+    for (const key of this.entries.keys()) {
+      if (this.entries.size <= REGEX_MEMO_MAX_ENTRIES && this.chars <= REGEX_MEMO_MAX_CHARS) break;
+      this.entries.delete(key);
+      this.chars -= key.length;
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.chars = 0;
+  }
+}
+
+/** Bounds of {@link loweredRegexes}: a long pattern's IR is large and rarely repeated. */
+const REGEX_MEMO_MAX_ENTRIES = 256;
+const REGEX_MEMO_MAX_PATTERN = 1024;
+const REGEX_MEMO_MAX_CHARS = 64 * 1024;
+const loweredRegexes = new RegexMemo();
 
 /** Bounds the lowering cache to `maxNodes` IR nodes (0 disables it); default 200,000. */
 export function setLoweringCacheSize(maxNodes: number): void {
@@ -310,15 +353,16 @@ class Lowering {
   }
 
   private regex(pattern: string, path: string): IrExpr {
-    let e = this.regexes.get(pattern);
+    let e = this.regexes.get(pattern) ?? loweredRegexes.get(pattern);
     if (!e) {
       try {
         e = regexToIr(pattern);
       } catch (err) {
         throw located(err, `${path}.pattern`);
       }
-      this.regexes.set(pattern, e);
+      loweredRegexes.set(pattern, e);
     }
+    this.regexes.set(pattern, e);
     return e;
   }
 

@@ -44,6 +44,7 @@ void TokenizerInfoWrap::Init(Napi::Env env, Napi::Object exports) {
                                         InstanceAccessor<&TokenizerInfoWrap::Fingerprint>("fingerprint"),
                                         InstanceAccessor<&TokenizerInfoWrap::StopTokenIds>("stopTokenIds"),
                                         InstanceMethod<&TokenizerInfoWrap::TrieStats>("trieStats"),
+                                        InstanceMethod<&TokenizerInfoWrap::RuleWalkCache>("ruleWalkCache"),
                                     });
   AddonData::Of(env).constructors[kClassName] = Napi::Persistent(ctor);
   exports.Set(kClassName, ctor);
@@ -140,6 +141,16 @@ Napi::Value TokenizerInfoWrap::TrieStats(const Napi::CallbackInfo& info) {
   out.Set("impureNodes", info_->ImpureTrie().NodeCount());
   out.Set("maxTokenLength", info_->MaxTokenLength());
   out.Set("trieBytes", static_cast<double>(info_->PlainTrie().MemoryBytes() + info_->ImpureTrie().MemoryBytes()));
+  return out;
+}
+
+Napi::Value TokenizerInfoWrap::RuleWalkCache(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("entries", static_cast<double>(info_->RuleWalkEntries()));
+  out.Set("bytes", static_cast<double>(info_->RuleWalkBytes()));
+  out.Set("maxEntries", static_cast<double>(TokenizerInfo::kRuleWalkMaxEntries));
+  out.Set("maxBytes", static_cast<double>(TokenizerInfo::kRuleWalkMaxBytes));
   return out;
 }
 

@@ -29,6 +29,7 @@ class TokenizerInfoWrap : public Napi::ObjectWrap<TokenizerInfoWrap> {
   Napi::Value Fingerprint(const Napi::CallbackInfo& info);
   Napi::Value StopTokenIds(const Napi::CallbackInfo& info);
   Napi::Value TrieStats(const Napi::CallbackInfo& info);
+  Napi::Value RuleWalkCache(const Napi::CallbackInfo& info);
 
   std::shared_ptr<const TokenizerInfo> info_;
 };

@@ -52,11 +52,24 @@ void PlaceTable::Add(uint32_t at, std::vector<uint32_t>* places) {
 }
 
 RegimeBuilder::RegimeBuilder(const TokenizerInfo& tok, MaskStore* store, uint32_t listMax)
-    : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()), depth_(tok.TokenCount(), 0) {}
+    : tok_(tok), store_(store), listMax_(listMax), base_(tok.MaskWordCount()), row_(tok.MaskWordCount()) {
+  for (auto& d : depth_) d.assign(tok.TokenCount(), 0);
+}
 
-void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CountSpan> conditional[2],
-                        StateMask* sm, MaskBuildStats* stats) {
+void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepted[2], const std::vector<CountSpan> given[2],
+                        const std::vector<CountedCutSpan>& cuts, StateMask* sm, MaskBuildStats* stats) {
   const TokenTrie* tries[2] = {&tok_.PlainTrie(), &tok_.ImpureTrie()};
+  // The counted cuts become spans here, in a buffer reused from state to state.
+  const std::vector<CountSpan>* conditional[2] = {&given[0], &given[1]};
+  if (!cuts.empty()) {
+    spelled_.assign(given[0].begin(), given[0].end());
+    const uint32_t* tb = tries[0]->TokenBeginData();
+    const uint32_t* chars = tries[0]->CharsData();
+    for (const CountedCutSpan& cut : cuts) {
+      ExpandCountedCut(cut, tb, chars, [&](uint32_t a, uint32_t b, uint32_t lo, uint32_t hi) { spelled_.push_back({a, b, lo, hi}); });
+    }
+    conditional[0] = &spelled_;
+  }
   std::fill(row_.begin(), row_.end(), 0u);
   rowHash_ = 0;
   rowCount_ = 0;
@@ -76,7 +89,7 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   places_.clear();
   placeTable_.Clear();
   for (int t = 0; t < 2; ++t) {
-    for (const CountSpan& sp : conditional[t]) {
+    for (const CountSpan& sp : *conditional[t]) {
       if (sp.lo > sp.hi) continue;
       placeTable_.Add(sp.lo, &places_);
       if (sp.hi != kNoCountLimit) placeTable_.Add(sp.hi + 1, &places_);
@@ -87,7 +100,7 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   const auto placeOf = [&](uint32_t at) { return placeTable_.Index(at); };
   std::vector<uint32_t> begin(places_.size() + 1, 0);
   for (int t = 0; t < 2; ++t) {
-    for (const CountSpan& sp : conditional[t]) {
+    for (const CountSpan& sp : *conditional[t]) {
       if (sp.lo > sp.hi) continue;
       ++begin[placeOf(sp.lo) + 1];
       if (sp.hi != kNoCountLimit) ++begin[placeOf(sp.hi + 1) + 1];
@@ -99,8 +112,8 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   {
     std::vector<uint32_t> at(begin.begin(), begin.end() - 1);
     for (uint32_t t = 0; t < 2; ++t) {
-      for (uint32_t i = 0; i < conditional[t].size(); ++i) {
-        const CountSpan& sp = conditional[t][i];
+      for (uint32_t i = 0; i < conditional[t]->size(); ++i) {
+        const CountSpan& sp = (*conditional[t])[i];
         if (sp.lo > sp.hi) continue;
         events[at[placeOf(sp.lo)]++] = (t << 31) | (1u << 30) | i;
         if (sp.hi != kNoCountLimit) events[at[placeOf(sp.hi + 1)]++] = (t << 31) | i;
@@ -114,15 +127,16 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
     if (p > 0) {
       for (uint32_t e = begin[p - 1]; e < begin[p]; ++e) {
         const uint32_t t = events[e] >> 31;
-        const CountSpan& sp = conditional[t][events[e] & 0x3FFFFFFFu];
+        const CountSpan& sp = (*conditional[t])[events[e] & 0x3FFFFFFFu];
         const uint32_t* ids = tries[t]->TokenIds();
+        uint16_t* depth = depth_[t].data();
         const bool start = (events[e] >> 30) & 1u;
         for (uint32_t k = sp.a; k < sp.b; ++k) {
           const uint32_t id = ids[k];
           if (TestBit(base_.data(), id)) continue;  // accepted for every count: set throughout
           if (start) {
-            if (depth_[id]++ == 0) Flip(id);
-          } else if (--depth_[id] == 0) {
+            if (depth[k]++ == 0) Flip(id);
+          } else if (--depth[k] == 0) {
             Flip(id);
           }
         }
@@ -144,10 +158,7 @@ void RegimeBuilder::Add(const std::vector<std::pair<uint32_t, uint32_t>> accepte
   sm->mask = store_->regimes[sm->regimeBegin].mask;
   // Leave the per-token depths at zero for the next state.
   for (uint8_t t = 0; t < 2; ++t) {
-    const uint32_t* ids = tries[t]->TokenIds();
-    for (const CountSpan& sp : conditional[t]) {
-      for (uint32_t k = sp.a; k < sp.b; ++k) depth_[ids[k]] = 0;
-    }
+    for (const CountSpan& sp : *conditional[t]) std::fill(depth_[t].begin() + sp.a, depth_[t].begin() + sp.b, uint16_t{0});
   }
 }
 

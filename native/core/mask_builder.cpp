@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <tuple>
 #include <unordered_map>
 
 #include "count_regimes.h"
+#include "rule_walks.h"
 #include "token_equivalence.h"
 #include "trie_walker.h"
 #include "tagmask/bitmask.h"
@@ -23,12 +25,14 @@ struct WalkResult {
   Ranges accepted[2];
   Ranges uncertain[2];
   std::vector<CondSpan> conditional[2];
+  std::vector<CountedCutSpan> countedCuts;  // the plain trie's
   void Clear() {
     for (int t = 0; t < 2; ++t) {
       accepted[t].Clear();
       uncertain[t].Clear();
       conditional[t].clear();
     }
+    countedCuts.clear();
   }
 };
 
@@ -53,6 +57,10 @@ struct MaskData {
   // Counted repetition: tokens accepted only for some counts of the state's level (sized
   // exactly: every walked state's spans are held until the regimes are built).
   std::vector<CountSpan> cond[2];
+  // The plain trie's counted cuts: more tokens accepted for some counts, spelled out when the
+  // regimes are built (a few records per state instead of ~90 k spans held until then).
+  std::vector<CountedCutSpan> cuts;
+  bool Counted() const { return !cond[0].empty() || !cond[1].empty() || !cuts.empty(); }
   // Marks: tokens accepted only for some marks (and counts) of the state's level.
   std::vector<CondSpan> marked[2];
 };
@@ -171,15 +179,19 @@ uint64_t HashRanges(const AccView acc[2]) {
   return h;
 }
 
-// The hash of what a state's regimes are built from: its accepted ranges and counted spans.
-uint64_t HashRegimeInput(const AccView acc[2], const std::vector<CountSpan> cond[2]) {
+// The hash of what a state's regimes are built from: its accepted ranges, counted spans and
+// counted cuts.
+uint64_t HashRegimeInput(const AccView acc[2], const MaskData& d) {
   uint64_t h = HashRanges(acc);
   for (int t = 0; t < 2; ++t) {
-    h = (h ^ (cond[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
-    for (const CountSpan& sp : cond[t]) {
+    h = (h ^ (d.cond[t].size() + 0x9E3779B97F4A7C15ull)) * 0x100000001B3ull;
+    for (const CountSpan& sp : d.cond[t]) {
       h = (h ^ ((static_cast<uint64_t>(sp.a) << 32) | sp.b)) * 0x100000001B3ull;
       h = (h ^ ((static_cast<uint64_t>(sp.lo) << 32) | sp.hi)) * 0x100000001B3ull;
     }
+  }
+  for (const CountedCutSpan& c : d.cuts) {
+    for (const uint32_t v : {c.from, c.end, c.base, c.lo, c.hi, c.shift, c.full, c.partial}) h = (h ^ v) * 0x100000001B3ull;
   }
   return h;
 }
@@ -402,13 +414,165 @@ struct Worker {
   uint64_t visited = 0;
 };
 
-void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], uint32_t s, Worker& w, uint32_t worker,
-                  MaskData* out) {
+// The cuts of one automaton's walks and the tables they point into.
+struct CutTables {
+  CutTables(const Automaton& a, const TokenizerInfo& tok) {
+    BuildProfiles(a, tok, &profileOf, &nodeMax);
+    plainDepth = PlainDepth(a, tok.MaxTokenLength());
+    midChar = MidCharLength(a, plainDepth);
+    cuts[0].profileOf = profileOf.data();
+    cuts[0].plainDepth = plainDepth.data();
+    cuts[0].maxLength = tok.PlainTrie().MaxLengthData();
+    cuts[0].chars = tok.PlainTrie().CharsData();
+    cuts[0].midChar = midChar.data();
+    cuts[1].profileOf = profileOf.data();
+    cuts[1].nodeMax = &nodeMax;
+  }
+  CutTables(const CutTables&) = delete;
+  CutTables& operator=(const CutTables&) = delete;
+  std::vector<uint32_t> profileOf;
+  std::vector<std::shared_ptr<const std::vector<uint16_t>>> nodeMax;
+  std::vector<uint16_t> plainDepth;
+  std::vector<uint8_t> midChar;
+  CutRule cuts[2];
+};
+
+// A walk's uncertain tokens in byte order, both tries merged (WalkTokens shares prefixes).
+void UncertainByBytes(const TokenizerInfo& tok, const Ranges uncertain[2], std::vector<uint32_t>* out) {
+  std::vector<uint32_t> plain, impure;
+  AppendIds(tok.PlainTrie(), uncertain[0], &plain);
+  AppendIds(tok.ImpureTrie(), uncertain[1], &impure);
+  out->resize(plain.size() + impure.size());
+  std::merge(plain.begin(), plain.end(), impure.begin(), impure.end(), out->begin(), [&](uint32_t x, uint32_t y) {
+    const uint32_t lx = tok.TokenLength(x), ly = tok.TokenLength(y);
+    const int c = std::memcmp(tok.TokenBytes(x), tok.TokenBytes(y), std::min(lx, ly));
+    return c != 0 ? c < 0 : lx < ly;
+  });
+}
+
+// Rule walks (rule_walks.h): closures up to this size are keyed, and a state keeps its walk
+// when it has at most this many candidates (a state where the rule may end has every token).
+constexpr uint32_t kMaxClosureStates = 512;
+constexpr size_t kMaxCandidates = 2048;
+constexpr uint64_t kResolveCost = 1;
+
+// Walks every state of the closure automaton's first rule (`states` states from state 1).
+std::shared_ptr<const RuleWalks> WalkClosure(const Automaton& sub, uint32_t states, const TokenizerInfo& tok, uint64_t workLimit) {
+  const CutTables tables(sub, tok);
+  WorkBudget budget(workLimit);
+  Worker w(sub, tok.MaxTokenLength(), &budget);
+  auto out = std::make_shared<RuleWalks>();
+  out->states.resize(states);
+  const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
+  uint64_t used = 0;
+  for (uint32_t i = 0; i < states; ++i) {
+    // Where the rule may end, every token goes on in the stand-in caller: no candidate list pays.
+    if (sub.Is(1 + i, kFinal)) continue;
+    w.result.Clear();
+    StateWalk& sw = out->states[i];
+    for (int t = 0; t < 2; ++t) {
+      if (tries[t]->NodeCount() <= 1) continue;
+      sw.visited += w.walker.Walk(*tries[t], tables.cuts[t], 1 + i, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t],
+                                  &w.result.conditional[t], &w.result.countedCuts);
+    }
+    w.walker.Flush();
+    sw.work = budget.Used() - used;
+    used = budget.Used();
+    // (Kept rules have no counters: nothing conditional, no counted cuts.)
+    if (!w.result.conditional[0].empty() || !w.result.conditional[1].empty() || !w.result.countedCuts.empty()) continue;
+    if (w.result.uncertain[0].count + w.result.uncertain[1].count > kMaxCandidates) continue;
+    UncertainByBytes(tok, w.result.uncertain, &sw.candidates);
+    for (int t = 0; t < 2; ++t) sw.accepted[t] = w.result.accepted[t];
+    sw.kept = true;
+  }
+  return out;
+}
+
+// Per state: its kept walk, for the states of rules whose walks the vocabulary holds (null for
+// the others). `holds` keeps those walks alive for the compile.
+std::vector<const StateWalk*> KeptWalks(const Automaton& a, const TokenizerInfo& tok, uint64_t workLimit,
+                                        std::vector<std::shared_ptr<const RuleWalks>>* holds) {
+  std::vector<const StateWalk*> kept(a.StateCount(), nullptr);
+  const char* env = std::getenv("TAGMASK_RULE_WALKS");
+  if (env != nullptr && std::strcmp(env, "off") == 0) return kept;
+  std::vector<uint32_t> closure;
+  std::string key;
+  for (uint32_t r = 0; r < a.rules.size(); ++r) {
+    if (!RuleClosureKey(a, r, kMaxClosureStates, &closure, &key)) continue;
+    std::shared_ptr<const RuleWalks> walks = tok.FindRuleWalks(key);
+    const AutomatonRule& rule = a.rules[r];
+    if (walks == nullptr) {
+      if (!tok.NoteRuleSeen(key)) continue;  // kept from a rule's second compile on
+      try {
+        walks = WalkClosure(ClosureAutomaton(a, closure), rule.endState - rule.firstState, tok, workLimit);
+      } catch (const Error&) {
+        // Too costly alone: kept as such (no state kept), so later compiles walk it in place
+        // without trying again.
+        auto none = std::make_shared<RuleWalks>();
+        none->states.resize(rule.endState - rule.firstState);
+        walks = std::move(none);
+      }
+      tok.StoreRuleWalks(key, walks, walks->Bytes());
+    }
+    // A kept walk pays when resolving its candidates once per return state costs less than the
+    // walk in place (a resolved token takes a few steps of parser configurations, a walked trie
+    // node about one).
+    const uint64_t returns = rule.returnStates.size();
+    for (uint32_t s = rule.firstState; s < rule.endState; ++s) {
+      const StateWalk& sw = walks->states[s - rule.firstState];
+      if (sw.kept && sw.candidates.size() * returns * kResolveCost <= sw.visited) kept[s] = &sw;
+    }
+    holds->push_back(std::move(walks));
+  }
+  return kept;
+}
+
+// A state's results from its kept walk: the accepted tokens as walked, the uncertain ones those
+// of the candidates that some return state lets through (exactly those a walk in place finds
+// uncertain: it goes on past the rule's end in each return state, inexactly).
+void ComputeKeptState(const Automaton& a, const TokenizerInfo& tok, const StateWalk& kept, uint32_t s, Worker& w, uint32_t worker,
+                      MaskData* out) {
+  out->worker = worker;
+  for (int t = 0; t < 2; ++t) {
+    out->accBegin[t] = static_cast<uint32_t>(w.accPool.size());
+    w.accPool.insert(w.accPool.end(), kept.accepted[t].r.begin(), kept.accepted[t].r.end());
+    out->accEnd[t] = static_cast<uint32_t>(w.accPool.size());
+    out->marked[t].clear();
+    std::vector<CountSpan>().swap(out->cond[t]);
+  }
+  out->cuts.clear();
+  out->accepted = kept.accepted[0].count + kept.accepted[1].count;
+  w.visited += kept.visited;
+  w.walker.Charge(kept.work);
+  out->uncertain.clear();
+  out->pairs.clear();
+  if (kept.candidates.empty()) return;
+  for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
+    out->pairs.emplace_back();
+    auto& [acc, residual, counted] = out->pairs.back();
+    w.walker.WalkTokens(tok, s, r, kept.candidates, &acc, &residual, &counted);
+    std::sort(acc.begin(), acc.end());
+    std::sort(residual.begin(), residual.end());
+    out->uncertain.insert(out->uncertain.end(), acc.begin(), acc.end());
+    out->uncertain.insert(out->uncertain.end(), residual.begin(), residual.end());
+  }
+  std::sort(out->uncertain.begin(), out->uncertain.end());
+  out->uncertain.erase(std::unique(out->uncertain.begin(), out->uncertain.end()), out->uncertain.end());
+  if (out->uncertain.empty()) out->pairs.clear();
+}
+
+void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cuts[2], const StateWalk* kept, uint32_t s, Worker& w,
+                  uint32_t worker, MaskData* out) {
+  if (kept != nullptr) {
+    ComputeKeptState(a, tok, *kept, s, w, worker, out);
+    return;
+  }
   w.result.Clear();
   const TokenTrie* tries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   for (int t = 0; t < 2; ++t) {
     if (tries[t]->NodeCount() <= 1) continue;
-    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t]);
+    w.visited += w.walker.Walk(*tries[t], cuts[t], s, &w.result.accepted[t], &w.result.uncertain[t], &w.memo[t], &w.result.conditional[t],
+                              &w.result.countedCuts);
   }
   out->worker = worker;
   for (int t = 0; t < 2; ++t) {
@@ -428,6 +592,7 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
       }
     }
   }
+  out->cuts.assign(w.result.countedCuts.begin(), w.result.countedCuts.end());
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
   out->pairs.clear();
@@ -437,15 +602,8 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   if (out->uncertain.empty()) return;
   // Resolve the uncertain tokens once per possible frame below (docs/engine.md). Each trie lists
   // them in byte order; merging the two keeps that order for WalkTokens' prefix sharing.
-  std::vector<uint32_t> plain, impure, byBytes;
-  AppendIds(*tries[0], w.result.uncertain[0], &plain);
-  AppendIds(*tries[1], w.result.uncertain[1], &impure);
-  byBytes.resize(plain.size() + impure.size());
-  std::merge(plain.begin(), plain.end(), impure.begin(), impure.end(), byBytes.begin(), [&](uint32_t x, uint32_t y) {
-    const uint32_t lx = tok.TokenLength(x), ly = tok.TokenLength(y);
-    const int c = std::memcmp(tok.TokenBytes(x), tok.TokenBytes(y), std::min(lx, ly));
-    return c != 0 ? c < 0 : lx < ly;
-  });
+  std::vector<uint32_t> byBytes;
+  UncertainByBytes(tok, w.result.uncertain, &byBytes);
   for (uint32_t r : a.rules[a.ruleOf[s]].returnStates) {
     out->pairs.emplace_back();
     auto& [acc, residual, counted] = out->pairs.back();
@@ -465,19 +623,10 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   std::vector<MaskData> results(count);
   const uint32_t maxDepth = tok.MaxTokenLength();
   uint64_t visited = 0;
-  std::vector<uint32_t> profileOf;
-  std::vector<std::shared_ptr<const std::vector<uint16_t>>> nodeMax;
-  BuildProfiles(a, tok, &profileOf, &nodeMax);
-  const std::vector<uint16_t> plainDepth = PlainDepth(a, tok.MaxTokenLength());
-  CutRule cuts[2];
-  cuts[0].profileOf = profileOf.data();
-  cuts[0].plainDepth = plainDepth.data();
-  cuts[0].maxLength = tok.PlainTrie().MaxLengthData();
-  cuts[0].chars = tok.PlainTrie().CharsData();
-  const std::vector<uint8_t> midChar = MidCharLength(a, plainDepth);
-  cuts[0].midChar = midChar.data();
-  cuts[1].profileOf = profileOf.data();
-  cuts[1].nodeMax = &nodeMax;
+  const CutTables tables(a, tok);
+  const CutRule* cuts = tables.cuts;
+  const std::vector<uint32_t>& profileOf = tables.profileOf;
+  const std::vector<uint16_t>& plainDepth = tables.plainDepth;
   // One walk per class of states that no token tells apart; the other states take its result.
   const TokenTrie* const walkedTries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1, walkedTries, plainDepth.data());
@@ -495,6 +644,8 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     }
   }
   const uint32_t todo = static_cast<uint32_t>(walked.size());
+  std::vector<std::shared_ptr<const RuleWalks>> holds;
+  const std::vector<const StateWalk*> kept = KeptWalks(a, tok, workLimit, &holds);
   // Progress and cancellation, on every thread that walks (the pool's threads have no control
   // installed of their own).
   CompileControl* control = CurrentCompileControl();
@@ -519,7 +670,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
         for (uint32_t block = static_cast<uint32_t>(c) * kBlock; block < todo; block += static_cast<uint32_t>(chunks) * kBlock) {
           for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) {
             walkedOne();
-            ComputeState(a, tok, cuts, walked[i], w, static_cast<uint32_t>(c), &results[walked[i]]);
+            ComputeState(a, tok, cuts, kept[walked[i]], walked[i], w, static_cast<uint32_t>(c), &results[walked[i]]);
           }
         }
         w.walker.Flush();
@@ -531,7 +682,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     Worker& w = *workers.front();
     for (uint32_t s : walked) {
       walkedOne();
-      ComputeState(a, tok, cuts, s, w, 0, &results[s]);
+      ComputeState(a, tok, cuts, kept[s], s, w, 0, &results[s]);
     }
     w.walker.Flush();
     visited = w.visited;
@@ -601,13 +752,13 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     if (!d.marked[0].empty() || !d.marked[1].empty()) StoreMarked(tok, d.marked, store, &sm);
     AccView acc[2];
     accOf(d, acc);
-    if (!d.cond[0].empty() || !d.cond[1].empty()) {
-      auto& same = regimesBuilt[HashRegimeInput(acc, d.cond)];
+    if (d.Counted()) {
+      auto& same = regimesBuilt[HashRegimeInput(acc, d)];
       const auto sameInput = [&](uint32_t other) {
         const MaskData& e = results[other];
         AccView o[2];
         accOf(e, o);
-        return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1];
+        return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1] && e.cuts == d.cuts;
       };
       const auto it = std::find_if(same.begin(), same.end(), sameInput);
       if (it != same.end()) {
@@ -619,7 +770,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       }
       same.push_back(s);
       const std::vector<std::pair<uint32_t, uint32_t>> ranges[2] = {{acc[0].begin(), acc[0].end()}, {acc[1].begin(), acc[1].end()}};
-      regimes.Add(ranges, d.cond, &sm, &st);
+      regimes.Add(ranges, d.cond, d.cuts, &sm, &st);
       sourceOf.resize(store->masks.size(), 0);  // regime masks are not found by ranges
       continue;
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <string>
 
 #include "tagmask/bitmask.h"
@@ -204,6 +205,51 @@ size_t TokenizerInfo::MemoryBytes() const {
   return sizeof(*this) + bytes_.capacity() + offsets_.capacity() * 4 + kinds_.capacity() + stopIds_.capacity() * 4 +
          stopMask_.capacity() * 4 + eligibleMask_.capacity() * 4 + plainTrie_.MemoryBytes() + impureTrie_.MemoryBytes() +
          maxima_.size() * impureTrie_.NodeCount() * 2;
+}
+
+}  // namespace tagmask
+
+namespace tagmask {
+
+std::shared_ptr<const RuleWalks> TokenizerInfo::FindRuleWalks(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(ruleWalkMutex_);
+  const auto it = ruleWalks_.find(key);
+  return it == ruleWalks_.end() ? nullptr : it->second.walks;
+}
+
+void TokenizerInfo::StoreRuleWalks(const std::string& key, std::shared_ptr<const RuleWalks> walks, size_t bytes) const {
+  bytes += key.size();
+  if (bytes > kRuleWalkMaxBytes) return;
+  std::lock_guard<std::mutex> lock(ruleWalkMutex_);
+  if (ruleWalks_.count(key) != 0) return;  // another compile stored the same rule first
+  while (!ruleWalkAge_.empty() && (ruleWalks_.size() >= kRuleWalkMaxEntries || ruleWalkBytes_ + bytes > kRuleWalkMaxBytes)) {
+    const auto old = ruleWalks_.find(ruleWalkAge_.front());
+    ruleWalkBytes_ -= old->second.bytes;
+    ruleWalks_.erase(old);
+    ruleWalkAge_.pop_front();
+  }
+  ruleWalkAge_.push_back(key);
+  ruleWalks_.emplace(key, RuleWalkSlot{std::move(walks), bytes});
+  ruleWalkBytes_ += bytes;
+}
+
+bool TokenizerInfo::NoteRuleSeen(const std::string& key) const {
+  const size_t h = std::hash<std::string>()(key);
+  std::lock_guard<std::mutex> lock(ruleWalkMutex_);
+  if (ruleSeen_.count(h) != 0) return true;
+  if (ruleSeen_.size() >= 16 * kRuleWalkMaxEntries) ruleSeen_.clear();
+  ruleSeen_.insert(h);
+  return false;
+}
+
+size_t TokenizerInfo::RuleWalkEntries() const {
+  std::lock_guard<std::mutex> lock(ruleWalkMutex_);
+  return ruleWalks_.size();
+}
+
+size_t TokenizerInfo::RuleWalkBytes() const {
+  std::lock_guard<std::mutex> lock(ruleWalkMutex_);
+  return ruleWalkBytes_;
 }
 
 }  // namespace tagmask

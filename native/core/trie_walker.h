@@ -65,6 +65,51 @@ inline void AddCond(std::vector<CondSpan>* out, uint32_t a, uint32_t b, const Co
   out->push_back({a, b, c.lo, c.hi, c.markClear, c.markNeed, c.markAny});
 }
 
+// A counted cut kept whole (Walker::CountedCut): the tokens at trie nodes [from, end) of the
+// plain trie, below a node on a character boundary with `base` characters, each accepted for the
+// counts c0 in [lo, hi] that leave room for the characters it adds (k of them: c0 + shift + k <=
+// full, or <= partial when its last character is cut off). Kept as one record instead of one span
+// per token: a length-limited string's state cuts most of the vocabulary this way, and the spans
+// (~90 k per state) are only needed while that state's regimes are built.
+struct CountedCutSpan {
+  uint32_t from, end, base, lo, hi, shift, full, partial;
+  bool operator==(const CountedCutSpan& o) const {
+    return from == o.from && end == o.end && base == o.base && lo == o.lo && hi == o.hi && shift == o.shift && full == o.full &&
+           partial == o.partial;
+  }
+};
+
+// The spans of a counted cut, one per run of trie positions with the same count range: emit(a,
+// b, lo, hi) for the tokens at positions [a, b) accepted when the count lies in [lo, hi].
+template <class Emit>
+void ExpandCountedCut(const CountedCutSpan& cut, const uint32_t* tb, const uint32_t* chars, Emit&& emit) {
+  uint32_t runA = 0, runB = 0, runLo = 0, runHi = 0;
+  bool open = false;
+  for (uint32_t j = cut.from; j < cut.end; ++j) {
+    if (tb[j] == tb[j + 1]) continue;
+    const uint32_t k = (chars[j] >> 2) - cut.base;
+    uint32_t hi = cut.hi;
+    if (k != 0) {  // k is 0 only for the cut's own node, which the walker records itself
+      const uint64_t need = uint64_t{cut.shift} + k;
+      const uint32_t c = (chars[j] & 3u) != 0 ? cut.partial : cut.full;
+      if (need > c) continue;
+      hi = static_cast<uint32_t>(std::min<uint64_t>(cut.hi, c - need));
+    }
+    if (cut.lo > hi) continue;
+    if (open && runB == tb[j] && runLo == cut.lo && runHi == hi) {
+      runB = tb[j + 1];
+      continue;
+    }
+    if (open) emit(runA, runB, runLo, runHi);
+    runA = tb[j];
+    runB = tb[j + 1];
+    runLo = cut.lo;
+    runHi = hi;
+    open = true;
+  }
+  if (open) emit(runA, runB, runLo, runHi);
+}
+
 // When a walk may stop descending: at an absorbing state (every plain character loops on it),
 // every token below whose remaining bytes are plain for that state is accepted. In the plain trie
 // that is every token; in the impure trie, `nodeMax[profile][node]` is the largest position
@@ -273,13 +318,15 @@ class Walker {
 
   /// Walks the trie from `start`. Tokens accepted only for some counts of the start level (the
   /// grammar has counted repetition) go to `conditional`.
+  /// Counted cuts of the plain trie go whole to `countedCuts` (ExpandCountedCut gives their spans).
   uint64_t Walk(const TokenTrie& trie, const CutRule& cut, uint32_t start, Ranges* accepted, Ranges* uncertain, SubtreeMemo* memo,
-                std::vector<CondSpan>* conditional) {
+                std::vector<CondSpan>* conditional, std::vector<CountedCutSpan>* countedCuts) {
     trie_ = &trie;
     cut_ = &cut;
     accepted_ = accepted;
     uncertain_ = uncertain;
     conditional_ = conditional;
+    countedCuts_ = countedCuts;
     visited_ = 0;
     arena_.Clear();
     buf_.clear();
@@ -624,7 +671,9 @@ class Walker {
   // `node` (at `depth`) is in an absorbing state of a counted loop with its level's count
   // symbolic (c0 + x.shift) and no token below can leave the loop: each token then passes iff
   // its characters after `depth` fit under the count (CutCapacity), so it is accepted for the c0
-  // in x's [lo, hi] that leave room for them — no walk needed. False when that does not apply.
+  // in x's [lo, hi] that leave room for them — no walk needed. The node's own tokens (no
+  // character added) are recorded here; those below go whole into one CountedCutSpan, spelled
+  // out per token only when the state's regimes are built. False when that does not apply.
   bool CountedCut(const Config& x, uint32_t node, uint32_t depth, uint32_t from) {
     // Only the loop may take the bytes below (plain_: no call, no end of the rule on the way).
     if (cut_->chars == nullptr || x.count != kSymbolicCount || !x.exact || !x.MarkUnconditional() || !plain_[x.state]) {
@@ -635,23 +684,13 @@ class Walker {
     if (cap.full == 0 || cap.full == kNoCountLimit || (chars[node] & 3u) != 0 || !cut_->Cut(x.state, node, depth)) return false;
     const uint32_t* tb = trie_->TokenBeginData();
     const uint32_t end = trie_->SubtreeEnd(node);
-    const uint32_t base = chars[node] >> 2;
-    Config y = x;
-    for (uint32_t j = from; j < end; ++j) {
-      if (tb[j] == tb[j + 1]) continue;
-      const uint32_t k = (chars[j] >> 2) - base;
-      if (k == 0) {
-        Own(j, x);
-        continue;
-      }
-      // c0 + shift + k <= cap
-      const uint64_t need = uint64_t{x.shift} + k;
-      const uint32_t c = (chars[j] & 3u) != 0 ? cap.partial : cap.full;
-      if (need > c) continue;
-      y.hi = std::min<uint64_t>(x.hi, c - need);
-      if (y.lo <= y.hi) AddCond(conditional_, tb[j], tb[j + 1], y);
-    }
     Spend(end - from);
+    if (from == node) {
+      if (tb[node] != tb[node + 1]) Own(node, x);
+      ++from;
+    }
+    // Every token below adds a character: a plain-trie token holds no stray continuation byte.
+    if (from < end && x.lo <= x.hi) countedCuts_->push_back({from, end, chars[node] >> 2, x.lo, x.hi, x.shift, cap.full, cap.partial});
     return true;
   }
   // Whether the inexact configuration x at `node` (at `depth`) leaves every token below alive:
@@ -964,6 +1003,8 @@ class Walker {
 
  public:
   void SetBudget(WorkBudget* budget) { budget_ = budget; }
+  /// Counts work done elsewhere for this walk (a walk kept per vocabulary, rule_walks.h).
+  void Charge(uint64_t units) { Spend(units); }
   /// Reports the work not reported yet (at the end of a batch of walks).
   void Flush() {
     if (budget_ != nullptr && pending_ != 0) budget_->Spend(pending_);
@@ -1001,6 +1042,7 @@ class Walker {
   std::vector<CutCap> cutCap_;
   std::vector<uint8_t> readsCount_, readsMarks_, failsAhead_, failsAheadPlain_;
   std::vector<CondSpan>* conditional_ = nullptr;
+  std::vector<CountedCutSpan>* countedCuts_ = nullptr;
 };
 
 }  // namespace tagmask

@@ -195,4 +195,28 @@ describe("lowering cache", () => {
       expect((error as Error).message).toBe('#/minimum: expected a number, got "one" (in format.elements[2].content.tags[1].content.elements[2].elements[0].elements[1].content.json_schema)');
     }
   });
+
+  it("lowers a regex once across tags and lowerings, the grammar unchanged, and never keeps a refusal", () => {
+    const list = (patterns: string[]): StructuralTag => ({
+      type: "structural_tag",
+      format: {
+        type: "tags_with_separator",
+        separator: ",",
+        tags: patterns.map((pattern, i) => ({ type: "tag", begin: `<t${i}>`, content: { type: "regex", pattern }, end: `</t${i}>` })),
+      },
+    });
+    const tag = list(["[1-9][0-9]*", "[1-9][0-9]*", "a|b"]);
+    clearLoweringCache();
+    const first = printGrammar(lowerFormat(tag));
+    expect(printGrammar(lowerFormat(tag, { cache: false }))).toBe(first);
+    clearLoweringCache();
+    expect(printGrammar(lowerFormat(tag))).toBe(first);
+    // Each pattern gets its own language, whichever was lowered before.
+    const ab = lowerFormat(list(["a|b"]));
+    const ac = lowerFormat(list(["a|c"]));
+    expect([isMatch(ab, "<t0>b</t0>"), isMatch(ab, "<t0>c</t0>"), isMatch(ac, "<t0>b</t0>"), isMatch(ac, "<t0>c</t0>")]).toEqual([true, false, false, true]);
+    for (let i = 0; i < 2; i++) {
+      expect(() => lowerFormat(list(["[1-9][0-9]*", "(a"]))).toThrow(/^format\.tags\[1\]\.content\.pattern: /);
+    }
+  });
 });

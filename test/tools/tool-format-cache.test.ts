@@ -79,4 +79,30 @@ describe("per-tool format cache", () => {
     expect(findTags(v3!.format)[0]).not.toBe(findTags(v11!.format)[0]);
     expect(JSON.stringify(findTags(v3!.format)[0])).not.toBe(JSON.stringify(findTags(v11!.format)[0]));
   });
+
+  it("keeps harmony's calls (an or of the two orders of recipient and channel), and the same grammar", () => {
+    clearToolFormatCache();
+    const tools = sixParameterTools(3);
+    const harmony = () => {
+      const tag = buildToolCallingFormat({ family: "harmony", tools, tool_choice: "required" });
+      if (!tag) throw new Error("no format");
+      return tag;
+    };
+    /** The calls: the elements of the required choice (the whole format), each one tool's or. */
+    const calls = (tag: ReturnType<typeof harmony>): unknown[] => {
+      const f = tag.format as { type: string; elements: Array<{ type: string }> };
+      expect([f.type, ...f.elements.map((e) => e.type)]).toEqual(["or", "or", "or", "or"]);
+      return f.elements;
+    };
+    const first = harmony();
+    const before = toolFormatCacheStats();
+    const again = harmony();
+    expect(toolFormatCacheStats().hits - before.hits).toBe(3);
+    const [a, b] = [calls(first), calls(again)];
+    expect(a.length).toBe(3);
+    a.forEach((t, i) => expect(b[i]).toBe(t));
+    expect(JSON.stringify(a[1])).toContain("functions.tool_1");
+    expect(printGrammar(lowerFormat(again))).toBe(printGrammar(lowerFormat(first)));
+    expect(printGrammar(lowerFormat(parseStructuralTag(JSON.stringify(first))))).toBe(printGrammar(lowerFormat(first)));
+  });
 });

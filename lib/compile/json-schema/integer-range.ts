@@ -4,11 +4,11 @@
  * each bound over every JSON numeral (fractions, exponent forms), unites it with the exponent
  * regions and intersects it with the integer automaton: three products and minimizations per
  * schema, most of the lowering of a tool whose parameter has a new integer bound. Here the
- * automaton is read off the digits of the two bounds and minimized once (a few dozen states).
+ * automaton is read off the digits of the two bounds, minimal as built (a few dozen states).
  * numbers.ts (integerRangeSet) decides when this applies and what the set's domain is; the
  * automaton equals the general route's (test/schema/integer-range.test.ts compares them).
  */
-import { DfaBuilder, minimize, type Dfa } from "./automaton.js";
+import { canonical, type Dfa, type Edge } from "./automaton.js";
 
 const DOT = 0x2e;
 const MINUS = 0x2d;
@@ -17,82 +17,115 @@ const ZERO = 0x30;
 /**
  * Numerals `-?(0|[1-9][0-9]*)(\.0+)?` (the integer automaton's syntax: `1.0` is an integer) whose
  * value is in [lo, hi]; `-0` is 0. Needs lo ≤ hi.
+ *
+ * Built minimal, so no minimization pass runs (it was most of the cost of a new bound). After
+ * the first digit of a magnitude, what may follow is the digit strings of a shortlex interval
+ * [low, high] (shorter strings first, equal lengths by digits: the order of the values of
+ * spellings without leading zeros), each optionally followed by `.0+`. States are those intervals,
+ * so two states are equal exactly when their languages are, which is what a minimal automaton
+ * needs; the positive and negative magnitudes share them. The start, the state after `-` and the
+ * `.0+` tail cannot equal an interval state (the first two admit no leading zero and every
+ * interval state is one of their derivatives; the tail reads no digit but 0).
  */
 export function integerRangeDfa(lo: bigint, hi: bigint): Dfa {
   if (lo > hi) throw new RangeError(`integerRangeDfa: empty range [${lo}, ${hi}]`);
-  const b = new DfaBuilder(Infinity);
-  const start = b.addState(false);
-  // `.0+` after any accepted integer part: one shared tail.
-  const point = b.addState(false);
-  const zeros = b.addState(true);
-  b.addEdge(point, [[ZERO, ZERO]], zeros);
-  b.addEdge(zeros, [[ZERO, ZERO]], zeros);
-  if (hi >= 0n) addMagnitudes(b, start, lo > 0n ? lo : 0n, hi, point);
+  const m = new RangeMachine();
+  const start = m.add(false);
+  if (hi >= 0n) m.magnitudes(start, lo > 0n ? lo : 0n, hi);
   if (lo <= 0n) {
-    const negative = b.addState(false);
-    b.addEdge(start, [[MINUS, MINUS]], negative);
-    addMagnitudes(b, negative, hi < 0n ? -hi : 0n, -lo, point);
+    const negative = m.add(false);
+    m.edges[start]!.push([MINUS, MINUS, negative]);
+    m.magnitudes(negative, hi < 0n ? -hi : 0n, -lo);
   }
-  return minimize(b.build(start));
+  return canonical({ start, accept: m.accept, edges: m.edges });
 }
 
-/**
- * From `from`, the decimal spellings (no leading zero) of the magnitudes a..c (0 ≤ a ≤ c), each
- * accepting and followed by `point` on a dot. A state is (digits read, lexicographic relation of
- * them to as many leading digits of a, and of c): a longer spelling than a's is above it, a
- * shorter one than c's below it.
- */
-function addMagnitudes(b: DfaBuilder, from: number, a: bigint, c: bigint, point: number): void {
-  const A = a.toString();
-  const C = c.toString();
-  const accepts = (len: number, ra: number, rc: number): boolean =>
-    (len > A.length || (len === A.length && ra >= 0)) && (len < C.length || (len === C.length && rc <= 0));
-  if (a === 0n) {
-    const zero = b.addState(true);
-    b.addEdge(from, [[ZERO, ZERO]], zero);
-    b.addEdge(zero, [[DOT, DOT]], point);
+/** The states of {@link integerRangeDfa} under construction, interval states by their bounds. */
+class RangeMachine {
+  readonly accept: boolean[] = [];
+  readonly edges: Edge[][] = [];
+  private readonly intervals = new Map<string, number>();
+  private readonly pending: Array<[state: number, low: string, high: string]> = [];
+  /** `.0+` after any accepted integer part, made with the first accepting state. */
+  private point = -1;
+
+  add(accepting: boolean): number {
+    this.accept.push(accepting);
+    this.edges.push([]);
+    return this.accept.length - 1;
   }
-  const ids = new Map<string, number>();
-  const pending: Array<[state: number, len: number, ra: number, rc: number]> = [];
-  const state = (len: number, ra: number, rc: number): number => {
-    // Past a's length the relation to a no longer matters (the spelling is above it).
-    const r = len > A.length ? 1 : ra;
-    const key = `${len},${r},${rc}`;
-    let id = ids.get(key);
+
+  /** From `from`, the spellings of the magnitudes a..c (0 ≤ a ≤ c). */
+  magnitudes(from: number, a: bigint, c: bigint): void {
+    const A = a.toString();
+    const C = c.toString();
+    const row = this.edges[from]!;
+    // "0" alone; a longer spelling starts with 1..9, after which the rest is the interval [A, C]
+    // less its first digit (digits d of A and C compare as spellings do once the first digit is
+    // not 0).
+    if (a === 0n) row.push([ZERO, ZERO, this.interval("", "")]);
+    this.digitEdges(row, 1, A, C);
+    for (let i = 0; i < this.pending.length; i++) {
+      const [state, low, high] = this.pending[i]!;
+      this.digitEdges(this.edges[state]!, 0, low, high);
+    }
+    this.pending.length = 0;
+  }
+
+  /** The state of the interval [low, high] (nonempty). */
+  private interval(low: string, high: string): number {
+    const key = `${low} ${high}`;
+    let id = this.intervals.get(key);
     if (id === undefined) {
-      const accepting = accepts(len, r, rc);
-      id = b.addState(accepting);
-      if (accepting) b.addEdge(id, [[DOT, DOT]], point);
-      ids.set(key, id);
-      pending.push([id, len, r, rc]);
+      const accepting = low === "";
+      id = this.add(accepting);
+      if (accepting) {
+        if (this.point < 0) {
+          this.point = this.add(false);
+          const zeros = this.add(true);
+          this.edges[this.point]!.push([ZERO, ZERO, zeros]);
+          this.edges[zeros]!.push([ZERO, ZERO, zeros]);
+        }
+        this.edges[id]!.push([DOT, DOT, this.point]);
+      }
+      this.intervals.set(key, id);
+      this.pending.push([id, low, high]);
     }
     return id;
-  };
-  /** The state after digit d, or -1 when no spelling of the range goes on so. */
-  const next = (len: number, ra: number, rc: number, d: number): number => {
-    const n = len + 1;
-    if (n > C.length) return -1;
-    const nc = rc !== 0 ? rc : Math.sign(d - Number(C[len]));
-    if (n === C.length && nc > 0) return -1;
-    const na = n > A.length ? 1 : ra !== 0 ? ra : Math.sign(d - Number(A[len]));
-    return state(n, na, nc);
-  };
-  addDigits(b, from, 1, (d) => next(0, 0, 0, d));
-  for (let i = 0; i < pending.length; i++) {
-    const [id, len, ra, rc] = pending[i]!;
-    addDigits(b, id, 0, (d) => next(len, ra, rc, d));
   }
-}
 
-/** Edges from `st` on the digits `first`..9 to `target(d)` (none where it is -1), runs of one target as one range. */
-function addDigits(b: DfaBuilder, st: number, first: number, target: (d: number) => number): void {
-  let lo = first;
-  let to = target(first);
-  for (let d = first + 1; d <= 10; d++) {
-    const t = d <= 9 ? target(d) : -2;
-    if (t === to) continue;
-    if (to >= 0) b.addEdge(st, [[ZERO + lo, ZERO + d - 1]], to);
-    lo = d;
-    to = t;
+  /**
+   * Edges on the digits `first`..9 out of the interval [low, high]: after digit d the interval of
+   * the strings s with d·s in it (none where that is empty), runs of one target as one range.
+   */
+  private digitEdges(row: Edge[], first: number, low: string, high: string): void {
+    let runStart = first;
+    let runTarget = -2;
+    for (let d = first; d <= 10; d++) {
+      const t = d <= 9 ? this.after(d, low, high) : -2;
+      if (d > first && t === runTarget) continue;
+      if (runTarget >= 0) row.push([ZERO + runStart, ZERO + d - 1, runTarget]);
+      runStart = d;
+      runTarget = t;
+    }
+  }
+
+  private after(d: number, low: string, high: string): number {
+    if (high === "") return -1;
+    const h = high.charCodeAt(0) - ZERO;
+    // d·s ≤ high: s shorter than high (d < h's digit), s ≤ high's rest (equal), or shorter by two.
+    let up: string;
+    if (d < h) up = "9".repeat(high.length - 1);
+    else if (d === h) up = high.slice(1);
+    else if (high.length >= 2) up = "9".repeat(high.length - 2);
+    else return -1;
+    let down: string;
+    if (low === "") down = "";
+    else {
+      const l = low.charCodeAt(0) - ZERO;
+      down = d > l ? "0".repeat(low.length - 1) : d === l ? low.slice(1) : "0".repeat(low.length);
+    }
+    if (down.length > up.length || (down.length === up.length && down > up)) return -1;
+    return this.interval(down, up);
   }
 }

@@ -142,13 +142,20 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
     return conjAnd(...parts);
   };
   const regionVariants: Variant[] = [];
-  const noRegionsPossible = alt.max !== null && named.filter((n) => n.required).length >= alt.max;
+  const witnessKeySets = witnesses.slice(0, wcount).map((w) => w.keys);
+  const outsidePatterns = witnesses.slice(0, wcount).map((w) => (w.outside === null ? [] : w.outside.patterns));
+  // Without patterns and witness key sets, every other key falls in one region whose value is
+  // the layers' additional schema: when that admits no value (undeclared members forbidden, the
+  // usual tool schema), there are no regions, and the automaton of every key but the names (a
+  // difference over the whole alphabet) need not be built.
+  const oneRegion = patterns.length === 0 && witnessKeySets.every((k) => k === null) && outsidePatterns.every((l) => l.length === 0);
+  const oneRegionConj = oneRegion ? layerConjFor([]) : null;
+  const noRegionsPossible =
+    (alt.max !== null && named.filter((n) => n.required).length >= alt.max) || (oneRegionConj !== null && (oneRegionConj.isFalse || ctx.conjEmpty(oneRegionConj)));
   if (!noRegionsPossible) {
     const universalKeys = namesDfa === null && candidates.length === 0;
-    const witnessKeySets = witnesses.slice(0, wcount).map((w) => w.keys);
-    const outsidePatterns = witnesses.slice(0, wcount).map((w) => (w.outside === null ? [] : w.outside.patterns));
-    if (universalKeys && patterns.length === 0 && witnessKeySets.every((k) => k === null) && outsidePatterns.every((l) => l.length === 0)) {
-      const conj = layerConjFor([]);
+    if (universalKeys && oneRegion) {
+      const conj = oneRegionConj!;
       if (!conj.isFalse && !ctx.conjEmpty(conj)) {
         regionVariants.push(...variants(text.anyString(), conj, witnesses.slice(0, wcount).map((_, i) => i)));
       }

@@ -12,6 +12,7 @@ import { anyText, constString, jsonSchema, optional, or, sequence, structuralTag
 import type { Format, StructuralTag } from "../../format/types.js";
 import { checkToolNames } from "../family.js";
 import type { NormalizedTool, NormalizedToolRequest } from "../normalize.js";
+import { cachedToolFormat } from "../tool-format-cache.js";
 import { ANALYSIS, CALL, CHANNEL, CONSTRAIN, END, FINAL, HARMONY_MARKERS, MESSAGE, RETURN, START } from "./markers.js";
 
 const TEXT_EXCLUDES = [...HARMONY_MARKERS, RETURN, CALL];
@@ -35,7 +36,8 @@ export function buildHarmony(request: NormalizedToolRequest): StructuralTag | nu
   if (reasoning === "think") elements.push(tag("", thought, END), next);
   else if (reasoning === "auto") elements.push(optional(sequence(tag(ANALYSIS, thought, END), next)));
   const final = sequence(constString(FINAL), answer ?? anyText({ excludes: TEXT_EXCLUDES }));
-  const calls = request.tools.map(call);
+  // A tool's call depends on the tool alone: built once per tool content (tool-format-cache.ts).
+  const calls = request.tools.map((tool) => cachedToolFormat("harmony call", tool, call));
   if (mode === "none") elements.push(final);
   else if (mode === "required") elements.push(calls.length === 1 ? calls[0]! : or(...calls));
   else elements.push(or(final, ...calls));

@@ -8,12 +8,19 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <list>
 #include <mutex>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tagmask/token_trie.h"
 
 namespace tagmask {
+
+/// What the mask builder keeps per vocabulary for one rule (mask_builder.cpp); opaque here.
+struct RuleWalks;
 
 enum class TokenKind : uint8_t { Normal = 0, SpecialText = 1, Control = 2 };
 
@@ -89,6 +96,20 @@ class TokenizerInfo {
   /// Built on first use for each set and cached (thread-safe); grammars of one family share sets.
   std::shared_ptr<const std::vector<uint16_t>> ImpureNodeMaxima(const std::array<bool, 128>& plainAscii) const;
 
+  /// The mask builder's per-vocabulary cache of rule walks, keyed by a rule's canonical text
+  /// (docs/engine.md, "Rule walks kept per vocabulary"). Thread-safe; bounded by entry count and
+  /// bytes, the oldest entries going first (a compile holding one keeps it alive).
+  std::shared_ptr<const RuleWalks> FindRuleWalks(const std::string& key) const;
+  void StoreRuleWalks(const std::string& key, std::shared_ptr<const RuleWalks> walks, size_t bytes) const;
+  /// Whether a rule with this key was noted before (by hash); notes it. Rules are kept from their
+  /// second compile on, so a rule only one schema has costs no extra walk.
+  bool NoteRuleSeen(const std::string& key) const;
+  /// Entries and bytes held now (tests and stats).
+  size_t RuleWalkEntries() const;
+  size_t RuleWalkBytes() const;
+  static constexpr size_t kRuleWalkMaxEntries = 256;
+  static constexpr size_t kRuleWalkMaxBytes = size_t{16} << 20;
+
  private:
   TokenizerInfo() = default;
 
@@ -107,6 +128,15 @@ class TokenizerInfo {
   uint64_t fingerprint_ = 0;
   mutable std::mutex maximaMutex_;
   mutable std::map<std::array<bool, 128>, std::shared_ptr<const std::vector<uint16_t>>> maxima_;
+  struct RuleWalkSlot {
+    std::shared_ptr<const RuleWalks> walks;
+    size_t bytes = 0;
+  };
+  mutable std::mutex ruleWalkMutex_;
+  mutable std::unordered_map<std::string, RuleWalkSlot> ruleWalks_;
+  mutable std::list<std::string> ruleWalkAge_;  // oldest first
+  mutable size_t ruleWalkBytes_ = 0;
+  mutable std::unordered_set<size_t> ruleSeen_;
 };
 
 }  // namespace tagmask
