@@ -197,6 +197,50 @@ uint64_t HashRegimeInput(const AccView acc[2], const MaskData& d) {
   return h;
 }
 
+// The stored masks by the hash of their accepted ranges (HashRanges): open addressing over
+// (hash, mask id), at most half full; masks whose hashes are equal each take a slot. Replaces a
+// hash map of vectors that looked up and allocated per state (152k lookups for a 10,000-value
+// enum, 7,624 masks).
+class MaskIndex {
+ public:
+  // The mask with hash h for which same(id) holds, or UINT32_MAX.
+  template <class Same>
+  uint32_t Find(uint64_t h, Same&& same) const {
+    if (slots_.empty()) return UINT32_MAX;
+    for (size_t i = Home(h); slots_[i].id != UINT32_MAX; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i].hash == h && same(slots_[i].id)) return slots_[i].id;
+    }
+    return UINT32_MAX;
+  }
+  void Insert(uint64_t h, uint32_t id) {
+    if (2 * (used_ + 1) > slots_.size()) Grow();
+    size_t i = Home(h);
+    while (slots_[i].id != UINT32_MAX) i = (i + 1) & (slots_.size() - 1);
+    slots_[i] = {h, id};
+    ++used_;
+  }
+
+ private:
+  struct Slot {
+    uint64_t hash;
+    uint32_t id;  // UINT32_MAX: empty
+  };
+  size_t Home(uint64_t h) const { return static_cast<size_t>((h * 0x9E3779B97F4A7C15ull) >> 24) & (slots_.size() - 1); }
+  void Grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 256 : old.size() * 2, Slot{0, UINT32_MAX});
+    for (const Slot& x : old) {
+      if (x.id == UINT32_MAX) continue;
+      size_t i = Home(x.hash);
+      while (slots_[i].id != UINT32_MAX) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = x;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+};
+
 // Groups the absorbing states by the ASCII bytes that loop on them, and gets for each group the
 // impure-trie node maxima of CutRule (cached by the tokenizer).
 void BuildProfiles(const Automaton& a, const TokenizerInfo& tok, std::vector<uint32_t>* profileOf,
@@ -562,9 +606,10 @@ void ComputeState(const Automaton& a, const TokenizerInfo& tok, const CutRule cu
   out->cuts.assign(w.result.countedCuts.begin(), w.result.countedCuts.end());
   out->accepted = w.result.accepted[0].count + w.result.accepted[1].count;
   out->uncertain.clear();
+  out->pairs.clear();
+  if (w.result.uncertain[0].r.empty() && w.result.uncertain[1].r.empty()) return;  // most states
   for (int t = 0; t < 2; ++t) AppendIds(*tries[t], w.result.uncertain[t], &out->uncertain);
   std::sort(out->uncertain.begin(), out->uncertain.end());
-  out->pairs.clear();
   if (out->uncertain.empty()) return;
   // Resolve the uncertain tokens once per possible frame below (docs/engine.md). Each trie lists
   // them in byte order; merging the two keeps that order for WalkTokens' prefix sharing.
@@ -672,7 +717,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   store->marked.clear();
   store->markedIds.clear();
   store->states.assign(count, StateMask{});
-  std::unordered_map<uint64_t, std::vector<uint32_t>> byHash;
+  MaskIndex byHash;
   std::vector<uint32_t> sourceOf(1, 0);  // per stored mask: the state it came from
   std::vector<uint32_t> data;
   MaskBuildStats st;
@@ -754,16 +799,11 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       continue;
     }
     const uint64_t h = HashRanges(acc);
-    auto& candidates = byHash[h];
-    uint32_t found = UINT32_MAX;
-    for (uint32_t m : candidates) {
+    uint32_t found = byHash.Find(h, [&](uint32_t m) {
       AccView other[2];
       accOf(results[sourceOf[m]], other);
-      if (other[0] == acc[0] && other[1] == acc[1]) {
-        found = m;
-        break;
-      }
-    }
+      return other[0] == acc[0] && other[1] == acc[1];
+    });
     if (found == UINT32_MAX) {
       StoredMask m;
       Materialize(tok, d, acc, listMax, &m.form, &data);
@@ -782,7 +822,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
       found = static_cast<uint32_t>(store->masks.size());
       store->masks.push_back(m);
       sourceOf.push_back(s);
-      candidates.push_back(found);
+      byHash.Insert(h, found);
     }
     sm.mask = found;
   }

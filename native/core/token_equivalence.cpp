@@ -276,22 +276,15 @@ constexpr uint64_t kCandidateShare = 2;
 void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint16_t* plainDepth, const std::vector<uint32_t>& parent,
                    const std::vector<uint32_t>& madeAt, std::vector<uint32_t>* clsOut) {
   std::vector<uint32_t>& cls = *clsOut;
-  const Separation sep(parent, madeAt);
   const uint32_t count = a.StateCount();
   // One state per class, in state order, grouped by round-0 class (the root of its tree).
-  std::vector<uint32_t> rep(parent.size(), UINT32_MAX), root(parent.size(), 0);
+  std::vector<uint32_t> rep(parent.size(), UINT32_MAX), root(parent.size(), 0), perRoot(parent.size(), 0);
   for (uint32_t x = 0; x < parent.size(); ++x) root[x] = parent[x] == UINT32_MAX ? x : root[parent[x]];
-  std::vector<std::vector<uint32_t>> byRoot(parent.size());
   for (uint32_t s = 1; s < count; ++s) {
     if (rep[cls[s]] != UINT32_MAX) continue;
     rep[cls[s]] = s;
-    byRoot[root[cls[s]]].push_back(cls[s]);
+    ++perRoot[root[cls[s]]];
   }
-  uint64_t budget = 0;
-  for (int t = 0; t < 2; ++t) budget += kBudgetPerNode * tries[t]->NodeCount();
-  std::vector<uint32_t> into(parent.size(), UINT32_MAX);  // class -> the class it joins
-  std::vector<uint32_t> groupUnder(parent.size(), UINT32_MAX);  // per class of the tree
-  std::vector<ProductItem> scratch;
   // States with one live byte, that absorb plain text, or that no plain text can kill walk in
   // a few steps (the walk goes straight to the one child, or cuts the plain trie at once): a
   // test would cost more than it saves. (A test that succeeds walks both states with no cut.)
@@ -304,12 +297,23 @@ void MergeByTokens(const Automaton& a, const TokenTrie* const* tries, const uint
   // tools 20 %, 50 Glaiveai2K tools 28-41 %) its tests cost more than the walks they save (+40 %
   // of a median schema's engine time, 2-5x the masks phase of the tool lists, measured). A
   // measured bound, not a proof: the next step is to price a state's walk before testing it.
+  // Counted before any per-group list is built: where the merge does not run (a 10,000-value
+  // enum: 152k classes of one state each) those lists were a fifth of the masks phase.
   uint64_t candidates = 0;
-  for (const auto& members : byRoot) {
-    if (members.size() < 2) continue;
-    for (uint32_t x : members) candidates += cheapWalk(rep[x]) ? 0 : 1;
+  for (uint32_t x = 0; x < parent.size(); ++x) {
+    if (rep[x] != UINT32_MAX && perRoot[root[x]] >= 2 && !cheapWalk(rep[x])) ++candidates;
   }
   if (candidates < kMinCandidates || candidates * kCandidateShare < count) return;
+  std::vector<std::vector<uint32_t>> byRoot(parent.size());
+  for (uint32_t s = 1; s < count; ++s) {
+    if (rep[cls[s]] == s) byRoot[root[cls[s]]].push_back(cls[s]);
+  }
+  const Separation sep(parent, madeAt);
+  uint64_t budget = 0;
+  for (int t = 0; t < 2; ++t) budget += kBudgetPerNode * tries[t]->NodeCount();
+  std::vector<uint32_t> into(parent.size(), UINT32_MAX);  // class -> the class it joins
+  std::vector<uint32_t> groupUnder(parent.size(), UINT32_MAX);  // per class of the tree
+  std::vector<ProductItem> scratch;
   for (const auto& members : byRoot) {
     if (members.size() < 2 || budget == 0) continue;
     for (uint32_t x : members) {

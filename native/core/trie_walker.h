@@ -367,24 +367,30 @@ class Walker {
         for (const auto& sp : *spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
         continue;
       }
-      // Walk into scratch ranges and keep them for other states that reach (c, t).
-      scratch_[0].Clear();
-      scratch_[1].Clear();
-      accepted_ = &scratch_[0];
-      uncertain_ = &scratch_[1];
+      // Walk straight into the results; a subtree that took more than a few visits is kept for
+      // other states that reach (c, t). Its ranges are the ones added since, clipped to the
+      // subtree: the subtrees of earlier root bytes lie before tb[c], and the first range added
+      // here may only have joined the one that ends there. (Most walks of a literal or an enum
+      // take two or three visits and are never kept: no scratch ranges, copies or sorting.)
+      const size_t accFrom = accepted->r.empty() ? 0 : accepted->r.size() - 1;
+      const size_t uncFrom = uncertain->r.empty() ? 0 : uncertain->r.size() - 1;
       const uint64_t before = visited_;
-      accepted_->Add(tb[c], tb[c + 1]);
+      accepted->Add(tb[c], tb[c + 1]);
       SimpleChildren(c, 1, t, true);
-      accepted_ = accepted;
-      uncertain_ = uncertain;
-      std::vector<SubtreeMemo::Span>& spans = spans_;  // scratch; copied only when kept
-      spans.clear();
-      for (int k = 0; k < 2; ++k) {
-        for (const auto& [x, y] : scratch_[k].r) spans.push_back({x, y, static_cast<uint8_t>(k)});
+      if (visited_ - before > 16) {
+        std::vector<SubtreeMemo::Span>& spans = spans_;
+        spans.clear();
+        const auto keep = [&](const Ranges& from, size_t at, uint8_t isUncertain) {
+          for (; at < from.r.size(); ++at) {
+            const uint32_t x = std::max(from.r[at].first, tb[c]);
+            if (x < from.r[at].second) spans.push_back({x, from.r[at].second, isUncertain});
+          }
+        };
+        keep(*accepted, accFrom, 0);
+        keep(*uncertain, uncFrom, 1);
+        std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
+        memo->Store(b, t, spans);
       }
-      std::sort(spans.begin(), spans.end(), [](const SubtreeMemo::Span& p, const SubtreeMemo::Span& q) { return p.a < q.a; });
-      for (const auto& sp : spans) (sp.uncertain ? uncertain : accepted)->Add(sp.a, sp.b);
-      if (visited_ - before > 16) memo->Store(b, t, spans);
     }
     Spend(visited_);
     return visited_;
@@ -1047,7 +1053,6 @@ class Walker {
   Ranges* accepted_ = nullptr;
   Ranges* uncertain_ = nullptr;
   uint64_t visited_ = 0;
-  Ranges scratch_[2];
   std::vector<SubtreeMemo::Span> spans_;  // Walk's scratch for one root byte's subtree
   uint32_t liveFor_ = kDeadState;
   std::vector<uint8_t> live_;
