@@ -267,7 +267,7 @@ bool SameForTokens(const Automaton& a, const TokenTrie& trie, const std::vector<
 constexpr uint64_t kTestNodes = uint64_t{1} << 16;
 constexpr uint64_t kTestNodesPerApart = 1024;
 constexpr uint64_t kBudgetPerNode = 128;
-// PlainDepth's value for a state no plain text can kill (mask_builder.cpp).
+// PlainDepth's value for a state no plain text can kill (cut_tables.cpp).
 constexpr uint16_t kNoPlainDeath = 0xFFFF;
 // The merge runs when at least kMinCandidates states, and one in kCandidateShare, walk dear.
 constexpr uint64_t kMinCandidates = 1024;

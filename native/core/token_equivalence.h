@@ -20,7 +20,7 @@ namespace tagmask {
 /// and `profileOf` entry. States with call edges are classes of their own; so is the dead state
 /// (class 0). Class ids are dense, in order of first appearance. With `tries` (plain and impure),
 /// classes that only strings no token holds tell apart are merged too (a bounded search); with
-/// `plainDepth` (PlainDepth in mask_builder.cpp), states no plain text can kill are not tested.
+/// `plainDepth` (PlainDepth in cut_tables.cpp), states no plain text can kill are not tested.
 std::vector<uint32_t> TokenEquivalenceClasses(const Automaton& a, const std::vector<uint32_t>& profileOf, uint32_t depth,
                                               const TokenTrie* const* tries = nullptr, const uint16_t* plainDepth = nullptr);
 

@@ -16,6 +16,7 @@
 #include "pda_step.h"
 #include "tagmask/automaton.h"
 #include "tagmask/error.h"
+#include "tagmask/mask_store.h"
 #include "tagmask/token_trie.h"
 #include "tagmask/tokenizer_info.h"
 
@@ -118,7 +119,7 @@ struct CutRule {
   const uint32_t* profileOf = nullptr;                 // per state; kNoProfile when not absorbing
   const std::vector<std::shared_ptr<const std::vector<uint16_t>>>* nodeMax = nullptr;  // null: the plain trie
   // Plain trie only: per state, how many bytes of plain characters surely keep it alive (see
-  // PlainDepth in mask_builder.cpp; 0xFFFF for absorbing states), and per node the longest
+  // PlainDepth in cut_tables.cpp; 0xFFFF for absorbing states), and per node the longest
   // token below. A string with a length limit is absorbing for every token that fits.
   const uint16_t* plainDepth = nullptr;
   const uint16_t* maxLength = nullptr;
@@ -127,7 +128,7 @@ struct CutRule {
   const uint32_t* chars = nullptr;
   // Plain trie only: per state, L in 1..3 when it is inside a character of a state that plain
   // characters cannot kill: every continuation byte leads on, and after L of them the state is
-  // one of those (MidCharLength in mask_builder.cpp); 0 otherwise. Every token below a node that
+  // one of those (MidCharLength in cut_tables.cpp); 0 otherwise. Every token below a node that
   // lacks exactly L bytes of its last character is then accepted: its bytes finish the character
   // and go on with plain characters.
   const uint8_t* midChar = nullptr;
