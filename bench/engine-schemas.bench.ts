@@ -4,7 +4,8 @@
  * thread) with @mlc-ai/web-xgrammar 0.1.27 compiling the same schemas in the same run, and how
  * many each refuses. Skips, saying why, where the data is absent.
  *
- * `npm run bench -- engine-schemas`; TAGMASK_SCHEMAS=N sets the schemas per subset (default 40).
+ * `npm run bench -- engine-schemas`; TAGMASK_SCHEMAS=N sets the schemas per subset (default 40),
+ * TAGMASK_SCHEMA_SUBSETS=A,B picks subsets (default all four).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -30,7 +31,8 @@ const peerCompiler = await xgr.GrammarCompiler.createGrammarCompiler(peerInfo, f
 
 const rows: BenchRow[] = [];
 const summary: string[] = [];
-for (const subset of ["Glaiveai2K", "Github_easy", "Github_medium", "Snowplow"]) {
+const subsets = process.env.TAGMASK_SCHEMA_SUBSETS?.split(",") ?? ["Glaiveai2K", "Github_easy", "Github_medium", "Snowplow"];
+for (const subset of subsets) {
   const dir = join(dataDir, subset);
   if (!existsSync(dir)) continue;
   const files = readdirSync(dir).sort().slice(0, perSubset);
