@@ -59,6 +59,8 @@ export function lowerExcludeToken(ctx: TokenLoweringContext, f: ExcludeTokenForm
 
 /** An `any_tokens` format. */
 export function lowerAnyTokens(ctx: TokenLoweringContext, f: AnyTokensFormat): IrExpr {
+  // A budget of no token is the empty output, whatever the exclusions.
+  if (f.max_tokens === 0) return lit("");
   return anyTokens(distinctRefs([f.exclude_tokens ?? [], ctx.endTokens]), f.max_tokens ?? null);
 }
 

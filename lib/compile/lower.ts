@@ -302,6 +302,8 @@ class Lowering {
       case "json_schema":
         return this.jsonSchema(f, path);
       case "any_text":
+        // No token at all is the empty text, exactly, for the reference recognizer too (which counts bytes, not tokens).
+        if (f.max_tokens === 0) return lit("");
         return text(distinct([f.excludes ?? [], ends]), { maxChars: f.max_chars ?? null, maxTokens: f.max_tokens ?? null });
       case "sequence":
         return seq(...f.elements.map((e, i) => this.format(e, `${path}.elements[${i}]`, ends)));

@@ -151,7 +151,7 @@ class NodeReader {
     return this.has(name) ? this.integer(name, "a non-negative integer", (n) => n >= 0) : undefined;
   }
 
-  /** A token budget: a non-negative integer up to 2^31-1 (xgrammar's bound). */
+  /** A token or character budget: a non-negative integer up to 2^31-1 (xgrammar's bound). */
   optBudget(name: string): number | undefined {
     return this.has(name) ? this.integer(name, `a non-negative integer at most ${MAX_INT32}`, (n) => n >= 0 && n <= MAX_INT32) : undefined;
   }
@@ -376,7 +376,7 @@ function readFormat(value: unknown, path: string, depth: number): Format {
       if (excludes !== undefined) out.excludes = excludes;
       const maxTokens = r.optBudget("max_tokens");
       if (maxTokens !== undefined) out.max_tokens = maxTokens;
-      const maxChars = r.optCount("max_chars");
+      const maxChars = r.optBudget("max_chars");
       if (maxChars !== undefined) out.max_chars = maxChars;
       return out;
     }

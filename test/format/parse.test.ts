@@ -190,7 +190,7 @@ describe("valid structural tags", () => {
       {"type":"repeat","min":5,"max":-1,"content":${X}},
       {"type":"triggered_tags","triggers":["<a>"],"tags":[{"type":"tag","begin":"<a>","content":${X},"end":["", "x"]}],"excludes":[]},
       {"type":"json_schema","json_schema":{"$defs":{"__proto__":{"const":"\\ud83c\\udf89"}}},"style":"qwen_xml","max_whitespace_cnt":0},
-      {"type":"any_text","excludes":["\\u0000"],"max_tokens":0,"max_chars":9007199254740991}
+      {"type":"any_text","excludes":["\\u0000"],"max_tokens":0,"max_chars":2147483647}
     ]}`);
     const tag = parseStructuralTag(text);
     expect(tag.format.type).toBe("sequence");
