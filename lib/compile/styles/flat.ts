@@ -16,7 +16,7 @@ import { encodeFlatKey, type FlatStyle } from "./syntax.js";
 
 /** Root keywords the tag-per-argument form honours exactly. */
 const ROOT_KEYWORDS = new Set([
-  "type", "properties", "required", "additionalProperties", "minProperties", "maxProperties", "$defs", "definitions",
+  "type", "properties", "required", "additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties", "$defs", "definitions",
   "$comment", "$id", "$schema", "$anchor", "default", "deprecated", "description", "examples", "readOnly", "title", "writeOnly",
 ]);
 
@@ -73,7 +73,7 @@ class FlatLowering {
     const open = this.loose(style.valueOpen);
     const rawExcludes = [style.close, ...ctx.excludes];
     const raw = (others: Omit<ValueKinds, "string">): IrExpr => rawStringIr(ctx.b, schemas.strings(schema, pointer), {
-      excludes: rawExcludes, others, stripNewlines: style.stripNewlines, name: `${name}_raw`,
+      excludes: rawExcludes, others, stripNewlines: style.stripNewlines, name: `${name}_raw`, pointer,
     });
     const json = (only: readonly Kind[]): IrExpr => seq(this.ws, schemas.json(ctx.b, schema, pointer, only, this.jsonOptions()), this.ws);
     const nonString = KINDS.filter((k) => k !== "string" && kinds[k]);
@@ -116,26 +116,51 @@ class FlatLowering {
     return seq(this.ws, this.argument(head, schema, pointer, `${style.name}_additional`));
   }
 
+  /**
+   * The object schema the arguments follow: the root, or the definition a root of only `$ref`
+   * (besides definitions and annotations) names, through chains of such roots.
+   */
+  private argumentsSchema(): { schema: JsonSchema; at: string } {
+    let schema = this.root;
+    let at = "#";
+    for (let hops = 0; isPlainObject(schema) && typeof schema["$ref"] === "string"; hops++) {
+      const ref = schema["$ref"];
+      const extra = Object.keys(schema).filter((k) => k !== "$ref" && (!ROOT_KEYWORDS.has(k) || ["type", "properties", "required", "additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties"].includes(k)));
+      if (extra.length > 0) this.fail(pointerOf(at, extra[0]!), `a root "$ref" with the keyword "${extra[0]}" beside it constrains the arguments object twice, which one tag per argument cannot express exactly; move it into the referenced schema`, extra[0]);
+      const m = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+      const defs = m ? (this.root as Record<string, unknown>)[m[1]!] : undefined;
+      const name = m ? m[2]!.replace(/~1/g, "/").replace(/~0/g, "~") : "";
+      if (!m || !isPlainObject(defs) || !Object.hasOwn(defs, name) || hops >= 32) {
+        this.fail(pointerOf(at, "$ref"), `expected a root "$ref" to a definition of the root ("#/$defs/NAME" or "#/definitions/NAME"), found ${JSON.stringify(ref)}`, "$ref");
+      }
+      schema = defs[name] as JsonSchema;
+      at = ref;
+    }
+    return { schema, at };
+  }
+
   lower(): IrExpr {
-    const { root, ctx } = this;
+    const { ctx } = this;
+    const { schema: root, at } = this.argumentsSchema();
     if (root === false) return choice();
-    if (root === true) return seq(repeat(this.additionalTag(true, [], "#"), 0, null), this.ws);
+    if (root === true) return seq(repeat(this.additionalTag(true, [], at), 0, null), this.ws);
+    if (!isPlainObject(root)) this.fail(at, "expected the arguments schema to be an object or a boolean");
     const type = root["type"];
     if (type !== undefined && !(type === "object" || (Array.isArray(type) && type.includes("object")))) {
-      this.fail("#/type", `the arguments are written as named tags, so the schema must describe an object, found type ${JSON.stringify(type)}`, "type");
+      this.fail(pointerOf(at, "type"), `the arguments are written as named tags, so the schema must describe an object, found type ${JSON.stringify(type)}`, "type");
     }
     for (const k of Object.keys(root)) {
       if (!ROOT_KEYWORDS.has(k)) {
-        this.fail(pointerOf("#", k), `the root keyword "${k}" constrains the arguments object as a whole, which one tag per argument cannot express exactly; move the constraint into the arguments or use style "json"`, k);
+        this.fail(pointerOf(at, k), `the root keyword "${k}" constrains the arguments object as a whole, which one tag per argument cannot express exactly; move the constraint into the arguments or use style "json"`, k);
       }
     }
     const properties = root["properties"] ?? {};
-    if (!isPlainObject(properties)) this.fail("#/properties", "expected an object mapping argument names to schemas", "properties");
+    if (!isPlainObject(properties)) this.fail(pointerOf(at, "properties"), "expected an object mapping argument names to schemas", "properties");
     const required = Array.isArray(root["required"]) ? (root["required"] as unknown[]).filter((r): r is string => typeof r === "string") : [];
     const names: { key: string; schema: JsonSchema; pointer: string }[] = Object.entries(properties).map(([key, s]) => ({
-      key, schema: s as JsonSchema, pointer: pointerOf("#/properties", key),
+      key, schema: s as JsonSchema, pointer: pointerOf(at, "properties", key),
     }));
-    for (const key of required) if (!names.some((n) => n.key === key)) names.push({ key, schema: true, pointer: "#/required" });
+    for (const key of required) if (!names.some((n) => n.key === key)) names.push({ key, schema: true, pointer: pointerOf(at, "required") });
     const tags: { tag: IrExpr; required: boolean }[] = [];
     const taken: string[] = [];
     for (const { key, schema, pointer } of names) {
@@ -151,12 +176,23 @@ class FlatLowering {
       const head = lit(this.style.keyOpen + written + this.style.keyEnd);
       tags.push({ tag: seq(this.ws, this.argument(head, schema, pointer, `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`)), required: isRequired });
     }
-    const additional = root["additionalProperties"];
-    // xgrammar (strict) closes the arguments once any are named; JSON Schema leaves them open.
-    const open = additional === undefined ? names.length === 0 || ctx.undeclared === "allow" : additional !== false;
-    const extra = open ? this.additionalTag(additional === undefined ? true : (additional as JsonSchema), taken, "#/additionalProperties") : null;
-    const min = this.count(root, "minProperties") ?? 0;
-    const max = this.count(root, "maxProperties");
+    // Without applicators beside it, unevaluatedProperties at the root is additionalProperties.
+    const additionalKey = root["additionalProperties"] === undefined && root["unevaluatedProperties"] !== undefined ? "unevaluatedProperties" : "additionalProperties";
+    const additional = root[additionalKey];
+    // xgrammar (strict) closes the arguments once `properties` or `required` is given, even
+    // empty (a tool without arguments); JSON Schema leaves them open.
+    const declares = Object.hasOwn(root, "properties") || Object.hasOwn(root, "required");
+    const open = additional === undefined ? !declares || ctx.undeclared === "allow" : additional !== false;
+    const extra = open ? this.additionalTag(additional === undefined ? true : (additional as JsonSchema), taken, pointerOf(at, additionalKey)) : null;
+    const min = this.count(root, at, "minProperties") ?? 0;
+    const max = this.count(root, at, "maxProperties");
+    if ((tags.length === 0 && extra === null) || max === 0) {
+      // No argument can be written: the arguments are empty, without the whitespace that would
+      // otherwise end them (xgrammar's rule: a model fond of indentation could loop there).
+      if (min > 0) this.fail(pointerOf(at, "minProperties"), `minProperties ${min} asks for arguments, but the schema allows none`, "minProperties");
+      if (tags.some((t) => t.required)) return choice();
+      return seq();
+    }
     if (min === 0 && max === null) {
       const items = tags.map((t) => (t.required ? t.tag : repeat(t.tag, 0, 1)));
       if (extra) items.push(repeat(extra, 0, null));
@@ -166,10 +202,10 @@ class FlatLowering {
     return seq(this.counted(tags, extra, min, max), this.ws);
   }
 
-  private count(root: Record<string, unknown>, keyword: string): number | null {
+  private count(root: Record<string, unknown>, at: string, keyword: string): number | null {
     const v = root[keyword];
     if (v === undefined) return null;
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) this.fail(`#/${keyword}`, `expected a non-negative integer, found ${JSON.stringify(v)}`, keyword);
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) this.fail(pointerOf(at, keyword), `expected a non-negative integer, found ${JSON.stringify(v)}`, keyword);
     return v;
   }
 

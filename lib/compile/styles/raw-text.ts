@@ -10,11 +10,12 @@
 // The JSON Schema compiler's modules import each other in a cycle (shapes, strings, formats);
 // entering through its index first evaluates them in the order they expect.
 import "../json-schema/index.js";
-import { charClass, choice, lit, seq, text, type GrammarBuilder, type IrExpr } from "../ir.js";
-import { complement, difference, intersect, isEmpty, union, type Dfa } from "../json-schema/automaton.js";
-import { dfaToIr, plainRanges } from "../json-schema/dfa-ir.js";
+import { SchemaError } from "../../errors.js";
+import { charClass, choice, counted, lit, seq, text, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { AutomatonTooLarge, complement, difference, intersect, isEmpty, union, type Dfa } from "../json-schema/automaton.js";
+import { dfaToIr, plainRanges, type RangeEncoder } from "../json-schema/dfa-ir.js";
 import { regexToDfa } from "../json-schema/regex.js";
-import { strDfa, strIsAll, type StrSet } from "../json-schema/strings.js";
+import { lengthsCountable, strDfa, strIsAll, type StrSet } from "../json-schema/strings.js";
 import type { ValueKinds } from "./schemas.js";
 
 /** The non-string kinds a raw text could be read as. */
@@ -74,15 +75,26 @@ export interface RawStringOptions {
   stripNewlines: boolean;
   /** A name for the rules. */
   name: string;
+  /** The schema's JSON pointer, for messages. */
+  pointer?: string;
 }
+
+/** One code point, counted as a unit of a counted node. */
+const unitRanges: RangeEncoder = (ranges) => unit(charClass(ranges));
 
 /** The raw text of a string value from `strings` (a string set of the JSON Schema compiler). */
 export function rawStringIr(b: GrammarBuilder, strings: StrSet, options: RawStringOptions): IrExpr {
   const other = otherDfa(options.others);
   if (strIsAll(strings) && other === null) return text(options.excludes);
-  let lang = withoutMarkersDfa(options.excludes);
-  if (!strIsAll(strings)) lang = intersect(strDfa(strings), lang);
-  if (other !== null) lang = difference(lang, other);
+  let lang: Dfa;
+  try {
+    lang = withoutMarkersDfa(options.excludes);
+    if (!strIsAll(strings)) lang = intersect(strDfa(strings), lang);
+    if (other !== null) lang = difference(lang, other);
+  } catch (err) {
+    if (!(err instanceof AutomatonTooLarge)) throw err;
+    return countedRawString(b, strings, other, options);
+  }
   if (isEmpty(lang)) return choice();
   if (!options.stripNewlines) return dfaToIr(lang, b, options.name, plainRanges);
   // One `\n` on each side is dropped when read: either both are written, or none and then the
@@ -91,6 +103,39 @@ export function rawStringIr(b: GrammarBuilder, strings: StrSet, options: RawStri
   const nl = lit("\n");
   const framed = seq(nl, dfaToIr(lang, b, options.name, plainRanges), nl);
   return isEmpty(bare) ? framed : choice(framed, dfaToIr(bare, b, `${options.name}_bare`, plainRanges));
+}
+
+/**
+ * A raw string whose length bounds make the product too large (`maxLength: 4000` against the
+ * markers): the automaton without the bounds, the length counted by the matcher, one unit per
+ * code point (docs/engine.md, "Counted repetition"), where the lengths left from each state are
+ * ranges; otherwise a SchemaError.
+ */
+function countedRawString(b: GrammarBuilder, strings: StrSet, other: Dfa | null, options: RawStringOptions): IrExpr {
+  const refuse = (why: string): never => {
+    throw new SchemaError(options.pointer ?? "", `the raw string value's ${why}`, "maxLength");
+  };
+  if (strings.kind !== "lang" || (strings.min === 0 && strings.max === null)) refuse("pattern or format, without its closing markers, needs too large an automaton");
+  const bounds = strings as Extract<StrSet, { kind: "lang" }>;
+  let base: Dfa;
+  try {
+    base = intersect(strDfa({ ...bounds, min: 0, max: null }), withoutMarkersDfa(options.excludes));
+    if (other !== null) base = difference(base, other);
+  } catch (err) {
+    if (!(err instanceof AutomatonTooLarge)) throw err;
+    return refuse("pattern or format, without its closing markers, needs too large an automaton");
+  }
+  if (isEmpty(base)) return choice();
+  if (!lengthsCountable(base, bounds.min, bounds.max)) refuse("length bounds cannot be counted over its pattern without the closing markers");
+  const body = counted(dfaToIr(base, b, `${options.name}_units`, unitRanges), bounds.min, bounds.max);
+  if (!options.stripNewlines) return body;
+  // Qwen's framing newlines: a counted value between two `\n`, or one that neither starts nor ends with one.
+  const edges = cached("edge-nl", () => union(regexToDfa("\\n[\\s\\S]*", true), regexToDfa("[\\s\\S]*\\n", true)));
+  const bare = difference(base, edges);
+  const nl = lit("\n");
+  const framed = seq(nl, body, nl);
+  if (isEmpty(bare) || !lengthsCountable(bare, bounds.min, bounds.max)) return framed;
+  return choice(framed, counted(dfaToIr(bare, b, `${options.name}_bare_units`, unitRanges), bounds.min, bounds.max));
 }
 
 /** The written form of keys matching the regex `pattern`, minus the `taken` ones. */

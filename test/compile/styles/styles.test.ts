@@ -128,6 +128,18 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(open, "<parameter=a>1</parameter><parameter=b>2</parameter><parameter=c>3</parameter>")).toBe(false);
   });
 
+  it("a raw string too long to cross with the markers has its length counted (qwen_xml's framing newlines too)", () => {
+    const g = lowerFormat(styled("qwen_xml", { type: "object", properties: { q: { type: "string", minLength: 2, maxLength: 5000 } }, required: ["q"] }));
+    const call = (v: string) => `<parameter=q>${v}</parameter>`;
+    expect(isMatch(g, call("ab"))).toBe(true);
+    expect(isMatch(g, call(`\n${"x".repeat(5000)}\n`))).toBe(true);
+    expect(isMatch(g, call("x".repeat(5000)))).toBe(true);
+    expect(isMatch(g, call("x".repeat(5001)))).toBe(false);
+    expect(isMatch(g, call("a"))).toBe(false);
+    expect(isMatch(g, call("\na"))).toBe(false);
+    expect(isMatch(g, call("a</parameter>b"))).toBe(false);
+  });
+
   it("additionalProperties: free names minus the declared ones", () => {
     const g = lowerFormat(styled("qwen_xml", { type: "object", properties: { a: { type: "integer" } }, additionalProperties: { type: "string" } }));
     expect(isMatch(g, "<parameter=a>1</parameter><parameter=b>x</parameter>")).toBe(true);
