@@ -8,18 +8,61 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { TagmaskError } from "../../lib/errors.js";
+import { ebnfToIr } from "../../lib/compile/ebnf/index.js";
+import { GrammarBuilder, type IrGrammar } from "../../lib/compile/ir.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
-import { isMatch } from "../../lib/compile/recognizer.js";
+import { isMatch, Recognizer } from "../../lib/compile/recognizer.js";
 import { parseStructuralTag } from "../../lib/format/parse.js";
 import type { Format, StructuralTag } from "../../lib/format/types.js";
-import type { RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
+import type { EbnfCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
+import { MATCHER_STRUCTURAL_TAG_CASES } from "./xgrammar-suite/matcher-structural-tag.js";
+import { EMPTY_XML_OBJECT_CASES, EMPTY_XML_OBJECT_REFUSED, GLM_BOUNDED_CASES } from "./xgrammar-suite/xml-objects.js";
+import { TAG_DISPATCH_CASES, TAG_DISPATCH_MASKS, type MaskCase } from "./xgrammar-suite/tag-dispatch.js";
 
 const compatibility = readFileSync(new URL("../../docs/compatibility.md", import.meta.url), "utf8");
+const jsonSchemaDoc = readFileSync(new URL("../../docs/json-schema.md", import.meta.url), "utf8");
 
 function load(format: unknown) {
   return lowerFormat(typeof format === "string" ? parseStructuralTag(format) : (format as StructuralTag | Format));
+}
+
+/** An EBNF grammar whose start rule is `root`. */
+function ebnf(text: string): IrGrammar {
+  const b = new GrammarBuilder();
+  const start = ebnfToIr(text, b);
+  return { ...b.build("root"), root: start.rule };
+}
+
+function ebnfTable(cases: EbnfCase[]) {
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    const grammar = ebnf(c.grammar);
+    for (const s of c.accepted) expect(isMatch(grammar, s), `accepted ${JSON.stringify(s)}`).toBe(true);
+    for (const s of c.rejected) expect(isMatch(grammar, s), `rejected ${JSON.stringify(s)}`).toBe(false);
+    for (const [s, why] of c.stricter ?? []) {
+      expect(isMatch(grammar, s), `stricter than xgrammar ${JSON.stringify(s)}`).toBe(false);
+      expect(compatibility, "docs/compatibility.md says why").toContain(why);
+    }
+  });
+}
+
+/** The reference mask: the tokens whose bytes the grammar can take from the state reached so far. */
+function maskTable(cases: MaskCase[]) {
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    const r = new Recognizer(ebnf(c.grammar));
+    const encoder = new TextEncoder();
+    let state = r.initial();
+    const chars = [...c.input];
+    for (let i = 0; i <= chars.length; i++) {
+      const allowed = c.vocab.filter((t) => {
+        const next = r.stepBytes(state, encoder.encode(t));
+        return next !== null && r.viable(next);
+      });
+      expect(allowed.sort(), `tokens allowed before character ${i}`).toEqual([...c.allowed[i]!].sort());
+      if (i < chars.length) state = r.stepBytes(state, encoder.encode(chars[i]!))!;
+    }
+  });
 }
 
 function verdictTable(cases: TagCase[]) {
@@ -27,7 +70,7 @@ function verdictTable(cases: TagCase[]) {
     if (c.refusedHere) {
       const [error, why] = c.refusedHere;
       expect(() => load(c.format)).toThrow(error);
-      expect(compatibility, "docs/compatibility.md says why").toContain(why);
+      expect(compatibility + jsonSchemaDoc, "docs/compatibility.md or docs/json-schema.md says why").toContain(why);
       return;
     }
     const grammar = load(c.format);
@@ -60,3 +103,17 @@ describe("test_structural_tag_converter.py", () => {
     expect(load(format).rules.length).toBeGreaterThan(0);
   });
 });
+
+describe("test_grammar_matcher_structural_tag.py", () => verdictTable(MATCHER_STRUCTURAL_TAG_CASES));
+
+describe("test_grammar_matcher_tag_dispatch.py", () => {
+  describe("verdicts", () => ebnfTable(TAG_DISPATCH_CASES));
+  describe("token masks", () => maskTable(TAG_DISPATCH_MASKS));
+});
+
+describe("test_empty_xml_object.py", () => {
+  describe("verdicts", () => verdictTable(EMPTY_XML_OBJECT_CASES));
+  describe("refused", () => refusalTable(EMPTY_XML_OBJECT_REFUSED));
+});
+
+describe("test_glm_bounded_xml_regression.py", () => verdictTable(GLM_BOUNDED_CASES));

@@ -17,7 +17,7 @@ export interface TagCase {
   stricter?: Array<[string, string]>;
   /**
    * xgrammar loads this tag and tagmask refuses it: [words of tagmask's error, words of
-   * docs/compatibility.md that say so]. The outputs are then not checked.
+   * docs/compatibility.md or docs/json-schema.md that say so]. The outputs are then not checked.
    */
   refusedHere?: [string, string];
 }

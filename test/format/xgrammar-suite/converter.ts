@@ -102,7 +102,7 @@ function kimiPatternProperties(): TagCase[] {
     {
       name: "test_json_schema_style_kimi_k3_xml_pattern_properties_pin_each_value_type",
       format: json(root, { style: "kimi_k3_xml" }),
-      refusedHere: ['the root keyword "patternProperties"', "`patternProperties`, `propertyNames`, a root `anyOf`"],
+      refusedHere: ['the root keyword "patternProperties"', "(`patternProperties`, `propertyNames`, a root `anyOf`"],
       accepted: [ok],
       rejected: [
         ok.replace('key="metric_cpu" type="number"', 'key="metric_cpu" type="string"'),
@@ -554,7 +554,14 @@ export const CONVERTER_CASES: TagCase[] = [
       '<parameter name="name">Bob</parameter><parameter name="age">100</parameter>',
     ],
   },
-  { name: "test_json_schema_style_kimi_k3_xml_empty_object", format: json({ type: "object", properties: {} }, { style: "kimi_k3_xml" }), accepted: ["", "\n"], rejected: [] },
+  {
+    name: "test_json_schema_style_kimi_k3_xml_empty_object",
+    format: json({ type: "object", properties: {} }, { style: "kimi_k3_xml" }),
+    accepted: [""],
+    // This version of the test also accepts "\n"; xgrammar's later test_empty_xml_object.py
+    // rejects a whitespace-only body of an object without arguments, and so does tagmask.
+    rejected: ["\n"],
+  },
   {
     name: "test_json_schema_style_kimi_k3_xml_object_argument_uses_json",
     format: json({ type: "object", properties: { value: { type: "object" } }, required: ["value"], additionalProperties: false }, { style: "kimi_k3_xml" }),
