@@ -17,6 +17,7 @@ import type { Format, StructuralTag } from "../../lib/format/types.js";
 import type { EbnfCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
+import { FUNCTION_CALLING_CASES, FUNCTION_CALLING_REFUSED } from "./xgrammar-suite/function-calling.js";
 import { MATCHER_STRUCTURAL_TAG_CASES } from "./xgrammar-suite/matcher-structural-tag.js";
 import { EMPTY_XML_OBJECT_CASES, EMPTY_XML_OBJECT_REFUSED, GLM_BOUNDED_CASES } from "./xgrammar-suite/xml-objects.js";
 import { TAG_DISPATCH_CASES, TAG_DISPATCH_MASKS, type MaskCase } from "./xgrammar-suite/tag-dispatch.js";
@@ -117,3 +118,8 @@ describe("test_empty_xml_object.py", () => {
 });
 
 describe("test_glm_bounded_xml_regression.py", () => verdictTable(GLM_BOUNDED_CASES));
+
+describe("test_function_calling_converter.py", () => {
+  describe("verdicts", () => verdictTable(FUNCTION_CALLING_CASES));
+  describe("refused", () => refusalTable(FUNCTION_CALLING_REFUSED));
+});
