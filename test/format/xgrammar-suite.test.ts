@@ -18,6 +18,7 @@ import type { EbnfCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
 import { FUNCTION_CALLING_CASES, FUNCTION_CALLING_REFUSED } from "./xgrammar-suite/function-calling.js";
+import { MATCHER_EBNF_CASES } from "./xgrammar-suite/matcher-ebnf.js";
 import { MATCHER_STRUCTURAL_TAG_CASES } from "./xgrammar-suite/matcher-structural-tag.js";
 import { EMPTY_XML_OBJECT_CASES, EMPTY_XML_OBJECT_REFUSED, GLM_BOUNDED_CASES } from "./xgrammar-suite/xml-objects.js";
 import { TAG_DISPATCH_CASES, TAG_DISPATCH_MASKS, type MaskCase } from "./xgrammar-suite/tag-dispatch.js";
@@ -29,16 +30,16 @@ function load(format: unknown) {
   return lowerFormat(typeof format === "string" ? parseStructuralTag(format) : (format as StructuralTag | Format));
 }
 
-/** An EBNF grammar whose start rule is `root`. */
-function ebnf(text: string): IrGrammar {
+/** An EBNF grammar that starts at `root` (or at the rule `start` names). */
+function ebnf(text: string, start?: string): IrGrammar {
   const b = new GrammarBuilder();
-  const start = ebnfToIr(text, b);
-  return { ...b.build("root"), root: start.rule };
+  const root = ebnfToIr(text, b);
+  return { ...b.build("root"), root: start === undefined ? root.rule : b.ruleRef(start).rule };
 }
 
 function ebnfTable(cases: EbnfCase[]) {
   it.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
-    const grammar = ebnf(c.grammar);
+    const grammar = ebnf(c.grammar, c.root);
     for (const s of c.accepted) expect(isMatch(grammar, s), `accepted ${JSON.stringify(s)}`).toBe(true);
     for (const s of c.rejected) expect(isMatch(grammar, s), `rejected ${JSON.stringify(s)}`).toBe(false);
     for (const [s, why] of c.stricter ?? []) {
@@ -123,3 +124,5 @@ describe("test_function_calling_converter.py", () => {
   describe("verdicts", () => verdictTable(FUNCTION_CALLING_CASES));
   describe("refused", () => refusalTable(FUNCTION_CALLING_REFUSED));
 });
+
+describe("test_grammar_matcher_ebnf.py", () => ebnfTable(MATCHER_EBNF_CASES));

@@ -33,6 +33,8 @@ export interface RefusedCase {
 export interface EbnfCase {
   name: string;
   grammar: string;
+  /** The start rule when not `root` (xgrammar's `root_rule_name`). */
+  root?: string;
   accepted: string[];
   rejected: string[];
   stricter?: Array<[string, string]>;
