@@ -2,14 +2,14 @@
  * The flat argument styles (qwen_xml, minimax_xml, deepseek_xml, glm_xml, kimi_k3_xml): the
  * arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag] VALUE_OPEN value
  * CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
- * additional ones come last). A value is raw text when it is a string and JSON otherwise;
- * nested objects and arrays are plain JSON (whose strings the format's excludes filter as in style
- * "json"). syntax.ts has each style's markers.
+ * additional ones come last) or, with the format's any_order, in any order. A value is raw text
+ * when it is a string and JSON otherwise; nested objects and arrays are plain JSON (whose strings
+ * the format's excludes filter as in style "json"). syntax.ts has each style's markers.
  */
 import { SchemaError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
 import type { JsonSchema, JsonSchemaFormat } from "../../format/types.js";
-import { choice, lit, repeat, seq, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { choice, counted, lit, mark, marks, MAX_MARKS, repeat, seq, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
 import { keyIr, rawStringIr, whitespaceIr } from "./raw-text.js";
 import { ArgumentSchemas, KINDS, type Kind, type StyleJsonOptions, type ValueKinds } from "./schemas.js";
 import { encodeFlatKey, type FlatStyle } from "./syntax.js";
@@ -34,6 +34,8 @@ export interface StyleContext {
   excludes: readonly string[];
   /** Undeclared arguments, members and items: xgrammar's strict "forbid" or JSON Schema's "allow". */
   undeclared: "forbid" | "allow";
+  /** Arguments (and the members of JSON objects inside them) in any order (the format's any_order). */
+  anyOrder: boolean;
 }
 
 class FlatLowering {
@@ -104,8 +106,8 @@ class FlatLowering {
 
   /** Nested JSON values keep the excludes out of their strings too (keys and values, at every depth). */
   private jsonOptions(): StyleJsonOptions {
-    const { maxWhitespace, undeclared, excludes } = this.ctx;
-    return { undeclared, excludes, ...(maxWhitespace === undefined ? {} : { maxWhitespace }) };
+    const { maxWhitespace, undeclared, excludes, anyOrder } = this.ctx;
+    return { undeclared, excludes, anyOrder, ...(maxWhitespace === undefined ? {} : { maxWhitespace }) };
   }
 
   /** One argument with an undeclared name (other than `taken`), its value under `schema`. */
@@ -173,8 +175,16 @@ class FlatLowering {
         if (isRequired) return choice();
         continue;
       }
-      const head = lit(this.style.keyOpen + written + this.style.keyEnd);
-      tags.push({ tag: seq(this.ws, this.argument(head, schema, pointer, `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`)), required: isRequired });
+      const rule = `${this.style.name}_${key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 24) || "arg"}`;
+      if (ctx.anyOrder) {
+        // The argument's mark rides on the end of its name, where the name is known (a free
+        // name or a longer declared one may share the bytes before it).
+        if (tags.length >= MAX_MARKS) this.fail(pointerOf(at, "properties"), `any_order: at most ${MAX_MARKS} declared arguments can be told apart in any order, found more`, "properties");
+        const tail = this.argument(lit(this.style.keyEnd), schema, pointer, rule);
+        tags.push({ tag: seq(this.ws, lit(this.style.keyOpen + written), mark(tags.length, tail)), required: isRequired });
+      } else {
+        tags.push({ tag: seq(this.ws, this.argument(lit(this.style.keyOpen + written + this.style.keyEnd), schema, pointer, rule)), required: isRequired });
+      }
     }
     // Without applicators beside it, unevaluatedProperties at the root is additionalProperties.
     const additionalKey = root["additionalProperties"] === undefined && root["unevaluatedProperties"] !== undefined ? "unevaluatedProperties" : "additionalProperties";
@@ -193,6 +203,7 @@ class FlatLowering {
       if (tags.some((t) => t.required)) return choice();
       return seq();
     }
+    if (ctx.anyOrder) return this.anyOrder(tags, extra, min, max, at);
     if (min === 0 && max === null) {
       const items = tags.map((t) => (t.required ? t.tag : repeat(t.tag, 0, 1)));
       if (extra) items.push(repeat(extra, 0, null));
@@ -200,6 +211,25 @@ class FlatLowering {
       return seq(...items);
     }
     return seq(this.counted(tags, extra, min, max), this.ws);
+  }
+
+  /**
+   * The arguments in any order: a loop over the declared tags (each a mark, so it comes at most
+   * once and the required ones come) and the additional ones, the count of arguments between
+   * `min` and `max` kept by the matcher. Marks and the count are checked apart, which is exact
+   * unless required arguments could overflow a maxProperties: that case is refused.
+   */
+  private anyOrder(tags: { tag: IrExpr; required: boolean }[], extra: IrExpr | null, min: number, max: number | null, at: string): IrExpr {
+    const required = tags.flatMap((t, i) => (t.required ? [i] : []));
+    const counting = min > 0 || max !== null;
+    if (counting && max !== null && required.length > 0) {
+      this.fail(pointerOf(at, "maxProperties"), "any_order with maxProperties and required arguments cannot be kept exactly; give the arguments in declared order", "maxProperties");
+    }
+    const members = tags.map((t) => t.tag);
+    if (extra !== null) members.push(extra);
+    const member = members.length === 1 ? members[0]! : choice(...members);
+    const loop = marks(repeat(counting ? unit(member) : member, 0, null), required);
+    return seq(counting ? counted(loop, min, max) : loop, this.ws);
   }
 
   private count(root: Record<string, unknown>, at: string, keyword: string): number | null {

@@ -21,10 +21,11 @@ export { readsAsOther } from "./raw-text.js";
  */
 export function lowerStyledSchema(format: JsonSchemaFormat, b: GrammarBuilder, path: string, undeclared: "forbid" | "allow" = "forbid"): IrExpr {
   const style = format.style ?? "json";
-  if (format.any_order === true) {
-    throw new GrammarError(`${path}.any_order: argument style "${style}" writes arguments in declared order; any_order is supported with style "json" only`);
+  const anyOrder = format.any_order === true;
+  if (anyOrder && !Object.hasOwn(FLAT_STYLES, style)) {
+    throw new GrammarError(`${path}.any_order: argument style "${style}" nests its values as markup in declared order; any_order is supported with style "json" and the flat styles (${Object.keys(FLAT_STYLES).join(", ")})`);
   }
-  const ctx = { b, path, maxWhitespace: format.max_whitespace_cnt, excludes: format.excludes ?? [], undeclared };
+  const ctx = { b, path, maxWhitespace: format.max_whitespace_cnt, excludes: format.excludes ?? [], undeclared, anyOrder };
   if (Object.hasOwn(FLAT_STYLES, style)) return lowerFlatStyle(FLAT_STYLES[style as FlatStyleName], format, ctx);
   if (style === "cohere_xml" || style === "minimax_m3_xml") return lowerNestedStyle(style, format, ctx);
   throw new GrammarError(`${path}.style: unknown argument style "${style}"; expected one of ${ARGUMENT_STYLES.join(", ")}`);

@@ -42,6 +42,8 @@ export interface StyleJsonOptions {
   undeclared?: "allow" | "forbid";
   /** Strings no JSON string of the value may contain (lowerJsonSchema's `excludes`). */
   excludes?: readonly string[];
+  /** Object members in any order (lowerJsonSchema's `anyOrder`). */
+  anyOrder?: boolean;
 }
 
 /** One arguments schema (the root) and the schemas of its arguments, analysed in its context. */
@@ -118,6 +120,7 @@ export class ArgumentSchemas {
       ...(options.maxWhitespace === undefined ? {} : { maxWhitespace: options.maxWhitespace }),
       ...(options.undeclared === undefined ? {} : { undeclared: options.undeclared }),
       ...(options.excludes === undefined || options.excludes.length === 0 ? {} : { excludes: options.excludes }),
+      ...(options.anyOrder === true ? { anyOrder: true } : {}),
     }));
   }
 }

@@ -169,7 +169,8 @@ describe("refusals", () => {
   it.each([
     ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", patternProperties: { "^a": {} } }), SchemaError, /root keyword "patternProperties"/],
     ["a non-object root", styled("glm_xml", { type: "string" }), SchemaError, /must describe an object/],
-    ["any_order with a style", styled("qwen_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
+    ["any_order with a nested style", styled("cohere_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
+    ["any_order with maxProperties and required arguments", styled("qwen_xml", { ...SCHEMA, maxProperties: 2 }, { any_order: true }), SchemaError, /any_order with maxProperties/],
     ["a name the style cannot write", styled("qwen_xml", { type: "object", properties: { "a>b": { type: "string" } } }), SchemaError, /cannot be written/],
     ["MiniMax M3 additional properties", styled("minimax_m3_xml", { type: "object", properties: { a: { type: "string" } }, additionalProperties: true }), SchemaError, /fixed element names/],
     ["an unknown style", styled("yaml_xml"), FormatError, /unknown argument style "yaml_xml"/],
@@ -198,5 +199,16 @@ describe("engine masks equal the reference recognizer's (Llama 3 vocabulary)", (
     expect(isMatch(grammar, output)).toBe(true);
     const tokens = encodeForTest("llama3", output);
     expect(walkTokens(grammar, compileGrammar(vocab, grammar), vocab.data, tokens, 5)).toBeGreaterThan(0);
+  });
+
+  it("any_order: arguments in another order, each at most once, the required ones present", () => {
+    const schema = { type: "object", properties: { a: { type: "integer" }, b: { type: "string" }, c: { type: "boolean" } }, required: ["a", "b"], additionalProperties: false };
+    const grammar = lowerFormat(styled("qwen_xml", schema, { any_order: true }));
+    const p = (k: string, v: string) => `<parameter=${k}>${v}</parameter>`;
+    for (const ok of [p("b", "x") + p("c", "true") + "\n" + p("a", "1"), p("a", "1") + p("b", "x")]) {
+      expect(isMatch(grammar, ok), ok).toBe(true);
+      expect(walkTokens(grammar, compileGrammar(vocab, grammar), vocab.data, encodeForTest("llama3", ok), 5)).toBeGreaterThan(0);
+    }
+    for (const bad of [p("b", "x"), p("a", "1") + p("b", "x") + p("a", "2"), p("a", "1") + p("b", "x") + p("d", "3")]) expect(isMatch(grammar, bad), bad).toBe(false);
   });
 });
