@@ -55,7 +55,7 @@ describe("lowerFormat: errors", () => {
     ["ebnf undefined rule", { type: "or", elements: [{ type: "grammar", grammar: "root ::= missing" }] }, GrammarError, /^format\.elements\[0\]\.grammar: .*missing/],
     ["schema refused by the JSON Schema compiler", { type: "tag", begin: "<a>", content: { type: "json_schema", json_schema: { type: "string", format: "iri" } }, end: "</a>" }, SchemaError, /format\.content\.json_schema/],
     ["unknown style", { type: "json_schema", json_schema: true, style: "yaml" }, FormatError, /^format\.style: unknown argument style "yaml"/],
-    ["any_order with a style", { type: "json_schema", json_schema: true, style: "qwen_xml", any_order: true }, GrammarError, /^format\.any_order: argument style "qwen_xml"/],
+    ["any_order with a nested style", { type: "json_schema", json_schema: true, style: "minimax_m3_xml", any_order: true }, GrammarError, /^format\.any_order: argument style "minimax_m3_xml"/],
     ["json_schema excludes past the budget", { type: "json_schema", json_schema: true, excludes: ["x".repeat(2001)] }, GrammarError, /^format\.excludes: the excluded strings hold 2001 code points/],
   ];
   for (const [name, format, type, message, location] of cases) {
