@@ -248,10 +248,10 @@ export const EXCLUDES: SuiteFile = {
     ...(["const", "enum"] as const).flatMap((keyword) =>
       ([["value", 'a"b', ["\\", "BAD"]], ['quo"ted', "safe", ['"', "BAD"]]] as const).map(([key, value, excludes]): SuiteCase => ({
         name: `test_k3_root_literal_excludes_use_emitted_text ${keyword} ${JSON.stringify({ [key]: value })}`,
-        kind: "refused",
+        kind: "agree",
         format: { type: "json_schema", json_schema: { [keyword]: keyword === "const" ? { [key]: value } : [{ [key]: value }, { [key]: "BAD" }] }, style: "kimi_k3_xml", excludes: [...excludes] },
-        error: { keyword, path: `#/${keyword}` },
-        why: "the flat argument styles refuse root keywords other than the object's own (docs/compatibility.md, json_schema argument styles); a root const or enum of argument objects is not lowered yet",
+        accept: [`<|open|>argument key="${key.replace('"', "&quot;")}" type="string"<|sep|>${value}${ARG_END}`],
+        reject: [`<|open|>argument key="${key.replace('"', "&quot;")}" type="string"<|sep|>BAD${ARG_END}`, dumps({ [key]: value })],
       })),
     ),
     ...(["cohere_xml", "minimax_m3_xml"] as const).map((style): SuiteCase => ({
