@@ -40,6 +40,9 @@ const cases: Case[] = [
   ["format with a length bound it always meets", { type: "string", format: "date", maxLength: 20 }, ['"2020-02-29"'], ['"2021-02-29"', '"x"']],
   ["pattern x maxLength", { type: "string", pattern: "^[a-z]+(-[a-z]+)*@[a-z]+\\.[a-z]{2,}$", maxLength: 12 }, ['"ab@cd.ef"', '"a-b@c.de"'], ['"ab@cd"', '""', '"a-@b.cd"', '"abcdef@fgh.ij"']],
   ["format x maxLength", { type: "string", format: "email", maxLength: 20 }, ['"a@b.c"', '"joe.bloggs@exampl.cc"'], ['"a@"', '"@b"', '"joe.bloggs@example.com"']],
+  // No member count fits: no object, and no invalid counted node (min above max) in the IR.
+  ["minProperties above maxProperties", { type: "object", minProperties: 5, maxProperties: 3 }, [], ["{}", '{"a":1,"b":2,"c":3,"d":4}']],
+  ["minProperties above maxProperties, typeless", { minProperties: 2, maxProperties: 1, additionalProperties: { type: "string" } }, ["1", "[]", '"x"'], ["{}", '{"a":"x"}', '{"a":"x","b":"y"}']],
   ["minLength code points", { type: "string", minLength: 2, maxLength: 2 }, ['"😀😀"', '"ab"', '"\\n\\t"'], ['"😀"', '"abc"']],
   // Too large as a product: the length is counted (a counted node over the format's code points).
   ["format x maxLength, counted", { type: "string", format: "uri", maxLength: 2048 }, [`"https://x.org/${"a".repeat(2030)}"`, '"urn:a"'], [`"https://x.org/${"a".repeat(2040)}"`, '"x"']],

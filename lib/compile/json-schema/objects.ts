@@ -57,6 +57,8 @@ class AnyOrderTooLarge extends Error {}
 
 /** The IR of one object alternative; `where` names the schema for refusals. */
 export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr {
+  // No member count fits (the shape's intersection keeps a lone alternative unchecked).
+  if (alt.max !== null && alt.max < alt.min) return never();
   const { text } = ctx;
   const witnesses = alt.witnesses;
   if (witnesses.length > MAX_WITNESSES) {

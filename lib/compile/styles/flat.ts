@@ -14,6 +14,11 @@ import { keyIr, rawStringIr, whitespaceIr } from "./raw-text.js";
 import { ArgumentSchemas, KINDS, type Kind, type StyleJsonOptions, type ValueKinds } from "./schemas.js";
 import { encodeFlatKey, type FlatStyle } from "./syntax.js";
 
+/** Root keywords beside a root `const` / `enum` (which fixes the arguments whole): annotations and `type`. */
+const LITERAL_COMPANIONS = new Set([
+  "type", "$defs", "definitions", "$comment", "$id", "$schema", "$anchor", "default", "deprecated", "description", "examples", "readOnly", "title", "writeOnly",
+]);
+
 /** Root keywords the tag-per-argument form honours exactly. */
 const ROOT_KEYWORDS = new Set([
   "type", "properties", "required", "additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties", "$defs", "definitions",
@@ -151,6 +156,7 @@ class FlatLowering {
     if (type !== undefined && !(type === "object" || (Array.isArray(type) && type.includes("object")))) {
       this.fail(pointerOf(at, "type"), `the arguments are written as named tags, so the schema must describe an object, found type ${JSON.stringify(type)}`, "type");
     }
+    if (root["const"] !== undefined || root["enum"] !== undefined) return this.literals(root, at);
     for (const k of Object.keys(root)) {
       if (!ROOT_KEYWORDS.has(k)) {
         this.fail(pointerOf(at, k), `the root keyword "${k}" constrains the arguments object as a whole, which one tag per argument cannot express exactly; move the constraint into the arguments or use style "json"`, k);
@@ -230,6 +236,36 @@ class FlatLowering {
     const member = members.length === 1 ? members[0]! : choice(...members);
     const loop = marks(repeat(counting ? unit(member) : member, 0, null), required);
     return seq(counting ? counted(loop, min, max) : loop, this.ws);
+  }
+
+  /**
+   * A root `const` or `enum` of argument objects: each object is one fixed list of arguments, its
+   * members in the order written, each value a `const` (as xgrammar reads it). A value that is no
+   * object, or has a name that cannot be written or holds an excluded string, is no call.
+   */
+  private literals(root: Record<string, unknown>, at: string): IrExpr {
+    const keyword = root["const"] !== undefined ? "const" : "enum";
+    for (const k of Object.keys(root)) {
+      if (k !== keyword && !LITERAL_COMPANIONS.has(k)) {
+        this.fail(pointerOf(at, k), `the root keyword "${k}" beside "${keyword}" is not lowered: the ${keyword} fixes the arguments whole; move the constraint into the ${keyword} or use style "json"`, k);
+      }
+    }
+    const listed = keyword === "const" ? [root["const"]] : root["enum"];
+    if (!Array.isArray(listed)) this.fail(pointerOf(at, "enum"), `expected an array of values, found ${JSON.stringify(listed)}`, "enum");
+    const alts: IrExpr[] = [];
+    listed.forEach((value, i) => {
+      if (!isPlainObject(value)) return;
+      const pointer = keyword === "const" ? pointerOf(at, "const") : pointerOf(at, "enum", String(i));
+      const items: IrExpr[] = [];
+      for (const [key, member] of Object.entries(value)) {
+        const written = encodeFlatKey(this.style, key);
+        if (written === null || this.ctx.excludes.some((e) => written.includes(e))) return;
+        const head = lit(this.style.keyOpen + written + this.style.keyEnd);
+        items.push(this.ws, this.argument(head, { const: member } as JsonSchema, pointerOf(pointer, key), `${this.style.name}_literal`));
+      }
+      alts.push(seq(...items, this.ws));
+    });
+    return alts.length === 1 ? alts[0]! : choice(...alts);
   }
 
   private count(root: Record<string, unknown>, at: string, keyword: string): number | null {

@@ -158,6 +158,18 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(g, '<parameter=city>Paris</parameter><parameter=tags>["ax"]</parameter>')).toBe(false);
   });
 
+  it("a root const or enum fixes the arguments whole: each listed object, its members in order", () => {
+    const g = lowerFormat(styled("qwen_xml", { enum: [{ city: "Paris", days: 3 }, { city: "Rome" }, "not arguments"] }));
+    expect(isMatch(g, "<parameter=city>Paris</parameter><parameter=days>3</parameter>")).toBe(true);
+    expect(isMatch(g, "<parameter=city>\nRome\n</parameter>\n")).toBe(true);
+    for (const t of ["<parameter=city>Rome</parameter><parameter=days>3</parameter>", "<parameter=city>Paris</parameter>", "<parameter=city>Paris</parameter><parameter=days>4</parameter>", "<parameter=city>Oslo</parameter>", ""]) {
+      expect(isMatch(g, t), t).toBe(false);
+    }
+    const k = lowerFormat(styled("kimi_k3_xml", { type: "object", const: { 'quo"ted': "safe", n: null } }, { excludes: ['"'] }));
+    expect(isMatch(k, K3("quo&quot;ted", "string", "safe") + K3("n", "null", "null"))).toBe(true);
+    expect(isMatch(k, K3("quo&quot;ted", "string", "safe"))).toBe(false);
+  });
+
   it("qwen_xml_parameter (xgrammar's deprecated form) loads as json_schema with style qwen_xml", () => {
     const tag = parseStructuralTag({ type: "structural_tag", format: { type: "qwen_xml_parameter", json_schema: { type: "object", properties: { a: { type: "string" } } } } });
     expect(tag.format).toEqual({ type: "json_schema", json_schema: { type: "object", properties: { a: { type: "string" } } }, style: "qwen_xml" });
@@ -171,6 +183,7 @@ describe("refusals", () => {
     ["a non-object root", styled("glm_xml", { type: "string" }), SchemaError, /must describe an object/],
     ["any_order with a nested style", styled("cohere_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
     ["any_order with maxProperties and required arguments", styled("qwen_xml", { ...SCHEMA, maxProperties: 2 }, { any_order: true }), SchemaError, /any_order with maxProperties/],
+    ["a root keyword beside a root enum", styled("qwen_xml", { enum: [{ a: "x" }], required: ["a"] }), SchemaError, /root keyword "required" beside "enum"/],
     ["a name the style cannot write", styled("qwen_xml", { type: "object", properties: { "a>b": { type: "string" } } }), SchemaError, /cannot be written/],
     ["MiniMax M3 additional properties", styled("minimax_m3_xml", { type: "object", properties: { a: { type: "string" } }, additionalProperties: true }), SchemaError, /fixed element names/],
     ["an unknown style", styled("yaml_xml"), FormatError, /unknown argument style "yaml_xml"/],
