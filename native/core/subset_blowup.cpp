@@ -111,94 +111,95 @@ void SubsetBlowupProver::Step(uint32_t r, uint32_t seg, std::vector<uint32_t>* o
   out->erase(std::unique(out->begin(), out->end()), out->end());
 }
 
-// The column targets r (see isRaw_) whose step on `seg` reaches p, sorted.
-void SubsetBlowupProver::Preds(uint32_t p, uint32_t seg, std::vector<uint32_t>* out) {
-  out->clear();
+// Every state from which an epsilon path reaches c, c included, sorted.
+void SubsetBlowupProver::ReachingByEps(uint32_t c, std::vector<uint32_t>* out) {
   ++epoch_;
-  stack_.clear();
-  Spend(1 + revRangeBegin_[p + 1] - revRangeBegin_[p]);
-  for (uint32_t i = revRangeBegin_[p]; i < revRangeBegin_[p + 1]; ++i) {
-    const Nfa::Range& range = revRanges_[i];
-    if (segOf_[range.lo] <= seg && seg <= segOf_[range.hi] && mark_[range.from] != epoch_) {
-      mark_[range.from] = epoch_;
-      stack_.push_back(range.from);
-    }
-  }
-  while (!stack_.empty()) {
-    const uint32_t s = stack_.back();
-    stack_.pop_back();
-    if (isRaw_[s]) out->push_back(s);
+  out->assign(1, c);
+  mark_[c] = epoch_;
+  for (size_t i = 0; i < out->size(); ++i) {
+    const uint32_t s = (*out)[i];
     Spend(1 + revEpsBegin_[s + 1] - revEpsBegin_[s]);
     for (uint32_t e = revEpsBegin_[s]; e < revEpsBegin_[s + 1]; ++e) {
       const uint32_t t = revEps_[e];
       if (mark_[t] == epoch_) continue;
       mark_[t] = epoch_;
-      stack_.push_back(t);
+      out->push_back(t);
     }
   }
   std::sort(out->begin(), out->end());
 }
 
-// Whether the closure of c holds a state the subset keeps (one with byte edges, or the rule's
-// end) that no other column target's closure holds: the subset then holds it exactly when c was
-// reached.
-bool SubsetBlowupProver::HasWitness(uint32_t c) {
-  std::vector<uint32_t> members = Closure(c);
-  for (uint32_t k : members) {
-    if (index_.rangeBegin[k] == index_.rangeBegin[k + 1] && k != ruleFinal_) continue;
-    ++epoch_;
-    stack_.assign(1, k);
-    mark_[k] = epoch_;
-    bool alone = true;
-    while (alone && !stack_.empty()) {
-      const uint32_t s = stack_.back();
-      stack_.pop_back();
-      if (isRaw_[s] && s != c) alone = false;
-      Spend(1 + revEpsBegin_[s + 1] - revEpsBegin_[s]);
-      for (uint32_t e = revEpsBegin_[s]; e < revEpsBegin_[s + 1]; ++e) {
-        const uint32_t t = revEps_[e];
-        if (mark_[t] == epoch_) continue;
-        mark_[t] = epoch_;
-        stack_.push_back(t);
-      }
-    }
-    if (alone) return true;
-  }
-  return false;
+bool SubsetBlowupProver::Kept(uint32_t q) const {
+  return q == ruleFinal_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
+         index_.HasTokens(q);
 }
 
-// Whether p is the only column target whose step on x or on y reaches c.
+// The states a subset holding q holds after segment `seg` because of q, sorted: the closures of
+// the targets of q's own ranges, the states the construction keeps.
+void SubsetBlowupProver::KeptStep(uint32_t q, uint32_t seg, std::vector<uint32_t>* out) {
+  out->clear();
+  Spend(1 + index_.rangeBegin[q + 1] - index_.rangeBegin[q]);
+  for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
+    const Nfa::Range& range = index_.ranges[i];
+    if (segOf_[range.lo] > seg || seg > segOf_[range.hi]) continue;
+    for (uint32_t s : Closure(range.to)) {
+      if (Kept(s)) out->push_back(s);
+    }
+  }
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+}
+
+// The states with a range on `seg` into `reaching` (sorted): the only ones whose presence in a
+// subset can put the state those reach by epsilon paths into the next subset on that segment.
+void SubsetBlowupProver::RangesInto(const std::vector<uint32_t>& reaching, uint32_t seg, std::vector<uint32_t>* out) {
+  out->clear();
+  for (uint32_t t : reaching) {
+    Spend(1 + revRangeBegin_[t + 1] - revRangeBegin_[t]);
+    for (uint32_t i = revRangeBegin_[t]; i < revRangeBegin_[t + 1]; ++i) {
+      const Nfa::Range& range = revRanges_[i];
+      if (segOf_[range.lo] <= seg && seg <= segOf_[range.hi]) out->push_back(range.from);
+    }
+  }
+  std::sort(out->begin(), out->end());
+  out->erase(std::unique(out->begin(), out->end()), out->end());
+}
+
+// Whether p is the only state whose range on x or on y leads (by its target's closure) to c.
 bool SubsetBlowupProver::OnlyPredecessor(uint32_t c, uint32_t p, uint32_t x, uint32_t y) {
+  ReachingByEps(c, &scratch2_);
   for (uint32_t seg : {x, y}) {
-    Preds(c, seg, &scratch_);
+    RangesInto(scratch2_, seg, &scratch_);
     if (scratch_.size() != 1 || scratch_[0] != p) return false;
   }
   return true;
 }
 
-// The most chain positions that can follow p, up to `cap` positions in all: each one reached
-// from its predecessor on x and on y, from nothing else, and with a witness in the subset.
+// The most chain positions that can follow p, up to `cap` positions in all: each one a state
+// the subset keeps, reached from its predecessor on x and on y and from no other state on either.
 uint32_t SubsetBlowupProver::Chain(uint32_t p, uint32_t x, uint32_t y, uint32_t depth, uint32_t cap) {
   if (depth >= cap) return 0;
   std::vector<uint32_t> onX, onY, next;
-  Step(p, x, &onX);
-  Step(p, y, &onY);
+  KeptStep(p, x, &onX);
+  KeptStep(p, y, &onY);
   std::set_intersection(onX.begin(), onX.end(), onY.begin(), onY.end(), std::back_inserter(next));
   uint32_t best = 0;
   for (uint32_t c : next) {
-    if (c == p || !OnlyPredecessor(c, p, x, y) || !HasWitness(c)) continue;
+    if (c == p || !OnlyPredecessor(c, p, x, y)) continue;
     best = std::max(best, 1 + Chain(c, x, y, depth + 1, cap));
     if (depth + best >= cap) break;
   }
   return best;
 }
 
-// How many bytes in a row (up to cap), each x or y in any order, keep a state that starts the
-// chain (steps to p1 on x) in the subsets after one of `roots`: 0 when no root starts it.
+// How many bytes in a row (up to cap), each x or y in any order, keep a column target that starts
+// the chain (one whose closure's x-targets reach its first position by an epsilon path: in
+// `reachingFirst`) among the targets after one of `roots`: 0 when no root starts it.
 // Counted per state, which only underestimates: a starting state, and for each of x and y a
 // successor that keeps it up for one byte fewer. Only the states such steps reach from the roots
 // within cap bytes are looked at (past them, none is taken to keep it up).
-uint32_t SubsetBlowupProver::AliveSteps(uint32_t p1, uint32_t x, uint32_t y, const std::vector<uint32_t>& roots, uint32_t cap) {
+uint32_t SubsetBlowupProver::AliveSteps(const std::vector<uint32_t>& reachingFirst, uint32_t x, uint32_t y, const std::vector<uint32_t>& roots,
+                                        uint32_t cap) {
   std::unordered_map<uint32_t, uint32_t> id;  // starting state -> node
   std::vector<uint32_t> node;
   std::vector<std::array<std::vector<uint32_t>, 2>> next;  // per node and letter, the successor nodes
@@ -206,7 +207,10 @@ uint32_t SubsetBlowupProver::AliveSteps(uint32_t p1, uint32_t x, uint32_t y, con
   std::vector<uint32_t> onX, onY, probe;
   const auto starts = [&](uint32_t r) {
     Step(r, x, &probe);
-    return std::binary_search(probe.begin(), probe.end(), p1);
+    for (uint32_t t : probe) {
+      if (std::binary_search(reachingFirst.begin(), reachingFirst.end(), t)) return true;
+    }
+    return false;
   };
   std::vector<uint32_t> frontier;
   for (uint32_t r : roots) {
@@ -277,49 +281,47 @@ SubsetBlowup SubsetBlowupProver::Find(uint32_t ruleStart, uint32_t ruleFinal, co
   try {
     std::vector<uint32_t> roots = raw;
     roots.push_back(ruleStart);
-    // A chain's first position is the target of a range out of a root's closure.
+    // A chain's first position is a state the subsets after the roots hold.
     std::vector<uint32_t> candidates;
     for (uint32_t r : roots) {
-      for (uint32_t q : Closure(r)) {
+      std::vector<uint32_t> members = Closure(r);
+      for (uint32_t q : members) {
         Spend(1 + index_.rangeBegin[q + 1] - index_.rangeBegin[q]);
-        for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) candidates.push_back(index_.ranges[i].to);
+        for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
+          for (uint32_t s : Closure(index_.ranges[i].to)) {
+            if (Kept(s)) candidates.push_back(s);
+          }
+        }
       }
     }
     std::sort(candidates.begin(), candidates.end());
     candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     std::vector<std::vector<uint32_t>> own(segCount_);
     std::vector<uint8_t> into(segCount_);
-    for (uint32_t p1 : candidates) {
-      // x: a segment some range into p1 takes; y: one no range into p1 takes (so no state
-      // starts the chain on y), on which p1 advances as on x.
+    std::vector<uint32_t> reaching;
+    for (uint32_t k1 : candidates) {
+      // x: a segment some range into k1's epsilon predecessors takes; y: one no such range
+      // takes (so nothing adds k1 on y), on which k1 advances as on x.
+      ReachingByEps(k1, &reaching);
       std::fill(into.begin(), into.end(), 0);
-      Spend(1 + revRangeBegin_[p1 + 1] - revRangeBegin_[p1]);
-      for (uint32_t i = revRangeBegin_[p1]; i < revRangeBegin_[p1 + 1]; ++i) {
-        for (uint32_t seg = segOf_[revRanges_[i].lo]; seg <= segOf_[revRanges_[i].hi]; ++seg) into[seg] = 1;
-      }
-      if (std::find(into.begin(), into.end(), 0) == into.end()) continue;
-      for (auto& o : own) o.clear();
-      for (uint32_t q : Closure(p1)) {
-        Spend(1 + index_.rangeBegin[q + 1] - index_.rangeBegin[q]);
-        for (uint32_t i = index_.rangeBegin[q]; i < index_.rangeBegin[q + 1]; ++i) {
-          const Nfa::Range& range = index_.ranges[i];
-          for (uint32_t seg = segOf_[range.lo]; seg <= segOf_[range.hi]; ++seg) own[seg].push_back(range.to);
+      for (uint32_t t : reaching) {
+        Spend(1 + revRangeBegin_[t + 1] - revRangeBegin_[t]);
+        for (uint32_t i = revRangeBegin_[t]; i < revRangeBegin_[t + 1]; ++i) {
+          for (uint32_t seg = segOf_[revRanges_[i].lo]; seg <= segOf_[revRanges_[i].hi]; ++seg) into[seg] = 1;
         }
       }
-      for (auto& o : own) {
-        std::sort(o.begin(), o.end());
-        o.erase(std::unique(o.begin(), o.end()), o.end());
+      if (std::find(into.begin(), into.end(), 0) == into.end()) continue;
+      for (uint32_t seg = 0; seg < segCount_; ++seg) {
+        own[seg].clear();
+        if (index_.rangeBegin[k1] != index_.rangeBegin[k1 + 1]) KeptStep(k1, seg, &own[seg]);
       }
-      int witness = -1;  // unknown
-      for (uint32_t x = 0; x < segCount_ && witness != 0; ++x) {
+      for (uint32_t x = 0; x < segCount_; ++x) {
         if (into[x] == 0 || own[x].empty()) continue;
         for (uint32_t y : segOrder_) {
           if (into[y] != 0 || !Intersect(own[x], own[y])) continue;
-          if (witness < 0) witness = HasWitness(p1) ? 1 : 0;
-          if (witness == 0) break;
-          const uint32_t length = 1 + Chain(p1, x, y, 1, kMaxBits);
+          const uint32_t length = 1 + Chain(k1, x, y, 1, kMaxBits);
           if (length < wantBits) continue;
-          const uint32_t bits = std::min(length, AliveSteps(p1, x, y, roots, length));
+          const uint32_t bits = std::min(length, AliveSteps(reaching, x, y, roots, length));
           if (bits < wantBits) continue;
           found.bits = bits;
           found.startByte = segByte_[x];

@@ -45,11 +45,13 @@ class SubsetBlowupProver {
   void Spend(uint64_t steps);
   const std::vector<uint32_t>& Closure(uint32_t q);
   void Step(uint32_t r, uint32_t seg, std::vector<uint32_t>* out);
-  void Preds(uint32_t p, uint32_t seg, std::vector<uint32_t>* out);
-  bool HasWitness(uint32_t c);
+  void ReachingByEps(uint32_t c, std::vector<uint32_t>* out);
+  bool Kept(uint32_t q) const;
+  void KeptStep(uint32_t q, uint32_t seg, std::vector<uint32_t>* out);
+  void RangesInto(const std::vector<uint32_t>& reaching, uint32_t seg, std::vector<uint32_t>* out);
   bool OnlyPredecessor(uint32_t c, uint32_t p, uint32_t x, uint32_t y);
   uint32_t Chain(uint32_t p, uint32_t x, uint32_t y, uint32_t depth, uint32_t cap);
-  uint32_t AliveSteps(uint32_t p1, uint32_t x, uint32_t y, const std::vector<uint32_t>& roots, uint32_t cap);
+  uint32_t AliveSteps(const std::vector<uint32_t>& reachingFirst, uint32_t x, uint32_t y, const std::vector<uint32_t>& roots, uint32_t cap);
 
   const NfaIndex& index_;
   const Nfa& nfa_;

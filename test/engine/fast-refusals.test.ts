@@ -56,8 +56,10 @@ const REFUSED: Array<[string, number, string]> = [
   ["[a-z]{0,5000}q[a-z]{24}", 25, "'q'"],
   ["(?:ab|.)*a.{22}", 23, "'a'"],
   ["x.*a.{25}y", 26, "'a'"],
-  // The run's end is not the rule's end here, so its last position has no state of its own.
-  [".*a.{25}|b{3}", 25, "'a'"],
+  [".*a.{25}|b{3}", 26, "'a'"],
+  // The run's items as alternatives: x and y lead to different states that close alike.
+  ["(?:a|b)*a(?:a|b){25}", 26, "'a'"],
+  ["(?:x|y|z)*y(?:x|y|zz){30}", 31, "'y'"],
 ];
 
 describe("refused in milliseconds, not at the bounds", () => {
