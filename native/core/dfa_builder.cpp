@@ -325,11 +325,11 @@ class SubsetBuilder {
     }
   }
 
-  // Past each of a few sizes of the subsets built (2^16, 2^18, ... NFA states in all), looks for a
+  // Past each of a few sizes of the subsets built (2^16, 2^20 NFA states in all), looks for a
   // proof that the construction cannot end within its bounds (subset_blowup.h), from the column
   // targets met so far, and refuses the rule at once when it finds one.
   void TryProveBlowup(uint32_t start) {
-    nextProof_ = pool_.size() * 4;
+    nextProof_ = pool_.size() * 16;
     if (prover_ == nullptr) return;
     // The states the construction has reached as column targets so far, each once.
     std::vector<uint32_t> raw;

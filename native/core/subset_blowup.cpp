@@ -10,7 +10,7 @@ namespace {
 
 // Steps one attempt may take (states and edges visited) before it gives up: a few milliseconds,
 // spent only on rules whose construction has already done far more.
-constexpr uint64_t kProofBudget = uint64_t{1} << 23;
+constexpr uint64_t kProofBudget = uint64_t{1} << 20;
 
 // The longest chain worth proving: 2^62 subsets is past every bound.
 constexpr uint32_t kMaxBits = 62;
