@@ -6,65 +6,14 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "nfa_index.h"
+#include "subset_blowup.h"
 #include "tagmask/compile_control.h"
 #include "tagmask/error.h"
 #include "tagmask/tokenizer_info.h"
 
 namespace tagmask {
 namespace {
-
-// Compressed adjacency of the NFA, by source state.
-struct NfaIndex {
-  std::vector<uint32_t> epsBegin, epsTo, epsOp;
-  std::vector<uint32_t> rangeBegin;
-  std::vector<Nfa::Range> ranges;
-  std::vector<uint32_t> callBegin;
-  std::vector<Nfa::Call> calls;
-  std::vector<uint32_t> tokenBegin;
-  std::vector<Nfa::Token> tokens;
-
-  explicit NfaIndex(const Nfa& nfa) {
-    const uint32_t n = nfa.stateCount;
-    epsBegin.assign(n + 1, 0);
-    for (const auto& e : nfa.eps) ++epsBegin[e.from + 1];
-    for (uint32_t i = 0; i < n; ++i) epsBegin[i + 1] += epsBegin[i];
-    epsTo.resize(nfa.eps.size());
-    epsOp.resize(nfa.eps.size());
-    {
-      std::vector<uint32_t> at(epsBegin.begin(), epsBegin.end() - 1);
-      for (const auto& e : nfa.eps) {
-        epsOp[at[e.from]] = e.op;
-        epsTo[at[e.from]++] = e.to;
-      }
-    }
-    rangeBegin.assign(n + 1, 0);
-    for (const auto& r : nfa.ranges) ++rangeBegin[r.from + 1];
-    for (uint32_t i = 0; i < n; ++i) rangeBegin[i + 1] += rangeBegin[i];
-    ranges.resize(nfa.ranges.size());
-    {
-      std::vector<uint32_t> at(rangeBegin.begin(), rangeBegin.end() - 1);
-      for (const auto& r : nfa.ranges) ranges[at[r.from]++] = r;
-    }
-    callBegin.assign(n + 1, 0);
-    for (const auto& c : nfa.calls) ++callBegin[c.from + 1];
-    for (uint32_t i = 0; i < n; ++i) callBegin[i + 1] += callBegin[i];
-    calls.resize(nfa.calls.size());
-    {
-      std::vector<uint32_t> at(callBegin.begin(), callBegin.end() - 1);
-      for (const auto& c : nfa.calls) calls[at[c.from]++] = c;
-    }
-    if (nfa.tokens.empty()) return;  // most grammars: no token edges, no index
-    tokenBegin.assign(n + 1, 0);
-    for (const auto& t : nfa.tokens) ++tokenBegin[t.from + 1];
-    for (uint32_t i = 0; i < n; ++i) tokenBegin[i + 1] += tokenBegin[i];
-    tokens.resize(nfa.tokens.size());
-    {
-      std::vector<uint32_t> at(tokenBegin.begin(), tokenBegin.end() - 1);
-      for (const auto& t : nfa.tokens) tokens[at[t.from]++] = t;
-    }
-  }
-  bool HasTokens(uint32_t q) const { return !tokenBegin.empty() && tokenBegin[q] != tokenBegin[q + 1]; }
-};
 
 template <class T>
 uint64_t HashSet(const T* p, size_t n) {
@@ -153,13 +102,22 @@ class SubsetBuilder {
  public:
   SubsetBuilder(const NfaIndex& index, const Nfa& nfa, const std::vector<uint32_t>& stateRegion,
                 const std::vector<NfaProgram::Region>& regions, const std::array<uint8_t, 256>& segOf,
-                uint32_t segCount, const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table)
+                uint32_t segCount, const TokenClasses* tokens, uint32_t stateLimit, const std::string& ruleName, CountOpTable* table,
+                SubsetBlowupProver* prover)
       : index_(index), nfa_(nfa), stateRegion_(stateRegion), regions_(regions), segOf_(segOf), segCount_(segCount), tokens_(tokens),
-        width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), table_(table),
+        width_(segCount + (tokens ? tokens->count : 0)), stateLimit_(stateLimit), ruleName_(ruleName), table_(table), prover_(prover),
         mark_(nfa.stateCount, 0), singleId_(nfa.stateCount, UINT32_MAX), buckets_(width_) {
     if (kCounted) {
       opAt_.assign(nfa.stateCount, 0);
       segOp_.assign(width_, 0);
+    }
+    // The fewest bits of a proven blowup (subset_blowup.h) that pass a bound: 2^k subsets, or
+    // k * 2^(k-1) NFA states held by them.
+    for (uint32_t k = 1; k < 63; ++k) {
+      if ((uint64_t{1} << k) > stateLimit_ || k * (uint64_t{1} << (k - 1)) > kMaxSubsetWork) {
+        wantBits_ = k;
+        break;
+      }
     }
   }
 
@@ -172,7 +130,10 @@ class SubsetBuilder {
     std::vector<std::pair<uint64_t, uint32_t>> callTargets;  // ((callee, op), nfa target)
     dfa.runBegin.push_back(0);
     for (uint32_t s = 0; s < setBegin_.size(); ++s) {
-      if ((s & 1023) == 1023) CompileCheckpoint();
+      if ((s & 1023) == 1023) {
+        CompileCheckpoint();
+        if (!kCounted && pool_.size() >= nextProof_) TryProveBlowup(start);
+      }
       if (!kCounted && setEnd_[s] - setBegin_[s] == 1 && DirectRow(static_cast<uint32_t>(pool_[setBegin_[s]]), &dfa)) continue;
       // Copy: interning below may grow the pool.
       members_.assign(pool_.begin() + setBegin_[s], pool_.begin() + setEnd_[s]);
@@ -364,6 +325,42 @@ class SubsetBuilder {
     }
   }
 
+  // Past each of a few sizes of the subsets built (2^16, 2^20 NFA states in all), looks for a
+  // proof that the construction cannot end within its bounds (subset_blowup.h), from the column
+  // targets met so far, and refuses the rule at once when it finds one.
+  void TryProveBlowup(uint32_t start) {
+    nextProof_ = pool_.size() * 16;
+    if (prover_ == nullptr) return;
+    // The states the construction has reached as column targets so far, each once.
+    std::vector<uint32_t> raw;
+    std::vector<uint8_t> seen(nfa_.stateCount, 0);
+    for (Elem e : rawPool_) {
+      const uint32_t q = StateOf(e);
+      if (seen[q] == 0) {
+        seen[q] = 1;
+        raw.push_back(q);
+      }
+    }
+    const SubsetBlowup proof = prover_->Find(start, final_, raw, wantBits_);
+    if (proof.bits == 0) return;
+    const std::string k = std::to_string(proof.bits), x = ByteName(proof.startByte), y = ByteName(proof.otherByte);
+    const uint64_t subsets = uint64_t{1} << proof.bits;
+    const std::string need = subsets > stateLimit_
+                                 ? "at least 2^" + k + " states, more than the " + std::to_string(stateLimit_) + " allowed"
+                                 : "states that hold at least " + std::to_string(proof.bits * (subsets / 2)) + " NFA states in all, more than the " +
+                                       std::to_string(kMaxSubsetWork) + " allowed";
+    throw Error(ErrorCode::InvalidGrammar, "rule '" + ruleName_ + "': its automaton is too large to determinize: after any " + k +
+                                               " bytes that are each " + x + " or " + y + ", it must remember which were " + x +
+                                               " (a repeat that goes on, then a fixed run of items that also take " + x +
+                                               ", as in `.*a.{25}`), so it needs " + need +
+                                               "; bound the repeat before the run, or shorten the run");
+  }
+  static std::string ByteName(uint8_t b) {
+    if (b >= 0x20 && b < 0x7f && b != '\\' && b != '\'') return std::string("'") + static_cast<char>(b) + "'";
+    static const char* hex = "0123456789abcdef";
+    return std::string("byte 0x") + hex[b >> 4] + hex[b & 15];
+  }
+
   bool Keeps(uint32_t q) const {
     return q == final_ || index_.rangeBegin[q] != index_.rangeBegin[q + 1] || index_.callBegin[q] != index_.callBegin[q + 1] ||
            index_.HasTokens(q);
@@ -549,6 +546,9 @@ class SubsetBuilder {
   uint32_t stateLimit_;
   const std::string& ruleName_;
   CountOpTable* table_;
+  SubsetBlowupProver* prover_;  // null: no proof is looked for
+  uint32_t wantBits_ = 0;
+  size_t nextProof_ = size_t{1} << 16;
   PendingOps ops_;
   std::vector<uint32_t> mark_;
   std::vector<uint32_t> singleId_;  // per NFA state q: the id of the subset {q} (operation 0), or UINT32_MAX
@@ -613,13 +613,14 @@ Automaton BuildAutomaton(const NfaProgram& program, const CompileLimits& limits,
   std::vector<RuleDfa> dfas(ruleCount);
   uint64_t total = 1;
   CountOpTable ops;
+  SubsetBlowupProver prover(index, program.nfa, segOf, segCount);
   for (uint32_t r = 0; r < ruleCount; ++r) {
     const NfaRule& rule = program.rules[r];
     if (rule.hasOps) {
-      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, program.regions, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<true> builder(index, program.nfa, program.stateRegion, program.regions, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops, &prover);
       dfas[r] = builder.Run(rule.start, rule.final);
     } else {
-      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, program.regions, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops);
+      SubsetBuilder<false> builder(index, program.nfa, program.stateRegion, program.regions, segOf, segCount, tokens, limits.maxDfaStates, rule.name, &ops, &prover);
       dfas[r] = builder.Run(rule.start, rule.final);
     }
     total += dfas[r].final.size();

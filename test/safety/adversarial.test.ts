@@ -1,0 +1,85 @@
+/**
+ * Adversarial regexes and JSON Schemas through the public API (docs/safety.md): nested and huge
+ * repeats, huge bounds, overlapping alternatives. Each either compiles or is refused with its
+ * typed error, within a bound on CPU time (user + system, so a loaded machine does not fail it)
+ * that is several times what it takes (~20–700 ms) and fails a regression to seconds. The slow
+ * shapes found with these are listed in docs/safety.md ("Known slow inputs").
+ */
+import { describe, expect, it } from "vitest";
+import { GrammarBuilder, type IrGrammar } from "../../lib/compile/ir.js";
+import { compileJsonSchema } from "../../lib/compile/json-schema/index.js";
+import { regexToIr } from "../../lib/compile/regex/index.js";
+import { compileGrammar } from "../../lib/engine/compiled-grammar.js";
+import { GrammarError, SchemaError, type TagmaskError } from "../../lib/errors.js";
+import type { JsonSchema } from "../../lib/format/types.js";
+import { tinyVocabulary } from "../engine/tiny-vocab.js";
+
+const vocab = tinyVocabulary();
+const BOUND_MS = 2000;
+
+type Outcome = "compiles" | [new (...args: never[]) => TagmaskError, RegExp];
+
+/** Runs `make` (building the grammar included) and compiles; the error (or undefined) and the CPU ms. */
+function run(make: () => IrGrammar): { error: unknown; ms: number } {
+  const t0 = process.cpuUsage();
+  let error: unknown;
+  try {
+    compileGrammar(vocab, make(), { threads: 1 });
+  } catch (e) {
+    error = e;
+  }
+  const used = process.cpuUsage(t0);
+  return { error, ms: (used.user + used.system) / 1000 };
+}
+
+function check(name: string, make: () => IrGrammar, outcome: Outcome): void {
+  const { error, ms } = run(make);
+  if (outcome === "compiles") {
+    expect(error, name).toBeUndefined();
+  } else {
+    expect(error, name).toBeInstanceOf(outcome[0]);
+    expect((error as Error).message).toMatch(outcome[1]);
+  }
+  expect(ms, name).toBeLessThan(BOUND_MS);
+}
+
+const REGEXES: Array<[string, Outcome]> = [
+  ["(a*)*b", "compiles"],
+  ["(a|a)*c", "compiles"],
+  ["(.*){1000}", "compiles"],
+  ["((a{100}){100}){100}", "compiles"],
+  ["(?:[\\s\\S]{1000}){1000}", "compiles"],
+  ["(?:a|b|ab)*(?:a|b|ab){30}", "compiles"],
+  ["(?:.*,){40}", "compiles"],
+  ["(.*a){30}", "compiles"],
+  ["[^a]{0,65535}a[^a]{0,65535}", "compiles"],
+  ["(?:a?){1000}a{1000}", "compiles"],
+  [".{100000}", "compiles"],
+  ["a{0,4294967295}", [GrammarError, /repeat count 4294967295 is too large/]],
+];
+
+describe("regexes", () => {
+  it.each(REGEXES)("%s", (pattern, outcome) => {
+    check(pattern, () => {
+      const g = new GrammarBuilder();
+      g.define("root", regexToIr(pattern));
+      return g.build("root");
+    }, outcome);
+  });
+});
+
+const SCHEMAS: Array<[string, JsonSchema, Outcome]> = [
+  ["minLength 1e9", { type: "string", minLength: 1e9 }, "compiles"],
+  ["minItems 100,000", { type: "array", minItems: 100000, items: { type: "integer" } }, "compiles"],
+  ["maxItems 1e9 of strings up to 1000", { type: "array", maxItems: 1e9, items: { type: "string", maxLength: 1000 } }, "compiles"],
+  ["minProperties 1000", { type: "object", minProperties: 1000 }, "compiles"],
+  ["maxLength 2^32 - 2", { type: "string", maxLength: 4294967294 }, [GrammarError, /unrolls to more than 4194304 automaton states/]],
+  ["multipleOf 999983 up to 1e30", { type: "integer", multipleOf: 999983, minimum: 0, maximum: 1e30 }, [SchemaError, /multipleOf/]],
+  ["a pattern whose automaton is too large", { type: "string", pattern: "^(a|b)*a(a|b){20}$" }, [SchemaError, /too large \(over 20000 states\)/]],
+];
+
+describe("JSON Schemas", () => {
+  it.each(SCHEMAS)("%s", (name, schema, outcome) => {
+    check(name, () => compileJsonSchema(schema).grammar, outcome);
+  });
+});
