@@ -4,10 +4,11 @@
  * end (schema → IR, one thread) with its memory: heap kept by the grammar and the peak resident
  * growth while compiling; then the whole pipeline (schema → IR → engine, Llama 3 vocabulary, one
  * thread) for the sizes the engine takes, with @mlc-ai/web-xgrammar compileJSONSchema on the
- * same schema in the same run.
+ * same schema in the same run; then fill times along random walks through the 10,000 values.
  */
 import { compileJsonSchema } from "../lib/compile/json-schema/index.js";
 import { compileGrammar } from "../lib/engine/compiled-grammar.js";
+import { GrammarMatcher } from "../lib/engine/matcher.js";
 import { loadVocabulary, loadWebXgrammar, peerTokenList, type XgrCompiler } from "./engine-fixtures.js";
 import { quantile, saveReport } from "./harness.js";
 
@@ -116,4 +117,60 @@ for (const n of [411, 2_000, 10_000]) {
   console.log(`pipeline, ${n} values: tagmask ${tagmaskMs.toFixed(1)} ms (${error ?? `${states} automaton states`}); web-xgrammar ${peerMs === null ? "refused" : `${peerMs.toFixed(1)} ms`}`);
 }
 peer.dispose();
-console.log(saveReport("json-schema-enums", [], { front, pipeline }));
+
+// ---- fills along the values ------------------------------------------------------------------
+// Random walks through the 10,000-value enum (allowed tokens picked at random until the closing
+// quote is taken), timing the JS call at every step: 25 fills per step, their mean. The same
+// grammar compiled with every state walked and stored (TAGMASK_CHAIN_MASKS=off) is filled at the
+// same steps, alternately.
+
+interface FillRow {
+  values: number;
+  mode: string;
+  steps: number;
+  chainStates: number;
+  medianUs: number;
+  p99Us: number;
+  maxUs: number;
+}
+const fills: FillRow[] = [];
+{
+  const n = 10_000;
+  const { grammar } = compileJsonSchema({ type: "string", enum: enumValues(n) });
+  const chained = compileGrammar(vocab, grammar, { threads: 1 });
+  process.env.TAGMASK_CHAIN_MASKS = "off";
+  const walked = compileGrammar(vocab, grammar, { threads: 1 });
+  delete process.env.TAGMASK_CHAIN_MASKS;
+  const mask = new Int32Array(Math.ceil(vocab.data.vocabSize / 32));
+  const times: [number[], number[]] = [[], []];
+  let seed = 12345;
+  const random = (): number => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed / 4294967296;
+  };
+  const matchers = [new GrammarMatcher(chained), new GrammarMatcher(walked)];
+  for (let walk = 0; walk < 300; walk++) {
+    for (const m of matchers) m.reset();
+    for (let step = 0; step < 64 && !matchers[0]!.isTerminated(); step++) {
+      for (let k = 0; k < 2; k++) {
+        const m = matchers[(walk + k) % 2]!;
+        const t0 = performance.now();
+        for (let r = 0; r < 25; r++) m.fillNextTokenBitmask(mask);
+        times[(walk + k) % 2]!.push(((performance.now() - t0) * 1000) / 25);
+      }
+      const allowed: number[] = [];
+      for (let w = 0; w < mask.length; w++) {
+        for (let x = mask[w]! >>> 0; x !== 0; x &= x - 1) allowed.push(w * 32 + (31 - Math.clz32(x & -x)));
+      }
+      const id = allowed[Math.floor(random() * allowed.length)]!;
+      for (const m of matchers) m.acceptToken(id);
+    }
+  }
+  for (const [i, mode] of ["chain fills", "every state walked"].entries()) {
+    const t = times[i]!.sort((a, b) => a - b);
+    const row = { values: n, mode, steps: t.length, chainStates: (i === 0 ? chained : walked).stats().chainStates, medianUs: quantile(t, 0.5), p99Us: quantile(t, 0.99), maxUs: t[t.length - 1]! };
+    fills.push(row);
+    console.log(`fill (JS call), ${n} values, ${mode} (${row.chainStates} chain states): median ${row.medianUs.toFixed(2)} µs, p99 ${row.p99Us.toFixed(2)} µs, max ${row.maxUs.toFixed(2)} µs over ${row.steps} steps`);
+  }
+}
+console.log(saveReport("json-schema-enums", [], { front, pipeline, fills }));

@@ -94,7 +94,7 @@ export interface NativeCompileJob {
 /** Native compile statistics (see CompiledGrammar.stats in lib/engine). */
 export interface NativeCompileStats {
   readMs: number; automatonMs: number; masksMs: number; totalMs: number;
-  rules: number; states: number; byteClasses: number; nfaStates: number; trieNodesVisited: number; maskWork: number; walkedStates: number;
+  rules: number; states: number; byteClasses: number; nfaStates: number; trieNodesVisited: number; maskWork: number; walkedStates: number; chainStates: number;
   distinctMasks: number; listMasks: number; complementMasks: number; bitsetMasks: number;
   uncertainTokens: number; statesWithUncertain: number; residualTokens: number; residueTokens: number; threads: number; keptRules: string[];
 }

@@ -67,6 +67,11 @@ export interface CompileStats {
    * all byte strings up to the longest token and takes its mask (docs/engine.md).
    */
   walkedStates: number;
+  /**
+   * States whose mask is filled at run time along the byte string they are forced to read (most
+   * states of a large string enum): neither walked nor stored (docs/engine.md).
+   */
+  chainStates: number;
   /** Distinct stored masks, by form. */
   distinctMasks: number;
   listMasks: number;

@@ -185,6 +185,7 @@ Napi::Value CompiledGrammarWrap::Stats(const Napi::CallbackInfo& info) {
   out.Set("trieNodesVisited", static_cast<double>(s.trieNodesVisited));
   out.Set("maskWork", static_cast<double>(s.maskWork));
   out.Set("walkedStates", s.walkedStates);
+  out.Set("chainStates", s.chainStates);
   out.Set("distinctMasks", s.distinctMasks);
   out.Set("listMasks", s.listMasks);
   out.Set("complementMasks", s.complementMasks);

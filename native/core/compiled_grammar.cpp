@@ -89,6 +89,7 @@ std::shared_ptr<const CompiledGrammar> CompiledGrammar::Compile(const uint8_t* i
   st.trieNodesVisited = ms.trieNodesVisited;
   st.maskWork = ms.work;
   st.walkedStates = ms.walkedStates;
+  st.chainStates = ms.chainStates;
   st.distinctMasks = ms.distinctMasks;
   st.listMasks = ms.listMasks;
   st.complementMasks = ms.complementMasks;

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "chain_masks.h"
 #include "count_regimes.h"
 #include "cut_tables.h"
 #include "rule_walks.h"
@@ -294,6 +295,33 @@ constexpr uint32_t kMaxClosureStates = 512;
 constexpr size_t kMaxCandidates = 2048;
 constexpr uint64_t kResolveCost = 1;
 
+// Fills along a chain (chain_masks.h) replace the walks and stored masks of a grammar's chain
+// states when it has at least this many: a large string enum (a 1,000-value one has ~15,000).
+// Smaller grammars keep every state walked and stored, so each has a resident row for device
+// masks (ResidentMaskRef answers -1 for a chain state) and their walks are cheap anyway.
+constexpr uint32_t kMinChainStates = 1u << 14;
+
+// Per state: whether its mask is filled along its chain (none when there are too few such states,
+// or with TAGMASK_CHAIN_MASKS=off, which tests use to compare both).
+std::vector<uint8_t> ChainStates(const Automaton& a, const TokenizerInfo& tok, uint32_t* chains) {
+  const uint32_t count = a.StateCount();
+  std::vector<uint8_t> chain(count, 0);
+  *chains = 0;
+  const char* env = std::getenv("TAGMASK_CHAIN_MASKS");
+  if (env != nullptr && std::strcmp(env, "off") == 0) return chain;
+  for (uint32_t s = 1; s < count; ++s) {
+    if (FilledAlongChain(a, tok, s)) {
+      chain[s] = 1;
+      ++*chains;
+    }
+  }
+  if (*chains < kMinChainStates) {
+    std::fill(chain.begin(), chain.end(), 0);
+    *chains = 0;
+  }
+  return chain;
+}
+
 // Walks every state of the closure automaton's first rule (`states` states from state 1).
 std::shared_ptr<const RuleWalks> WalkClosure(const Automaton& sub, uint32_t states, const TokenizerInfo& tok, uint64_t workLimit) {
   const CutTables tables(sub, tok);
@@ -469,7 +497,6 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   WorkBudget budget(workLimit);
   const uint32_t count = a.StateCount();
   const uint32_t listMax = std::max<uint32_t>(32, tok.MaskWordCount() / 4);
-  std::vector<MaskData> results(count);
   const uint32_t maxDepth = tok.MaxTokenLength();
   uint64_t visited = 0;
   const CutTables tables(a, tok);
@@ -479,20 +506,25 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   // One walk per class of states that no token tells apart; the other states take its result.
   const TokenTrie* const walkedTries[2] = {&tok.PlainTrie(), &tok.ImpureTrie()};
   const std::vector<uint32_t> cls = TokenEquivalenceClasses(a, profileOf, tok.MaxTokenLength() + 1, walkedTries, plainDepth.data());
+  uint32_t chains = 0;
+  const std::vector<uint8_t> chain = ChainStates(a, tok, &chains);
   std::vector<uint32_t> walked;  // the first state of each class, in state order
-  std::vector<uint32_t> source(count, 0);
+  std::vector<uint32_t> source(count, 0);  // per state: the index in `walked` of the walk it takes
   {
-    std::vector<uint32_t> firstOfClass(count, 0);
+    std::vector<uint32_t> firstOfClass(count, UINT32_MAX);
     for (uint32_t s = 1; s < count; ++s) {
+      if (chain[s]) continue;
       uint32_t& first = firstOfClass[cls[s]];
-      if (first == 0) {
-        first = s;
+      if (first == UINT32_MAX) {
+        first = static_cast<uint32_t>(walked.size());
         walked.push_back(s);
       }
       source[s] = first;
     }
   }
   const uint32_t todo = static_cast<uint32_t>(walked.size());
+  // One result per walk, not per state: a large enum's states are mostly chain states.
+  std::vector<MaskData> results(todo);
   std::vector<std::shared_ptr<const RuleWalks>> holds;
   const std::vector<const StateWalk*> kept = KeptWalks(a, tok, workLimit, &holds);
   // Progress and cancellation, on every thread that walks (the pool's threads have no control
@@ -519,7 +551,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
         for (uint32_t block = static_cast<uint32_t>(c) * kBlock; block < todo; block += static_cast<uint32_t>(chunks) * kBlock) {
           for (uint32_t i = block; i < std::min(todo, block + kBlock); ++i) {
             walkedOne();
-            ComputeState(a, tok, cuts, kept[walked[i]], walked[i], w, static_cast<uint32_t>(c), &results[walked[i]]);
+            ComputeState(a, tok, cuts, kept[walked[i]], walked[i], w, static_cast<uint32_t>(c), &results[i]);
           }
         }
         w.walker.Flush();
@@ -529,9 +561,9 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   } else {
     workers.push_back(std::make_unique<Worker>(a, maxDepth, &budget));
     Worker& w = *workers.front();
-    for (uint32_t s : walked) {
+    for (uint32_t i = 0; i < todo; ++i) {
       walkedOne();
-      ComputeState(a, tok, cuts, kept[s], s, w, 0, &results[s]);
+      ComputeState(a, tok, cuts, kept[walked[i]], walked[i], w, 0, &results[i]);
     }
     w.walker.Flush();
     visited = w.visited;
@@ -561,6 +593,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   st.trieNodesVisited = visited;
   st.work = budget.Used();
   st.walkedStates = todo;
+  st.chainStates = chains;
   RegimeBuilder regimes(tok, store, listMax);
   // States whose regimes were built, by HashRegimeInput: a state with the same accepted ranges
   // and counted spans as one of them (not token-equivalent, e.g. two strings with the same
@@ -568,12 +601,16 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
   // again.
   std::unordered_map<uint64_t, std::vector<uint32_t>> regimesBuilt;
   for (uint32_t s = 1; s < count; ++s) {
-    const MaskData& d = results[source[s]];
     StateMask& sm = store->states[s];
-    if (source[s] != s) {
+    if (chain[s]) {
+      sm.mask = kChainMask;
+      continue;
+    }
+    const MaskData& d = results[source[s]];
+    if (walked[source[s]] != s) {
       // Everything stored for a state comes from its class's walk: share the source's entries
       // (its uncertain lists, pairs and regimes) instead of storing them again.
-      sm = store->states[source[s]];
+      sm = store->states[walked[source[s]]];
       st.uncertainTokens += sm.uncertainCount;
       if (sm.uncertainCount > 0) ++st.statesWithUncertain;
       for (const auto& pair : d.pairs) {
@@ -612,7 +649,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     if (d.Counted()) {
       auto& same = regimesBuilt[HashRegimeInput(acc, d)];
       const auto sameInput = [&](uint32_t other) {
-        const MaskData& e = results[other];
+        const MaskData& e = results[source[other]];
         AccView o[2];
         accOf(e, o);
         return o[0] == acc[0] && o[1] == acc[1] && e.cond[0] == d.cond[0] && e.cond[1] == d.cond[1] && e.cuts == d.cuts;
@@ -638,7 +675,7 @@ void BuildMasks(const Automaton& a, const TokenizerInfo& tok, uint32_t threads, 
     const uint64_t h = HashRanges(acc);
     uint32_t found = byHash.Find(h, [&](uint32_t m) {
       AccView other[2];
-      accOf(results[sourceOf[m]], other);
+      accOf(results[source[sourceOf[m]]], other);
       return other[0] == acc[0] && other[1] == acc[1];
     });
     if (found == UINT32_MAX) {

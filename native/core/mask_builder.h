@@ -15,6 +15,7 @@ struct MaskBuildStats {
   uint64_t trieNodesVisited = 0;
   uint64_t work = 0;  // steps counted against the work budget
   uint32_t walkedStates = 0;  // states walked from; the others share a walked state's result
+  uint32_t chainStates = 0;   // states filled along their chain at run time (chain_masks.h)
   uint32_t uncertainTokens = 0;   // summed over states
   uint32_t statesWithUncertain = 0;
   uint32_t residualTokens = 0;     // summed over (state, return state) pairs

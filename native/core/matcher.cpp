@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "chain_masks.h"
 #include "matcher_arenas.h"
 #include "pda_step.h"
 #include "residue_tokens.h"
@@ -310,6 +311,15 @@ void Matcher::FillStack(const Config& stack, uint32_t* row, bool* first) const {
     return;
   }
   const StateMask& sm = store.states[stack.state];
+  if (sm.mask == kChainMask) {
+    // Every token ends on the forced string ahead (chain_masks.h): nothing below matters.
+    if (*first) {
+      std::fill(row, row + store.wordCount, 0u);
+      *first = false;
+    }
+    ForEachChainToken(a, grammar_->tokenizer(), stack.state, [row](uint32_t id) { SetBit(row, id); });
+    return;
+  }
   const uint32_t mask = sm.regimeCount == 0 ? sm.mask : store.RegimeMask(sm, stack.count);
   if (*first) {
     store.Write(mask, eligible, row);

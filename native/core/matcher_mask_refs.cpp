@@ -27,6 +27,7 @@ int32_t Matcher::ResidentMaskRef() const {
   if ((f & kLimitedText) && c.count >= a.rules[a.ruleOf[c.state]].maxTokens) return -1;
   const StateMask& sm = grammar_->masks().states[c.state];
   if (sm.regimeCount != 0 || sm.markedCount != 0) return -1;  // the row depends on the count or marks
+  if (sm.mask == kChainMask) return -1;  // filled along its chain, no stored mask (chain_masks.h)
   if (a.tokenEdges.Active()) {
     // The level closure behind the rows' token edges does not follow counter operations.
     if (a.HasCounters()) return -1;

@@ -156,6 +156,7 @@ std::unique_ptr<const ResidentMasks> ResidentMasks::Build(const Automaton& a, co
   for (uint32_t s = 0; s < states; ++s) {
     if (s == kDeadState) continue;  // no stack ever stands there
     const uint32_t m = store.states[s].mask;
+    if (m == kChainMask) continue;  // filled along its chain (ResidentMaskRef answers -1)
     const bool final = (a.flags[s] & kFinal) != 0;
     if (tokenEdges) {
       std::fill(edges.begin(), edges.end(), 0u);

@@ -33,6 +33,7 @@ struct CompileStats {
   uint64_t trieNodesVisited = 0;
   uint64_t maskWork = 0;        // steps counted against CompileLimits::maxMaskWork
   uint32_t walkedStates = 0;    // states the tries were walked from (token equivalence)
+  uint32_t chainStates = 0;     // states filled along their chain at run time, neither walked nor stored
   uint32_t distinctMasks = 0, listMasks = 0, complementMasks = 0, bitsetMasks = 0;
   uint32_t uncertainTokens = 0, statesWithUncertain = 0, residualTokens = 0, residueTokens = 0;
   uint32_t threads = 1;

@@ -29,8 +29,12 @@ struct StoredMask {
   uint32_t accepted = 0;  // number of accepted tokens
 };
 
+/// StateMask::mask of a state whose tokens all end inside the byte string it is forced to read
+/// next: nothing is stored, a fill follows the token tries along that string (chain_masks.h).
+constexpr uint32_t kChainMask = 0xFFFFFFFFu;
+
 struct StateMask {
-  uint32_t mask = 0;  // index into MaskStore::masks
+  uint32_t mask = 0;  // index into MaskStore::masks, or kChainMask
   uint32_t uncertainOffset = 0;
   uint32_t uncertainCount = 0;
   /// With uncertain tokens: pairs[pairBegin + i] resolves them for the i-th return state of the
