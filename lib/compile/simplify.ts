@@ -526,14 +526,15 @@ class BodyRefs {
   of(body: IrExpr): ReadonlySet<number> {
     let refs = this.known.get(body);
     if (!refs) {
-      refs = refsOf(body, new Set());
+      // Most bodies of a simplified grammar are normal forms known to hold no reference.
+      refs = withoutRefs(body) ? NO_REFS : refsOf(body, new Set(), new Set());
       this.known.set(body, refs);
     }
     return refs;
   }
 }
 
-function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<number> {
+function refsOf(e: IrExpr, out: Set<number>, seen: Set<IrExpr>): Set<number> {
   if (seen.has(e) || withoutRefs(e)) return out;
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
