@@ -233,7 +233,7 @@ function countNodes(rules: readonly IrRule[], body: IrExpr): number {
     const e = stack.pop()!;
     if (seen.has(e)) continue;
     seen.add(e);
-    if (e.kind === "seq" || e.kind === "choice") stack.push(...e.items);
+    if (e.kind === "seq" || e.kind === "choice") for (const x of e.items) stack.push(x);
     else if (e.kind === "repeat" || e.kind === "counted" || e.kind === "unit" || e.kind === "marks" || e.kind === "mark" || e.kind === "residue") stack.push(e.item);
   }
   return seen.size;

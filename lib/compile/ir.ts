@@ -191,6 +191,17 @@ const decoder = new TextDecoder("utf-8", { fatal: false });
 
 /** UTF-8 bytes of a string. */
 export function utf8(text: string): Uint8Array {
+  // Short ASCII text (JSON punctuation, keys, tags) byte by byte: the encoder's call costs more.
+  const n = text.length;
+  if (n <= 64) {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) return encoder.encode(text);
+      out[i] = c;
+    }
+    return out;
+  }
   return encoder.encode(text);
 }
 

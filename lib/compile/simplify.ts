@@ -340,23 +340,12 @@ class Rewriter {
   }
 
   private seq(items: IrExpr[]): IrExpr {
-    const flat: IrExpr[] = [];
+    // Flattened and literals merged in one pass (nested sequences are normal forms already).
+    const merged: IrExpr[] = [];
     for (const it of items) {
       if (it.kind === "never") return never();
-      if (it.kind === "seq") flat.push(...it.items);
-      else if (it.kind !== "empty") flat.push(it);
-    }
-    const merged: IrExpr[] = [];
-    for (const it of flat) {
-      const last = merged[merged.length - 1];
-      if (last && last.kind === "bytes" && it.kind === "bytes") {
-        const joined = new Uint8Array(last.bytes.length + it.bytes.length);
-        joined.set(last.bytes);
-        joined.set(it.bytes, last.bytes.length);
-        merged[merged.length - 1] = { kind: "bytes", bytes: joined };
-      } else {
-        merged.push(it);
-      }
+      if (it.kind === "seq") for (const x of it.items) pushMerged(merged, x);
+      else if (it.kind !== "empty") pushMerged(merged, it);
     }
     if (merged.length === 0) return empty();
     if (merged.length === 1) return merged[0]!;
@@ -404,7 +393,7 @@ class Rewriter {
   private distinct(items: IrExpr[]): IrExpr[] {
     if (items.length < 2) return items;
     const outlines = items.map((it) => outline(it, 2));
-    const count = new Map<string, number>();
+    const count = new Map<number, number>();
     for (const o of outlines) count.set(o, (count.get(o) ?? 0) + 1);
     if (count.size === items.length) return items;
     const seen = new Set<number>();
@@ -433,31 +422,63 @@ class Rewriter {
   }
 }
 
-/** A structure's outline: equal structures have equal outlines (see Rewriter.distinct). */
-function outline(e: IrExpr, depth: number): string {
+/** Appends `it` to a sequence's items, joining it to a literal that ends them when both are literals. */
+function pushMerged(merged: IrExpr[], it: IrExpr): void {
+  const last = merged[merged.length - 1];
+  if (last && last.kind === "bytes" && it.kind === "bytes") {
+    const joined = new Uint8Array(last.bytes.length + it.bytes.length);
+    joined.set(last.bytes);
+    joined.set(it.bytes, last.bytes.length);
+    merged[merged.length - 1] = { kind: "bytes", bytes: joined };
+  } else {
+    merged.push(it);
+  }
+}
+
+/** Codes of the kinds an outline tells apart by kind alone. */
+const KIND_CODES: Readonly<Record<IrExpr["kind"], number>> = {
+  empty: 1, never: 2, bytes: 3, class: 4, seq: 5, choice: 6, repeat: 7, ref: 8, text: 9, counted: 10, unit: 11,
+  marks: 12, mark: 13, residue: 14, rdigit: 15, rlive: 16, token: 17, excludeToken: 18, anyTokens: 19,
+};
+
+/** One step of the outline hash (multiplicative mixing, 32 bits). */
+function mix(h: number, x: number): number {
+  return Math.imul(h ^ x, 0x9e3779b1) ^ (h >>> 15);
+}
+
+/**
+ * A structure's outline as a 32-bit hash: equal structures have equal outlines (see
+ * Rewriter.distinct); two different ones may share one, which only costs their structure keys.
+ * A number, not a string: every choice's alternatives get one, and the strings were a large part
+ * of what simplification allocated.
+ */
+function outline(e: IrExpr, depth: number): number {
+  let h = KIND_CODES[e.kind];
   switch (e.kind) {
     case "bytes":
-      return `b${e.bytes.length},${e.bytes[0]},${e.bytes[e.bytes.length - 1]}`;
+      return mix(mix(mix(h, e.bytes.length), e.bytes[0]!), e.bytes[e.bytes.length - 1]!);
     case "class": {
       const first = e.ranges[0];
-      return `c${e.negated ? "^" : ""}${e.ranges.length},${first === undefined ? "" : `${first[0]}-${first[1]}`}`;
+      h = mix(mix(h, e.negated ? 1 : 0), e.ranges.length);
+      return first === undefined ? h : mix(mix(h, first[0]), first[1]);
     }
     case "ref":
-      return `r${e.rule}`;
+      return mix(h, e.rule);
     case "seq":
     case "choice": {
       // The first items and the last (an automaton's alternatives are a class, then a reference).
-      let o = `${e.kind === "seq" ? "s" : "o"}${e.items.length}`;
-      if (depth === 0) return o;
       const n = e.items.length;
-      for (let i = 0; i < n; i++) if (i < 3 || i === n - 1) o += `(${outline(e.items[i]!, depth - 1)})`;
-      return o;
+      h = mix(h, n);
+      if (depth === 0) return h;
+      for (let i = 0; i < n; i++) if (i < 3 || i === n - 1) h = mix(h, outline(e.items[i]!, depth - 1));
+      return h;
     }
     case "repeat":
     case "counted":
-      return depth === 0 ? `${e.kind}${e.min},${e.max}` : `${e.kind}${e.min},${e.max}(${outline(e.item, depth - 1)})`;
+      h = mix(mix(h, e.min), e.max === null ? -1 : e.max);
+      return depth === 0 ? h : mix(h, outline(e.item, depth - 1));
     default:
-      return e.kind;
+      return h;
   }
 }
 
@@ -505,14 +526,15 @@ class BodyRefs {
   of(body: IrExpr): ReadonlySet<number> {
     let refs = this.known.get(body);
     if (!refs) {
-      refs = refsOf(body, new Set());
+      // Most bodies of a simplified grammar are normal forms known to hold no reference.
+      refs = withoutRefs(body) ? NO_REFS : refsOf(body, new Set(), new Set());
       this.known.set(body, refs);
     }
     return refs;
   }
 }
 
-function refsOf(e: IrExpr, out: Set<number>, seen = new Set<IrExpr>()): Set<number> {
+function refsOf(e: IrExpr, out: Set<number>, seen: Set<IrExpr>): Set<number> {
   if (seen.has(e) || withoutRefs(e)) return out;
   seen.add(e);
   if (e.kind === "ref") out.add(e.rule);
@@ -533,47 +555,54 @@ const MAX_INLINE_DEPTH = 32;
 function tinyRules(rules: IrRule[], root: number, maxNodes: number, fixedRules: FixedRuleSet, bodyRefs: BodyRefs): Map<number, IrExpr> {
   const refs = ruleRefs(rules, fixedRules, bodyRefs);
   const cyclic = rulesOnCycles(refs);
+  // Flags per rule rather than sets: this runs in every round of every fragment's simplification.
+  const n = rules.length;
   // Only references from rules the root reaches count: an inlined rule is left unreferenced.
-  const reachable = new Set<number>([root]);
+  const reachable = new Uint8Array(n);
+  const used = new Uint8Array(n);
+  reachable[root] = 1;
   const todo = [root];
   while (todo.length > 0) {
-    for (const j of refs[todo.pop()!]!) {
-      if (!reachable.has(j)) {
-        reachable.add(j);
+    const i = todo.pop()!;
+    for (const j of refs[i]!) {
+      if (j !== i) used[j] = 1;
+      if (reachable[j] === 0) {
+        reachable[j] = 1;
         todo.push(j);
       }
     }
   }
-  const used = new Set<number>();
-  for (const i of reachable) for (const j of refs[i]!) if (j !== i) used.add(j);
   // Substituting rewrites the inlined body too, so tiny rules that use tiny rules are fine:
   // none is on a cycle, so substitution ends.
-  const tiny = new Set<number>();
-  rules.forEach((r, i) => {
-    if (i === root || fixedRules.mask[i] === 1 || !used.has(i) || cyclic[i] === 1 || size(r.body, maxNodes) > maxNodes) return;
-    tiny.add(i);
-  });
+  const tiny = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (i === root || fixedRules.mask[i] === 1 || used[i] === 0 || cyclic[i] === 1 || size(rules[i]!.body, maxNodes) > maxNodes) continue;
+    tiny[i] = 1;
+  }
   // Nesting depth of each tiny rule's substitution, callees first (the tiny rules form no cycle);
-  // a rule that would nest too deep stays a rule this round.
-  const depth = new Map<number, number>();
+  // a rule that would nest too deep stays a rule this round (depth 0; -1: not yet known). The
+  // stack holds 2·rule + 1 for a rule whose callees are done.
+  const depth = new Int32Array(n).fill(-1);
   const out = new Map<number, IrExpr>();
-  for (const start of tiny) {
-    if (depth.has(start)) continue;
-    const stack: Array<[number, boolean]> = [[start, false]];
+  const stack: number[] = [];
+  for (let start = 0; start < n; start++) {
+    if (tiny[start] === 0 || depth[start]! >= 0) continue;
+    stack.push(2 * start);
     while (stack.length > 0) {
-      const [i, expanded] = stack.pop()!;
-      if (depth.has(i)) continue;
-      if (!expanded) {
-        stack.push([i, true]);
-        for (const j of refs[i]!) if (tiny.has(j) && !depth.has(j)) stack.push([j, false]);
+      const top = stack.pop()!;
+      const i = top >> 1;
+      if (depth[i]! >= 0) continue;
+      if ((top & 1) === 0) {
+        stack.push(top + 1);
+        for (const j of refs[i]!) if (tiny[j] === 1 && depth[j]! < 0) stack.push(2 * j);
         continue;
       }
       let d = 1;
-      for (const j of refs[i]!) if (tiny.has(j)) d = Math.max(d, depth.get(j)! + 1);
+      for (const j of refs[i]!) if (tiny[j] === 1) d = Math.max(d, depth[j]! + 1);
       if (d > MAX_INLINE_DEPTH) {
-        depth.set(i, 0);
+        depth[i] = 0;
       } else {
-        depth.set(i, d);
+        depth[i] = d;
         out.set(i, rules[i]!.body);
       }
     }
