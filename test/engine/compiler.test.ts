@@ -132,6 +132,23 @@ describe("GrammarCompiler", () => {
     expect(compiler.cacheStats).toMatchObject({ entries: 1, hits: 2, misses: 1 });
   });
 
+  it("serves an entry only for the bytes it was compiled from, even when the caller's buffer changes", async () => {
+    const compiler = new GrammarCompiler();
+    const bytes = serializeGrammar(grammar("ab"));
+    const original = bytes.slice();
+    const a = compiler.compile(vocab, bytes);
+    const other = serializeGrammar(grammar("cd"));
+    expect(other.length).toBe(bytes.length);
+    bytes.set(other); // the same buffer, now another grammar
+    const b = compiler.compile(vocab, bytes);
+    expect(b).not.toBe(a);
+    expect(new GrammarMatcher(b).acceptString("cd")).toBe(true);
+    expect(new GrammarMatcher(a).acceptString("cd")).toBe(false);
+    expect(compiler.compile(vocab, original)).toBe(a);
+    expect(await compiler.compileAsync(vocab, other)).toBe(b);
+    expect(compiler.cacheStats).toMatchObject({ entries: 2, hits: 2, misses: 2 });
+  });
+
   it("keeps the cache within its byte bound, evicting the least recently used", () => {
     const one = compileGrammar(vocab, grammar("a")).memoryBytes;
     const compiler = new GrammarCompiler({ cacheBytes: Math.floor(one * 2.5) });
