@@ -92,7 +92,7 @@ export class GrammarCompiler {
     if (hit) return hit;
     this.counters.misses++;
     const compiled = compileGrammar(tokenizer, bytes, this.compileOptions);
-    this.store(key, bytes, compiled);
+    this.store(key, bytes.slice(), compiled);
     return compiled;
   }
 
@@ -112,20 +112,20 @@ export class GrammarCompiler {
     const key = this.key(tokenizer, bytes);
     const hit = this.lookup(key, bytes);
     if (hit) return hit;
-    const shared = this.pending.get(key);
-    let run: NativeCompileRun;
-    if (shared && !shared.run.cancelled && sameBytes(shared.grammar, bytes)) {
+    // The bytes as they are now: the caller may change its buffer while the compilation runs.
+    let { run, grammar: snapshot } = this.pending.get(key) ?? {};
+    if (run && snapshot && !run.cancelled && sameBytes(snapshot, bytes)) {
       this.counters.hits++;
-      run = shared.run;
     } else {
       this.counters.misses++;
-      run = new NativeCompileRun(tok, bytes, checked.native);
-      this.pending.set(key, { run, grammar: bytes.slice() });
+      snapshot = bytes.slice();
+      run = new NativeCompileRun(tok, snapshot, checked.native);
+      this.pending.set(key, { run, grammar: snapshot });
     }
     try {
       const compiled = new CompiledGrammar(tokenizer, await run.wait(checked.signal, checked.onProgress));
-      this.store(key, bytes, compiled);
-      return this.cached(key, bytes)?.compiled ?? compiled;
+      this.store(key, snapshot, compiled);
+      return this.cached(key, snapshot)?.compiled ?? compiled;
     } finally {
       if (this.pending.get(key)?.run === run && (run.cancelled || run.finished)) this.pending.delete(key);
     }
@@ -166,10 +166,11 @@ export class GrammarCompiler {
     return entry.compiled;
   }
 
+  /** Keeps `compiled` under `key`; `grammar` is the entry's own copy of the bytes (never changed after). */
   private store(key: string, grammar: Uint8Array, compiled: CompiledGrammar): void {
     const bytes = compiled.memoryBytes + key.length * 2 + grammar.byteLength;
     if (bytes > this.cacheBytes || this.entries.has(key)) return;
-    this.entries.set(key, { compiled, grammar: grammar.slice(), bytes });
+    this.entries.set(key, { compiled, grammar, bytes });
     this.total += bytes;
     for (const [k, e] of this.entries) {
       if (this.total <= this.cacheBytes) break;

@@ -149,6 +149,25 @@ describe("GrammarCompiler", () => {
     expect(compiler.cacheStats).toMatchObject({ entries: 2, hits: 2, misses: 2 });
   });
 
+  it("keeps the bytes an async compilation started from when the caller's buffer changes meanwhile", async () => {
+    const compiler = new GrammarCompiler();
+    const bytes = serializeGrammar(grammar("ab"));
+    const original = bytes.slice();
+    let changed = false;
+    const a = await compiler.compileAsync(vocab, bytes, {
+      onProgress: () => {
+        if (!changed) bytes.set(serializeGrammar(grammar("cd")));
+        changed = true;
+      },
+    });
+    expect(changed).toBe(true);
+    expect(new GrammarMatcher(a).acceptString("ab")).toBe(true);
+    expect(compiler.compile(vocab, original)).toBe(a);
+    const b = compiler.compile(vocab, bytes);
+    expect(b).not.toBe(a);
+    expect(new GrammarMatcher(b).acceptString("cd")).toBe(true);
+  });
+
   it("keeps the cache within its byte bound, evicting the least recently used", () => {
     const one = compileGrammar(vocab, grammar("a")).memoryBytes;
     const compiler = new GrammarCompiler({ cacheBytes: Math.floor(one * 2.5) });
