@@ -108,6 +108,18 @@ export class FragmentImporter {
       this.import(fragment);
       local.set(this.imported.get(fragment.key)!.rules, offset);
     }
+    const copy = this.ruleBodies ? this.copyRules(f, local) : this.placeholders(f, local);
+    this.imported.set(f.key, copy);
+    this.blocks.push({ fragment: f, rules: copy.rules });
+    return copy.body;
+  }
+
+  /**
+   * Places `f`'s own rules in the builder under fresh names from their base names (filling in
+   * their numbers in `local`), copies of their bodies renumbered; returns their numbers and the
+   * body renumbered.
+   */
+  private copyRules(f: IrFragment, local: Int32Array): { body: IrExpr; rules: Int32Array } {
     const names = f.bases.map((base) => {
       const name = this.b.freshName(base);
       this.b.ruleRef(name); // takes the name before the next one is chosen
@@ -116,22 +128,29 @@ export class FragmentImporter {
     const own = new Int32Array(names.length);
     names.forEach((name, i) => (own[i] = this.b.ruleRef(name).rule));
     local.set(own, f.depRules);
-    const placed = this.ruleBodies ? this.place(f, local) : null;
-    f.rules.forEach((_, i) => this.b.define(names[i]!, placed === null ? never() : placed.rules[i]!));
-    const body = placed === null ? renumberRefs(f.body, (r) => local[r]!, new Map()) : placed.body;
-    if (placed !== null) {
-      for (const body of placed.rules) this.trustedBodies.add(body);
-      if (f.settled) {
-        f.ownRefs.forEach((refs, i) => {
-          const global = new Set<number>();
-          for (const r of refs) global.add(local[r]!);
-          this.settledRefs.set(own[i]!, global);
-        });
-      }
+    const placed = this.place(f, local);
+    f.rules.forEach((_, i) => this.b.define(names[i]!, placed.rules[i]!));
+    for (const body of placed.rules) this.trustedBodies.add(body);
+    if (f.settled) {
+      f.ownRefs.forEach((refs, i) => {
+        const global = new Set<number>();
+        for (const r of refs) global.add(local[r]!);
+        this.settledRefs.set(own[i]!, global);
+      });
     }
-    this.imported.set(f.key, { body, rules: own });
-    this.blocks.push({ fragment: f, rules: own });
-    return body;
+    return { body: placed.body, rules: own };
+  }
+
+  /**
+   * Empty placeholders for `f`'s own rules (filling in their numbers in `local`): a capture drops
+   * them and keeps only their block's place, so they need no names chosen from the bases (two
+   * scratch builders per tool named every rule of a member schema that all tools share).
+   */
+  private placeholders(f: IrFragment, local: Int32Array): { body: IrExpr; rules: Int32Array } {
+    const own = new Int32Array(f.rules.length);
+    for (let i = 0; i < own.length; i++) own[i] = this.b.placeholder(never()).rule;
+    local.set(own, f.depRules);
+    return { body: renumberRefs(f.body, (r) => local[r]!, new Map()), rules: own };
   }
 
   /**

@@ -322,6 +322,15 @@ export class GrammarBuilder {
     this.reserved.add(name);
   }
 
+  /**
+   * A rule under a name no other rule has and no {@link freshName} gives (it is not printable),
+   * for a rule the caller drops before the grammar is built: it takes no name from the rules
+   * named after it, and costs no search for a free suffix.
+   */
+  placeholder(body: IrExpr): IrRef {
+    return this.define(`\u0000${this.names.length}`, body);
+  }
+
   /** A rule name not used yet, derived from `base` (`base`, `base_1`, `base_2`, ...). */
   freshName(base: string): string {
     if (!this.taken(base)) return base;

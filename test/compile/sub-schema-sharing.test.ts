@@ -122,6 +122,23 @@ describe("member schemas shared through the lowering cache", () => {
     expect(isMatch(g, '{"a": [1, "x"]}')).toBe(false);
   });
 
+  it("asks a shared member's own fragment whether the member allows any value", () => {
+    // Four JSON values, so the member is lowered on its own; no string is both ≥ 3 and ≤ 1 long.
+    const none = { type: "string", minLength: 3, maxLength: 1 };
+    for (const required of [["a", "b"], ["b"]]) {
+      const schema = { type: "object", properties: { a: none, b: { type: "integer" } }, required };
+      clearLoweringCache();
+      const before = loweringCacheStats();
+      const shared = lowerFormat(format(schema));
+      expect(loweringCacheStats().misses - before.misses).toBe(2);
+      // A required member that allows no value: the object allows none; an optional one is left out.
+      const inPlace = lowerFormat(format(schema), { cache: false });
+      expect(printGrammar(shared)).toBe(printGrammar(inPlace));
+      expect(printGrammar(shared).includes('"a"'), JSON.stringify(required)).toBe(false);
+      expect(isMatch(shared, '{"b": 1}')).toBe(required.length === 1);
+    }
+  });
+
   it("reports a refusal inside a member schema at its path in the whole schema", () => {
     const schema = { type: "object", properties: { p: { type: "string", minLength: 1, pattern: "(?<=a)b" } } };
     const shared = lowered(format(schema), true);

@@ -16,7 +16,7 @@ export function emitArray(ctx: EmitContext, alt: ArrAlt, where: string): IrExpr 
   let max = alt.max;
   for (let i = 0; i <= k && (max === null || i < max); i++) {
     const c = conjAt(i);
-    if (c.isFalse || ctx.conjEmpty(c)) {
+    if (ctx.valueEmpty(c)) {
       max = i;
       break;
     }

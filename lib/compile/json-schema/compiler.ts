@@ -91,6 +91,10 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   private readonly inProgress = new Set<number>();
   private readonly conjShapes = new Map<string, Shape>();
   private readonly conjRules = new Map<string, IrExpr>();
+  /** The conjunctions lowered as sub-schema fragments (see sharedValue), by key. */
+  private readonly sharedExprs = new Map<string, IrExpr>();
+  /** The conjunctions whose standalone lowering failed (compiled in place; not tried again). */
+  private readonly sharedFailures = new Set<string>();
   private readonly queue: Array<{ name: string; conj: Conj }> = [];
   private readonly consts = new Map<string, SchemaLoc>();
   private readonly dfaRules = new Map<string, IrExpr>();
@@ -222,6 +226,21 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     return ex === null || ex.cannotOccurIn(dfa) ? dfa : intersect(dfa, ex.canonicalDfa());
   }
 
+  /**
+   * {@link conjEmpty} for a value about to be emitted (an object's member, an array's item): a
+   * self-contained sub-schema is lowered first (or taken from the cache), and its fragment
+   * answers. Its own compile analyzed the schema in full, so this compiler does not analyze it a
+   * second time (for a member shared by many tools, no compile analyzes it again at all). A
+   * fragment that is `never` allows no value; any other is taken as not empty, which keeps the
+   * language either way (a member that allows no value cannot be completed).
+   */
+  valueEmpty(c: Conj): boolean {
+    if (c.isFalse) return true;
+    if (isTrue(c) || this.emptyDepth > 0) return this.conjEmpty(c);
+    const shared = this.sharedExprs.get(c.key) ?? (this.conjRules.has(c.key) ? undefined : this.sharedValue(c));
+    return shared === undefined ? this.conjEmpty(c) : shared.kind === "never";
+  }
+
   // ---- conjunctions and rules ----
 
   /** The shape of a conjunction (memoized). */
@@ -302,15 +321,19 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
     const part = conj.parts[0]!;
     if (part.kind !== "loc" || part.neg || part.loc === registry.root) return undefined;
     const schema = part.loc.schema;
-    if (typeof schema !== "object" || selfContainedValues(schema) < SHARED_MIN_VALUES) return undefined;
+    if (typeof schema !== "object" || this.sharedFailures.has(conj.key) || selfContainedValues(schema) < SHARED_MIN_VALUES) return undefined;
     let r: IrExpr;
     try {
       r = lower(registry.declared ? withDraftOf(registry.root.schema as Obj, schema) : schema);
     } catch (err) {
-      if (err instanceof SchemaError) return undefined;
+      if (err instanceof SchemaError) {
+        this.sharedFailures.add(conj.key);
+        return undefined;
+      }
       throw err;
     }
     this.conjRules.set(conj.key, r);
+    this.sharedExprs.set(conj.key, r);
     return r;
   }
 

@@ -15,6 +15,8 @@ export interface EmitContext {
   valueRef(conj: Conj): IrExpr;
   /** Whether `conj` certainly allows no value. */
   conjEmpty(conj: Conj): boolean;
+  /** {@link conjEmpty} for a value that {@link valueRef} is asked for next (it may lower it first). */
+  valueEmpty(conj: Conj): boolean;
   /** The value constraint of member `name` under every layer of `alt`. */
   nameConj(alt: ObjAlt, name: string): Conj;
   /** Whether a declared name holds an excluded string when written (it may then not occur). */

@@ -123,7 +123,7 @@ export function emitObject(ctx: EmitContext, alt: ObjAlt, where: string): IrExpr
       continue;
     }
     const conj = ctx.nameConj(alt, name);
-    if (conj.isFalse || ctx.conjEmpty(conj)) {
+    if (ctx.valueEmpty(conj)) {
       if (required) return never();
       continue;
     }
