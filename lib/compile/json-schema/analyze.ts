@@ -110,7 +110,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       shape = make(shape);
     } catch (err) {
       if (err instanceof Unsupported) ctx.unsupported(`${path}/${keyword}`, err.keyword, err.message);
-      else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (over ${err.states} states)`);
+      else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (${err.detail})`);
       else if (err instanceof MultipleOfTooLarge && err.reason !== undefined) ctx.unsupported(`${path}/${keyword}`, keyword, `${err.reason} (lenient: true compiles the schema without enforcing multipleOf)`);
       else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `this divisor needs an automaton over digits of at least ${err.states} states (one per remainder that matters); at most ${MAX_MOD_STATES} are built (lenient: true compiles the schema without enforcing multipleOf)`);
       else throw err;
