@@ -415,11 +415,14 @@ export function toBnf(grammar: IrGrammar): Bnf {
       if (v < ntMin[p.lhs]!) (ntMin[p.lhs] = v), (changed = true);
     }
   }
-  for (let changed = true; changed; ) {
+  // A cycle that counts raises its nonterminals by one unit a round, up to unitCap (2^31 for
+  // `minProperties: 2147483647`): a value still rising after ntCount + 1 rounds is on or past such
+  // a cycle, so it saturates at once.
+  for (let changed = true, round = 0; changed; round++) {
     changed = false;
     for (const p of kept) {
       const v = prodUnits(p, (sym) => Math.max(0, symMaxOf(sym)), true);
-      if (v > ntMax[p.lhs]!) (ntMax[p.lhs] = v), (changed = true);
+      if (v > ntMax[p.lhs]!) (ntMax[p.lhs] = round > ntCount + 1 ? cap : v), (changed = true);
     }
   }
 

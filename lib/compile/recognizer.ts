@@ -110,7 +110,7 @@ interface SetData {
    * an earlier state id; sub is a terminal sub-state id or a repeat count; units, room, need,
    * used, forbid: see above.
    */
-  items: Int32Array;
+  items: Float64Array;
   /** Item indices waiting on each nonterminal, built when first needed. */
   waiting: Map<number, number[]> | null;
   /** Step results by byte: a state id, DEAD or UNKNOWN; built when first needed. */
@@ -546,7 +546,8 @@ export class Recognizer {
     const known = this.setIndex.get(key);
     if (known !== undefined) return known;
     const id = this.sets.length;
-    const items = new Int32Array(list.length);
+    // Float64: room and units reach unitCap, 2^31 for a count bound of 2^31 - 1.
+    const items = new Float64Array(list.length);
     at.forEach((x, i) => {
       for (let k = 0; k < W; k++) items[i * W + k] = l[x + k]!;
     });

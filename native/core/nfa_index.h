@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "buckets.h"
 #include "nfa_builder.h"
 
 namespace tagmask {
@@ -21,43 +22,18 @@ struct NfaIndex {
 
   explicit NfaIndex(const Nfa& nfa) {
     const uint32_t n = nfa.stateCount;
-    epsBegin.assign(n + 1, 0);
-    for (const auto& e : nfa.eps) ++epsBegin[e.from + 1];
-    for (uint32_t i = 0; i < n; ++i) epsBegin[i + 1] += epsBegin[i];
-    epsTo.resize(nfa.eps.size());
-    epsOp.resize(nfa.eps.size());
-    {
-      std::vector<uint32_t> at(epsBegin.begin(), epsBegin.end() - 1);
-      for (const auto& e : nfa.eps) {
-        epsOp[at[e.from]] = e.op;
-        epsTo[at[e.from]++] = e.to;
-      }
-    }
-    rangeBegin.assign(n + 1, 0);
-    for (const auto& r : nfa.ranges) ++rangeBegin[r.from + 1];
-    for (uint32_t i = 0; i < n; ++i) rangeBegin[i + 1] += rangeBegin[i];
-    ranges.resize(nfa.ranges.size());
-    {
-      std::vector<uint32_t> at(rangeBegin.begin(), rangeBegin.end() - 1);
-      for (const auto& r : nfa.ranges) ranges[at[r.from]++] = r;
-    }
-    callBegin.assign(n + 1, 0);
-    for (const auto& c : nfa.calls) ++callBegin[c.from + 1];
-    for (uint32_t i = 0; i < n; ++i) callBegin[i + 1] += callBegin[i];
-    calls.resize(nfa.calls.size());
-    {
-      std::vector<uint32_t> at(callBegin.begin(), callBegin.end() - 1);
-      for (const auto& c : nfa.calls) calls[at[c.from]++] = c;
-    }
+    const auto from = [](const auto& edge) { return edge.from; };
+    const auto itself = [](const auto& edge) { return edge; };
+    epsBegin = BucketBegins(n, nfa.eps, from);
+    epsTo = FillBuckets(epsBegin, nfa.eps, from, [](const Nfa::Eps& e) { return e.to; });
+    epsOp = FillBuckets(epsBegin, nfa.eps, from, [](const Nfa::Eps& e) { return e.op; });
+    rangeBegin = BucketBegins(n, nfa.ranges, from);
+    ranges = FillBuckets(rangeBegin, nfa.ranges, from, itself);
+    callBegin = BucketBegins(n, nfa.calls, from);
+    calls = FillBuckets(callBegin, nfa.calls, from, itself);
     if (nfa.tokens.empty()) return;  // most grammars: no token edges, no index
-    tokenBegin.assign(n + 1, 0);
-    for (const auto& t : nfa.tokens) ++tokenBegin[t.from + 1];
-    for (uint32_t i = 0; i < n; ++i) tokenBegin[i + 1] += tokenBegin[i];
-    tokens.resize(nfa.tokens.size());
-    {
-      std::vector<uint32_t> at(tokenBegin.begin(), tokenBegin.end() - 1);
-      for (const auto& t : nfa.tokens) tokens[at[t.from]++] = t;
-    }
+    tokenBegin = BucketBegins(n, nfa.tokens, from);
+    tokens = FillBuckets(tokenBegin, nfa.tokens, from, itself);
   }
   bool HasTokens(uint32_t q) const { return !tokenBegin.empty() && tokenBegin[q] != tokenBegin[q + 1]; }
 };

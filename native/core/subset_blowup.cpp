@@ -36,22 +36,11 @@ void SubsetBlowupProver::BuildReverse() {
   if (built_) return;
   built_ = true;
   const uint32_t n = nfa_.stateCount;
-  revRangeBegin_.assign(n + 1, 0);
-  for (const auto& r : nfa_.ranges) ++revRangeBegin_[r.to + 1];
-  for (uint32_t i = 0; i < n; ++i) revRangeBegin_[i + 1] += revRangeBegin_[i];
-  revRanges_.resize(nfa_.ranges.size());
-  {
-    std::vector<uint32_t> at(revRangeBegin_.begin(), revRangeBegin_.end() - 1);
-    for (const auto& r : nfa_.ranges) revRanges_[at[r.to]++] = r;
-  }
-  revEpsBegin_.assign(n + 1, 0);
-  for (const auto& e : nfa_.eps) ++revEpsBegin_[e.to + 1];
-  for (uint32_t i = 0; i < n; ++i) revEpsBegin_[i + 1] += revEpsBegin_[i];
-  revEps_.resize(nfa_.eps.size());
-  {
-    std::vector<uint32_t> at(revEpsBegin_.begin(), revEpsBegin_.end() - 1);
-    for (const auto& e : nfa_.eps) revEps_[at[e.to]++] = e.from;
-  }
+  const auto to = [](const auto& edge) { return edge.to; };
+  revRangeBegin_ = BucketBegins(n, nfa_.ranges, to);
+  revRanges_ = FillBuckets(revRangeBegin_, nfa_.ranges, to, [](const Nfa::Range& r) { return r; });
+  revEpsBegin_ = BucketBegins(n, nfa_.eps, to);
+  revEps_ = FillBuckets(revEpsBegin_, nfa_.eps, to, [](const Nfa::Eps& e) { return e.from; });
   isRaw_.assign(n, 0);
   for (const auto& r : nfa_.ranges) isRaw_[r.to] = 1;
   for (const auto& c : nfa_.calls) isRaw_[c.to] = 1;

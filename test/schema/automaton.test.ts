@@ -47,6 +47,34 @@ describe("regexToDfa agrees with RegExp (u flag, search)", () => {
   });
 });
 
+describe("regexToDfa's step budget", () => {
+  /** The refusal's detail; "" when the pattern compiles. */
+  const refusal = (pattern: string): string => {
+    try {
+      regexToDfa(pattern);
+      return "";
+    } catch (err) {
+      expect(err).toBeInstanceOf(AutomatonTooLarge);
+      return (err as AutomatonTooLarge).detail;
+    }
+  };
+  it.each([["^(\\w+\\s?){1,1000}$"], ["^(\\w+\\s?){1,100}$"], ["^(\\S+\\s?){1,500}$"]])(
+    "%s: DFA states holding hundreds of NFA states are refused by the steps they cost, not the states they reach",
+    (pattern) => expect(refusal(pattern)).toBe("its subset construction passed 4000000 steps"),
+  );
+  it.each([["^(a|b)*a(a|b){20}$"], ["^.*a.{18}$"]])("%s: many small states are refused by their count", (pattern) => {
+    expect(refusal(pattern)).toBe("over 20000 states");
+  });
+  it.each([["^.*a.{12}$", 8192], ["^(?:\\S+\\s+){0,49}\\S+$", 100], ["^[a-fA-F0-9]{32}|[a-fA-F0-9]{40}|[a-fA-F0-9]{56}|[a-fA-F0-9]{64}|[a-fA-F0-9]{96}|[a-fA-F0-9]{128}$", 41]])(
+    "%s: the costliest patterns that fit (JSONSchemaBench's among them) still compile",
+    (pattern, states) => {
+      const dfa = regexToDfa(pattern);
+      expect(dfa.accept.length).toBe(states);
+      expect(dfaMatches(dfa, "a".repeat(13))).toBe(new RegExp(pattern, "u").test("a".repeat(13)));
+    },
+  );
+});
+
 describe("automaton operations", () => {
   it("intersects, complements and counts", () => {
     const ab = dfaOfStrings(["a", "ab", "abc"]);

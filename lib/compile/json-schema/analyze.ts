@@ -68,10 +68,18 @@ function fail(path: string, keyword: string, message: string): never {
   throw new SchemaError(`${path}/${keyword}`, message, keyword);
 }
 
+/**
+ * The most a count keyword (minLength, maxItems, minContains, ...) may say: the engine counts
+ * repetitions in 31 bits, and a larger bound is refused here, naming the keyword, rather than as
+ * a repeat of the grammar IR.
+ */
+const MAX_COUNT = 2 ** 31 - 1;
+
 function nonNegInt(s: Obj, key: string, path: string): number | undefined {
   const v = s[key];
   if (v === undefined) return undefined;
   if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || !Number.isInteger(v)) fail(path, key, `expected a non-negative integer, got ${JSON.stringify(v)}`);
+  if (v > MAX_COUNT) fail(path, key, `expected an integer in [0, ${MAX_COUNT}] (2^31 - 1, the largest count the engine holds), got ${v}`);
   return v;
 }
 
@@ -110,7 +118,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
       shape = make(shape);
     } catch (err) {
       if (err instanceof Unsupported) ctx.unsupported(`${path}/${keyword}`, err.keyword, err.message);
-      else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (over ${err.states} states)`);
+      else if (err instanceof AutomatonTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `the automaton for this keyword is too large (${err.detail})`);
       else if (err instanceof MultipleOfTooLarge && err.reason !== undefined) ctx.unsupported(`${path}/${keyword}`, keyword, `${err.reason} (lenient: true compiles the schema without enforcing multipleOf)`);
       else if (err instanceof MultipleOfTooLarge) ctx.unsupported(`${path}/${keyword}`, keyword, `this divisor needs an automaton over digits of at least ${err.states} states (one per remainder that matters); at most ${MAX_MOD_STATES} are built (lenient: true compiles the schema without enforcing multipleOf)`);
       else throw err;
@@ -481,7 +489,7 @@ function arrayKeywords(ctx: AnalyzeContext, s: Obj, loc: SchemaLoc, child: (v: u
     const counted = reg.defines("minContains");
     const minC = (counted ? nonNegInt(s, "minContains", path) : undefined) ?? 1;
     const maxC = (counted ? nonNegInt(s, "maxContains", path) : undefined) ?? null;
-    alt.contains.push({ conj: c, min: minC, max: maxC, from: 0 });
+    alt.contains.push({ conj: c, min: minC, max: maxC, from: 0, path });
   }
   // Enforced at emission where the items come from a finite set of values (unique-items.ts).
   if (s.uniqueItems === true && !(alt.max !== null && alt.max <= 1)) {

@@ -6,7 +6,7 @@
  */
 import { choice, lit, never, repeat, seq, type IrExpr } from "../ir.js";
 import { MAX_MACHINE_STATES, type EmitContext } from "./emit-context.js";
-import { conjAnd, conjNot, type ArrAlt, type Conj } from "./shape.js";
+import { conjAnd, conjNot, type ArrAlt, type Conj, type Contains } from "./shape.js";
 
 /** The IR of one array alternative; `where` names the schema for refusals. */
 export function emitArray(ctx: EmitContext, alt: ArrAlt, where: string): IrExpr {
@@ -55,6 +55,32 @@ function simpleArray(ctx: EmitContext, alt: ArrAlt, max: number | null): IrExpr 
   return seq(lit("["), text.ws(), first.length === 1 ? first[0]! : choice(...first));
 }
 
+/**
+ * Refuses a contains whose rules (one per position and count) would pass the limit, naming the
+ * count keyword that weighs most and the largest value it could take with the others unchanged.
+ */
+function tooManyCounts(ctx: EmitContext, cs: readonly Contains[], countCap: readonly number[], posCap: number, total: number, where: string): void {
+  let worst = -1;
+  cs.forEach((c, i) => {
+    if (worst < 0 || countCap[i]! > countCap[worst]!) worst = i;
+  });
+  const c = cs[worst];
+  if (c === undefined || c.path === undefined || countCap[worst]! < posCap) {
+    ctx.unsupported(where, "contains", `contains counting up to ${countCap[worst] ?? 0} over ${posCap + 1} array position${posCap === 0 ? "" : "s"} needs more than ${MAX_MACHINE_STATES} grammar rules (one per position and count)`);
+    return;
+  }
+  // countCap is maxContains + 1 where there is one, else minContains.
+  const fit = Math.floor(MAX_MACHINE_STATES / (total / (countCap[worst]! + 1))) - 1;
+  const keyword = c.max !== null ? "maxContains" : "minContains";
+  const value = c.max ?? c.min;
+  const most = c.max !== null ? fit - 1 : fit;
+  ctx.unsupported(
+    `${c.path}/${keyword}`,
+    keyword,
+    `${keyword} ${value} needs more than ${MAX_MACHINE_STATES} grammar rules (one per array position and count); ${most < 0 ? "no value fits" : `at most ${most} fits`} with this schema's other bounds`,
+  );
+}
+
 interface State {
   pos: number;
   counts: number[];
@@ -70,7 +96,7 @@ function containsArray(ctx: EmitContext, alt: ArrAlt, max: number | null, where:
   let total = posCap + 1;
   for (const c of countCap) total *= c + 1;
   if (total > MAX_MACHINE_STATES) {
-    ctx.unsupported(where, "contains", `contains with these counts needs more than ${MAX_MACHINE_STATES} grammar rules`);
+    tooManyCounts(ctx, cs, countCap, posCap, total, where);
     return seq(lit("["), text.ws(), choice(lit("]"), seq(ctx.valueRef(alt.rest), repeat(seq(text.punct(","), ctx.valueRef(alt.rest)), 0, null), text.ws(), lit("]"))));
   }
   // Element kinds at a position: which contains-schemas the item is counted for.

@@ -27,10 +27,19 @@ export const ALPHABET: ReadonlyArray<readonly [number, number]> = [
   [0xe000, 0x10ffff],
 ];
 
-/** Thrown when an automaton would exceed the state budget; callers turn it into a SchemaError. */
+/**
+ * Thrown when an automaton would exceed the state budget (or, `detail` says, another bound on
+ * building it); callers turn it into a SchemaError quoting `detail`.
+ */
 export class AutomatonTooLarge extends Error {
-  constructor(readonly states: number) {
-    super(`automaton too large (over ${states} states)`);
+  readonly detail: string;
+  constructor(
+    readonly states: number,
+    detail?: string,
+  ) {
+    const text = detail ?? `over ${states} states`;
+    super(`automaton too large (${text})`);
+    this.detail = text;
   }
 }
 

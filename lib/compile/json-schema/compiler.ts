@@ -277,7 +277,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
             s = shapeNot(base, this);
           } catch (err) {
             if (err instanceof AutomatonTooLarge) {
-              this.unsupported(part.loc.path, "not", `negating this schema needs too large an automaton (over ${err.states} states)`);
+              this.unsupported(part.loc.path, "not", `negating this schema needs too large an automaton (${err.detail})`);
             } else if (err instanceof Unsupported) {
               this.unsupported(part.loc.path, err.keyword, `${err.message} (needed to negate this schema)`);
             } else throw err;
@@ -388,7 +388,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
         shape = this.shapeOfConj(conj);
       } catch (err) {
         if (err instanceof Unsupported) this.unsupported(where, err.keyword, err.message);
-        else if (err instanceof AutomatonTooLarge) this.unsupported(where, "allOf", `combining these schemas needs too large an automaton (over ${err.states} states)`);
+        else if (err instanceof AutomatonTooLarge) this.unsupported(where, "allOf", `combining these schemas needs too large an automaton (${err.detail})`);
         else throw err;
         shape = ANY;
       }
@@ -460,7 +460,7 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
       this.unsupported(
         where,
         s.fmt !== null ? "format" : "pattern",
-        `the string's ${s.fmt !== null ? "format" : "pattern"}, crossed with the excluded strings (excludes), needs too large an automaton (over ${err.states} states): give fewer or shorter excluded strings, or a simpler ${s.fmt !== null ? "format" : "pattern"}`,
+        `the string's ${s.fmt !== null ? "format" : "pattern"}, crossed with the excluded strings (excludes), needs too large an automaton (${err.detail}): give fewer or shorter excluded strings, or a simpler ${s.fmt !== null ? "format" : "pattern"}`,
       );
       return null;
     }

@@ -482,7 +482,25 @@ export function regexToDfa(pattern: string, anchored = false): Dfa {
   return subsetConstruction(nb.nfa, start, final);
 }
 
-function closure(nfa: Nfa, states: Iterable<number>, atStart: boolean, atEnd: boolean): Set<number> {
+/**
+ * The most steps (NFA states closed over, NFA edges collected per DFA state) one pattern's subset
+ * construction may take. The state bound alone let patterns whose DFA states each hold hundreds
+ * of NFA states run for seconds before refusal (`^(\w+\s?){1,1000}$`). The scan of the edges per
+ * elementary interval is not counted: Unicode classes (`\p{L}`) have hundreds of intervals at a
+ * small cost each, and counting them refused patterns that compile in milliseconds.
+ */
+const SUBSET_STEPS = 4_000_000;
+
+/** The steps a subset construction has taken; throws past SUBSET_STEPS. */
+class StepBudget {
+  used = 0;
+  spend(n: number): void {
+    this.used += n;
+    if (this.used > SUBSET_STEPS) throw new AutomatonTooLarge(MAX_STATES, `its subset construction passed ${SUBSET_STEPS} steps`);
+  }
+}
+
+function closure(nfa: Nfa, states: Iterable<number>, atStart: boolean, atEnd: boolean, budget: StepBudget): Set<number> {
   const out = new Set<number>(states);
   const stack = [...out];
   while (stack.length > 0) {
@@ -495,10 +513,12 @@ function closure(nfa: Nfa, states: Iterable<number>, atStart: boolean, atEnd: bo
       }
     }
   }
+  budget.spend(out.size);
   return out;
 }
 
 function subsetConstruction(nfa: Nfa, start: number, final: number): Dfa {
+  const budget = new StepBudget();
   const b = new DfaBuilder();
   const ids = new Map<string, number>();
   const sets: number[][] = [];
@@ -508,14 +528,18 @@ function subsetConstruction(nfa: Nfa, start: number, final: number): Dfa {
     const key = (atStart ? "^" : "") + list.join(",");
     let id = ids.get(key);
     if (id === undefined) {
-      const accepting = closure(nfa, list, atStart, true).has(final);
+      const accepting = closure(nfa, list, atStart, true, budget).has(final);
       id = b.addState(accepting);
       ids.set(key, id);
       sets.push(list);
     }
     return id;
   };
-  const s0 = idOf(closure(nfa, [start], true, false), true);
+  // The DFA state a set of NFA targets leads to, before its closure: the elementary intervals of
+  // one state (the ranges of \w, \s) mostly move to the same targets, and across states the same
+  // targets recur; closing them again was most of the construction's work.
+  const moves = new Map<string, number>();
+  const s0 = idOf(closure(nfa, [start], true, false, budget), true);
   for (let i = 0; i < sets.length; i++) {
     const set = sets[i]!;
     const cuts = new Set<number>();
@@ -528,6 +552,7 @@ function subsetConstruction(nfa: Nfa, start: number, final: number): Dfa {
         }
       }
     }
+    budget.spend(edges.length);
     const points = [...cuts].sort((x, y) => x - y);
     edges.sort((x, y) => x[0] - y[0]);
     const out = b.edges[i]!;
@@ -540,7 +565,12 @@ function subsetConstruction(nfa: Nfa, start: number, final: number): Dfa {
         if (e[1] >= lo) targets.add(e[2]);
       }
       if (targets.size === 0) continue;
-      const to = idOf(closure(nfa, targets, false, false), false);
+      const moveKey = [...targets].sort((x, y) => x - y).join(",");
+      let to = moves.get(moveKey);
+      if (to === undefined) {
+        to = idOf(closure(nfa, targets, false, false, budget), false);
+        moves.set(moveKey, to);
+      }
       const last = out[out.length - 1];
       if (last && last[2] === to && last[1] + 1 === lo) out[out.length - 1] = [last[0], hi, to];
       else out.push([lo, hi, to]);

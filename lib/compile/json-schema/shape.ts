@@ -90,6 +90,8 @@ export interface Contains {
   min: number;
   max: number | null;
   from: number;
+  /** The schema whose minContains / maxContains set the counts, for messages. */
+  path?: string;
 }
 
 /** One alternative of the array part: a conjunction of simple constraints. */
@@ -309,8 +311,9 @@ function arrAltNot(a: ArrAlt): ArrAlt[] {
   if (a.rest.isFalse) out.push({ ...ANY_ARR, min: k + 1 });
   else if (!isTrue(a.rest)) out.push({ ...ANY_ARR, min: k + 1, contains: [{ conj: conjNot(a.rest), min: 1, max: null, from: k }] });
   for (const c of a.contains) {
-    if (c.min > 0) out.push({ ...ANY_ARR, contains: [{ ...c, min: 0, max: c.min - 1 }] });
-    if (c.max !== null) out.push({ ...ANY_ARR, contains: [{ ...c, min: c.max + 1, max: null }] });
+    // The negated counts are no longer what the schema's keywords say: no path.
+    if (c.min > 0) out.push({ ...ANY_ARR, contains: [{ conj: c.conj, from: c.from, min: 0, max: c.min - 1 }] });
+    if (c.max !== null) out.push({ ...ANY_ARR, contains: [{ conj: c.conj, from: c.from, min: c.max + 1, max: null }] });
   }
   return out;
 }
