@@ -170,6 +170,34 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(k, K3("quo&quot;ted", "string", "safe"))).toBe(false);
   });
 
+  it("nested styles: an anyOf or oneOf of objects and arrays is one markup body per branch", () => {
+    const point = { type: "object", properties: { x: { type: "integer" } }, required: ["x"], additionalProperties: false };
+    const pair = { type: "array", items: { type: "integer" }, minItems: 2, maxItems: 2 };
+    const named = { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false };
+    const args = (value: JsonSchema) => ({ type: "object", properties: { v: value }, required: ["v"], additionalProperties: false });
+    const item = (v: string) => `<cofl:value type="json">${v}</cofl:value>`;
+    const oneOf = lowerFormat(styled("cohere_xml", args({ oneOf: [point, pair, { type: "string", maxLength: 2 }] })));
+    for (const [text, ok] of [
+      [CO("v", "dict", CO("x", "json", "1")), true],
+      [CO("v", "list", item("1") + item("2")), true],
+      [CO("v", "raw", "ab"), true],
+      [CO("v", "raw", "abc"), false],
+      [CO("v", "list", item("1")), false],
+      [CO("v", "list", CO("x", "json", "1")), false],
+      [CO("v", "dict", item("1") + item("2")), false],
+    ] as const) expect(isMatch(oneOf, text), text).toBe(ok);
+    const anyOf = lowerFormat(styled("cohere_xml", args({ type: "object", anyOf: [point, named] })));
+    for (const [text, ok] of [
+      [CO("v", "dict", CO("x", "json", "1")), true],
+      [CO("v", "dict", CO("name", "raw", "a")), true],
+      [CO("v", "dict", CO("x", "json", "1") + CO("name", "raw", "a")), false],
+    ] as const) expect(isMatch(anyOf, text), text).toBe(ok);
+    const m3 = lowerFormat(styled("minimax_m3_xml", args({ anyOf: [point, { type: "integer" }] })));
+    expect(isMatch(m3, M3("v", M3("x", "1")))).toBe(true);
+    expect(isMatch(m3, M3("v", "7"))).toBe(true);
+    expect(isMatch(m3, M3("v", M3("name", "a")))).toBe(false);
+  });
+
   it("qwen_xml_parameter (xgrammar's deprecated form) loads as json_schema with style qwen_xml", () => {
     const tag = parseStructuralTag({ type: "structural_tag", format: { type: "qwen_xml_parameter", json_schema: { type: "object", properties: { a: { type: "string" } } } } });
     expect(tag.format).toEqual({ type: "json_schema", json_schema: { type: "object", properties: { a: { type: "string" } } }, style: "qwen_xml" });
@@ -187,6 +215,12 @@ describe("refusals", () => {
     ["a name the style cannot write", styled("qwen_xml", { type: "object", properties: { "a>b": { type: "string" } } }), SchemaError, /cannot be written/],
     ["MiniMax M3 additional properties", styled("minimax_m3_xml", { type: "object", properties: { a: { type: "string" } }, additionalProperties: true }), SchemaError, /fixed element names/],
     ["an unknown style", styled("yaml_xml"), FormatError, /unknown argument style "yaml_xml"/],
+    [
+      "oneOf with two object branches in a nested style",
+      styled("cohere_xml", { type: "object", properties: { v: { oneOf: [{ type: "object", properties: { a: {} }, additionalProperties: false }, { type: "object", properties: { b: {} }, additionalProperties: false }] } } }),
+      SchemaError,
+      /#\/properties\/v\/oneOf: .*several branches of oneOf allow an object/,
+    ],
   ] as const)("%s", (_what, format, type, message) => {
     let error: unknown;
     try {

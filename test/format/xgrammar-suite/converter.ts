@@ -521,7 +521,6 @@ export const CONVERTER_CASES: TagCase[] = [
   {
     name: "test_json_schema_style_cohere_xml_type_correlation: oneOf",
     format: cohereValue(cohereOneOf),
-    refusedHere: ['the keyword "oneOf" of an object cannot be written as markup exactly', "must be plain"],
     accepted: ['<cofl:value name="value" type="dict">' + cv("json", "1", "id") + "</cofl:value>"],
     rejected: ['<cofl:value name="value" type="list">' + cv("json", "1", "id") + "</cofl:value>"],
   },
