@@ -198,6 +198,40 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(m3, M3("v", M3("name", "a")))).toBe(false);
   });
 
+  it("root patternProperties: names matching a pattern take its values, under every pattern they match", () => {
+    const schema = {
+      type: "object",
+      properties: { name: { type: "string" }, metric_x: { maximum: 5 } },
+      patternProperties: { "^metric_": { type: "number" }, "_hot$": { type: "boolean" }, "^q": { type: "integer" } },
+      additionalProperties: false,
+    };
+    const q = (k: string, v: string) => `<parameter=${k}>${v}</parameter>`;
+    const g = lowerFormat(styled("qwen_xml", schema));
+    for (const [text, ok] of [
+      [q("name", "w") + q("metric_cpu", "0.5"), true],
+      [q("metric_x", "5"), true],
+      [q("metric_x", "6"), false], // declared and matched: both schemas
+      [q("metric_x", "x"), false],
+      [q("metric_cpu", "fast"), false],
+      [q("flag_hot", "true"), true],
+      [q("metric_hot", "true"), false], // two patterns: a number and a boolean at once
+      [q("other", "1"), false],
+      [q("q1", "2") + q("q1", "3"), true],
+      [q("q1", "2.5"), false],
+    ] as const) expect(isMatch(g, text), text).toBe(ok);
+    // Open: the names no pattern matches take additionalProperties.
+    const open = lowerFormat(styled("qwen_xml", { ...schema, additionalProperties: { type: "string", maxLength: 2 } }));
+    expect(isMatch(open, q("other", "ab"))).toBe(true);
+    expect(isMatch(open, q("other", "abc"))).toBe(false);
+    expect(isMatch(open, q("metric_cpu", "ab"))).toBe(false);
+    // Kimi K3 writes the names escaped; patterns read them decoded.
+    const k3 = lowerFormat(styled("kimi_k3_xml", { type: "object", patternProperties: { '^a&"b$': { type: "integer" }, "^c": { type: "string" } }, additionalProperties: false }));
+    expect(isMatch(k3, K3("a&amp;&quot;b", "number", "1"))).toBe(true);
+    expect(isMatch(k3, K3('a&"b', "number", "1"))).toBe(false);
+    expect(isMatch(k3, K3("c&quot;", "string", "x") + K3("c&amp;d", "string", "y"))).toBe(true);
+    expect(isMatch(k3, K3("c&quot;", "number", "1"))).toBe(false);
+  });
+
   it("qwen_xml_parameter (xgrammar's deprecated form) loads as json_schema with style qwen_xml", () => {
     const tag = parseStructuralTag({ type: "structural_tag", format: { type: "qwen_xml_parameter", json_schema: { type: "object", properties: { a: { type: "string" } } } } });
     expect(tag.format).toEqual({ type: "json_schema", json_schema: { type: "object", properties: { a: { type: "string" } } }, style: "qwen_xml" });
@@ -207,7 +241,8 @@ describe("accepted and rejected texts", () => {
 
 describe("refusals", () => {
   it.each([
-    ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", patternProperties: { "^a": {} } }), SchemaError, /root keyword "patternProperties"/],
+    ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", propertyNames: { maxLength: 3 } }), SchemaError, /root keyword "propertyNames"/],
+    ["a patternProperties pattern that cannot be enforced", styled("qwen_xml", { type: "object", patternProperties: { "(?=a)": {} } }), SchemaError, /#\/patternProperties\/\(\?=a\): the pattern cannot be enforced/],
     ["a non-object root", styled("glm_xml", { type: "string" }), SchemaError, /must describe an object/],
     ["any_order with a nested style", styled("cohere_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
     ["any_order with maxProperties and required arguments", styled("qwen_xml", { ...SCHEMA, maxProperties: 2 }, { any_order: true }), SchemaError, /any_order with maxProperties/],

@@ -102,7 +102,6 @@ function kimiPatternProperties(): TagCase[] {
     {
       name: "test_json_schema_style_kimi_k3_xml_pattern_properties_pin_each_value_type",
       format: json(root, { style: "kimi_k3_xml" }),
-      refusedHere: ['the root keyword "patternProperties"', "(`patternProperties`, `propertyNames`, a root `anyOf`"],
       accepted: [ok],
       rejected: [
         ok.replace('key="metric_cpu" type="number"', 'key="metric_cpu" type="string"'),
