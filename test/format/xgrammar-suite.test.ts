@@ -18,6 +18,7 @@ import type { EbnfCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
 import { FUNCTION_CALLING_CASES, FUNCTION_CALLING_REFUSED } from "./xgrammar-suite/function-calling.js";
+import { BUILTIN_TAG_CASES } from "./xgrammar-suite/builtin-tags.js";
 import { MATCHER_EBNF_CASES } from "./xgrammar-suite/matcher-ebnf.js";
 import { MATCHER_STRUCTURAL_TAG_CASES } from "./xgrammar-suite/matcher-structural-tag.js";
 import { EMPTY_XML_OBJECT_CASES, EMPTY_XML_OBJECT_REFUSED, GLM_BOUNDED_CASES } from "./xgrammar-suite/xml-objects.js";
@@ -126,3 +127,5 @@ describe("test_function_calling_converter.py", () => {
 });
 
 describe("test_grammar_matcher_ebnf.py", () => ebnfTable(MATCHER_EBNF_CASES));
+
+describe("test_builtin_structural_tag.py", () => verdictTable(BUILTIN_TAG_CASES));
