@@ -226,10 +226,31 @@ function harmonyCases(): TagCase[] {
   ]);
 }
 
-/** tool_choice required and forced (llama): the calls alone, at least one / exactly the forced one. */
+/** tool_choice required and forced: the calls alone, at least one / exactly the forced one. */
 function toolChoiceCases(): TagCase[] {
   const call = (name: string) => tag(`{"name": "${name}", "parameters": `, json(SIMPLE_SCHEMA), "}");
+  const r1 = (name: string) => tag(`<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>${name}<｜tool▁sep｜>`, json(SIMPLE_SCHEMA), "<｜tool▁call▁end｜>");
+  const r1Text = (name: string) => `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>${name}<｜tool▁sep｜>{"q": "v"}<｜tool▁call▁end｜>`;
+  const invoke = (name: string) => tag(`<｜DSML｜invoke name="${name}">\n`, json(SIMPLE_SCHEMA, { style: "deepseek_xml" }), "</｜DSML｜invoke>\n");
+  const dsmlBlock = (calls: string, body: unknown) => seq(str(`<｜DSML｜${calls}>\n`), body, str(`</｜DSML｜${calls}>\n`));
+  const dsmlText = (calls: string, name: string) => dsml(calls)("").replace('name="search"', `name="${name}"`);
+  const dsmlRequired = (calls: string): TagCase => ({
+    name: `test_tool_choice_instances[${calls === "function_calls" ? "deepseek_v3_2" : "deepseek_v4"}-required]`,
+    format: dsmlBlock(calls, { ...separated([invoke("search"), invoke("alt")], "\n"), at_least_one: true }),
+    accepted: [dsmlText(calls, "search")],
+    rejected: [""],
+  });
   return [
+    { name: "test_tool_choice_instances[deepseek_r1-required]", format: { ...separated([r1("search"), r1("alt")], ""), at_least_one: true }, accepted: [r1Text("search")], rejected: [""] },
+    { name: "test_tool_choice_instances[deepseek_r1-forced]", format: r1("search"), accepted: [r1Text("search")], rejected: [r1Text("alt")] },
+    dsmlRequired("function_calls"),
+    dsmlRequired("tool_calls"),
+    {
+      name: "test_tool_choice_instances[deepseek_v3_2-forced]",
+      format: dsmlBlock("function_calls", invoke("search")),
+      accepted: [dsmlText("function_calls", "search")],
+      rejected: [dsmlText("function_calls", "alt")],
+    },
     {
       name: "test_tool_choice_instances[llama-required]",
       format: { ...separated([call("t1"), call("t2")], ""), at_least_one: true },
