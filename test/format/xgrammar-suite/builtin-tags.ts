@@ -31,10 +31,12 @@ const separated = (tags: unknown[], separator: string) => ({ type: "tags_with_se
 const block = (open: string, close: string, invoke: [open: string, close: string], style: string) => (name: string, schema: unknown) =>
   triggered(open, [tag(`${open}\n`, separated([tag(`${invoke[0]}${name}">\n`, json(schema, { style }), invoke[1])], "\n"), close)]);
 
+/** The think block most builtins write, and its empty form. */
+const THINK_BLOCK: Pick<Builtin, "think" | "emptyThink"> = { think: ["<think>", "</think>"], emptyThink: "<think>\n\n</think>" };
+
 export const BUILTINS: Record<string, Builtin> = {
   llama: {
-    think: ["<think>", "</think>"],
-    emptyThink: "<think>\n\n</think>",
+    ...THINK_BLOCK,
     calls: (name, schema) => triggered('{"name": ', [tag(`{"name": "${name}", "parameters": `, json(schema), "}")]),
   },
   kimi: {
@@ -52,28 +54,23 @@ export const BUILTINS: Record<string, Builtin> = {
     ]),
   },
   deepseek_v3_2: {
-    think: ["<think>", "</think>"],
-    emptyThink: "<think>\n\n</think>",
+    ...THINK_BLOCK,
     calls: block("<｜DSML｜function_calls>", "</｜DSML｜function_calls>\n", ['<｜DSML｜invoke name="', "</｜DSML｜invoke>\n"], "deepseek_xml"),
   },
   deepseek_v4: {
-    think: ["<think>", "</think>"],
-    emptyThink: "<think>\n\n</think>",
+    ...THINK_BLOCK,
     calls: block("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>\n", ['<｜DSML｜invoke name="', "</｜DSML｜invoke>\n"], "deepseek_xml"),
   },
   minimax: {
-    think: ["<think>", "</think>"],
-    emptyThink: "<think>\n\n</think>",
+    ...THINK_BLOCK,
     calls: block("<minimax:tool_call>", "</minimax:tool_call>\n", ['<invoke name="', "</invoke>\n"], "minimax_xml"),
   },
   qwen_coder: {
-    think: ["<think>", "</think>"],
-    emptyThink: "<think>\n\n</think>",
+    ...THINK_BLOCK,
     calls: (name, schema) => triggered("<tool_call>\n<function=", [tag(`<tool_call>\n<function=${name}>\n`, json(schema, { style: "qwen_xml" }), "\n</function>\n</tool_call>")]),
   },
   qwen: {
-    think: ["<think>", "</think>"],
-    emptyThink: "<think>\n\n</think>",
+    ...THINK_BLOCK,
     calls: (name, schema) => triggered("<tool_call>", [tag(`<tool_call>\n{"name": "${name}", "arguments": `, json(schema), "}\n</tool_call>")]),
   },
 };
