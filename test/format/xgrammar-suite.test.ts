@@ -18,6 +18,7 @@ import type { EbnfCase, EbnfErrorCase, RefusedCase, TagCase } from "./xgrammar-s
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
 import { GRAMMAR_PARSER_CASES, GRAMMAR_PARSER_ERRORS } from "./xgrammar-suite/grammar-parser.js";
+import { STRUCTURAL_TAG_PARSER_CASES, STRUCTURAL_TAG_PARSER_REFUSED } from "./xgrammar-suite/structural-tag-parser.js";
 import { FUNCTION_CALLING_CASES, FUNCTION_CALLING_REFUSED } from "./xgrammar-suite/function-calling.js";
 import { BUILTIN_TAG_CASES } from "./xgrammar-suite/builtin-tags.js";
 import { MATCHER_EBNF_CASES } from "./xgrammar-suite/matcher-ebnf.js";
@@ -147,4 +148,9 @@ describe("test_builtin_structural_tag.py", () => verdictTable(BUILTIN_TAG_CASES)
 describe("test_grammar_parser.py", () => {
   describe("grammars it parses", () => ebnfTable(GRAMMAR_PARSER_CASES));
   describe("grammars it refuses", () => ebnfErrorTable(GRAMMAR_PARSER_ERRORS));
+});
+
+describe("test_structural_tag_parser.py", () => {
+  describe("verdicts", () => verdictTable(STRUCTURAL_TAG_PARSER_CASES));
+  describe("refused", () => refusalTable(STRUCTURAL_TAG_PARSER_REFUSED));
 });
