@@ -17,6 +17,7 @@ import type { Format, StructuralTag } from "../../lib/format/types.js";
 import type { EbnfCase, EbnfErrorCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
+import { DEEPSEEK_V4_1_CASES } from "./xgrammar-suite/deepseek-v4-1.js";
 import { GRAMMAR_PARSER_CASES, GRAMMAR_PARSER_ERRORS } from "./xgrammar-suite/grammar-parser.js";
 import { STRUCTURAL_TAG_PARSER_CASES, STRUCTURAL_TAG_PARSER_REFUSED } from "./xgrammar-suite/structural-tag-parser.js";
 import { FUNCTION_CALLING_CASES, FUNCTION_CALLING_REFUSED } from "./xgrammar-suite/function-calling.js";
@@ -154,3 +155,5 @@ describe("test_structural_tag_parser.py", () => {
   describe("verdicts", () => verdictTable(STRUCTURAL_TAG_PARSER_CASES));
   describe("refused", () => refusalTable(STRUCTURAL_TAG_PARSER_REFUSED));
 });
+
+describe("test_deepseek_v4_1.py", () => verdictTable(DEEPSEEK_V4_1_CASES));

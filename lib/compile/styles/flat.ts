@@ -1,7 +1,7 @@
 /**
- * The flat argument styles (qwen_xml, minimax_xml, deepseek_xml, glm_xml, kimi_k3_xml): the
- * arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag] VALUE_OPEN value
- * CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
+ * The flat argument styles (qwen_xml, minimax_xml, deepseek_xml, deepseek_v4_1_xml, glm_xml,
+ * kimi_k3_xml): the arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag]
+ * VALUE_OPEN value CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
  * additional ones come last) or, with the format's any_order, in any order. A value is raw text
  * when it is a string and JSON otherwise; nested objects and arrays are plain JSON (whose strings
  * the format's excludes filter as in style "json"). syntax.ts has each style's markers.
