@@ -94,6 +94,27 @@ function rejectUnknownFields(obj: Record<string, unknown>, path: string, what: s
   }
 }
 
+/** The fields of xgrammar's `parser_tag` (its Python output parser's capture annotation). */
+const PARSER_TAG_FIELDS = ["capture_id", "combine"];
+
+/**
+ * Checks a format's or tag's `parser_tag` (absent, null, or `{capture_id, combine?}` with string
+ * values). It tells xgrammar's output parser where to put a match and does not change what is
+ * matched, so it is not kept: tagmask's output parsers are per family.
+ */
+function checkParserTag(obj: Record<string, unknown>, path: string): void {
+  const tag = optionalField(obj, "parser_tag");
+  if (tag === undefined) return;
+  const at = keyPath(path, "parser_tag");
+  const o = readObject(tag, at, "a parser tag {capture_id, combine?} or null");
+  rejectUnknownFields(o, at, "a parser tag", PARSER_TAG_FIELDS);
+  for (const name of PARSER_TAG_FIELDS) {
+    const v = optionalField(o, name);
+    if (v === undefined && name === "capture_id") fail(keyPath(at, name), "missing required field of a parser tag; expected a capture name");
+    if (v !== undefined && typeof v !== "string") fail(keyPath(at, name), `expected a string, found ${describeValue(v)}`);
+  }
+}
+
 function checkWellFormed(s: string, path: string): string {
   const at = loneSurrogateIndex(s);
   if (at >= 0) fail(path, loneSurrogateMessage(s, at));
@@ -318,7 +339,8 @@ function readTag(value: unknown, path: string, depth: number, inList: boolean): 
   if (inList && type !== undefined && type !== "tag") {
     fail(keyPath(path, "type"), `expected "tag" (an entry of tags may also leave out its type), found ${describeValue(type)}`);
   }
-  rejectUnknownFields(obj, path, "a tag", FIELDS.tag);
+  checkParserTag(obj, path);
+  rejectUnknownFields(obj, path, "a tag", [...FIELDS.tag, "parser_tag"]);
   const r = new NodeReader(obj, path, "a tag", depth);
   const tag: TagFormat = { type: "tag", begin: r.begin("begin"), content: r.format("content"), end: r.end("end") };
   checkUnlimitedTagEnd(tag, path);
@@ -344,7 +366,8 @@ function readFormat(value: unknown, path: string, depth: number): Format {
   if (!isFormatType(type)) fail(typePath, `unknown format type ${showString(type)}; expected one of ${TYPE_LIST}`);
   if (type === "tag") return readTag(obj, path, depth, false);
   const what = `a ${type} format`;
-  rejectUnknownFields(obj, path, what, FIELDS[type]);
+  checkParserTag(obj, path);
+  rejectUnknownFields(obj, path, what, [...FIELDS[type], "parser_tag"]);
   const r = new NodeReader(obj, path, what, depth);
   switch (type) {
     case "const_string":
@@ -460,7 +483,8 @@ function readFormat(value: unknown, path: string, depth: number): Format {
 const LEGACY_QWEN_XML_PARAMETER = "qwen_xml_parameter";
 
 function readLegacyQwenXmlParameter(obj: Record<string, unknown>, path: string, depth: number): JsonSchemaFormat {
-  rejectUnknownFields(obj, path, "a qwen_xml_parameter format", ["json_schema"]);
+  checkParserTag(obj, path);
+  rejectUnknownFields(obj, path, "a qwen_xml_parameter format", ["json_schema", "parser_tag"]);
   const r = new NodeReader(obj, path, "a qwen_xml_parameter format", depth);
   return { type: "json_schema", json_schema: r.schema("json_schema"), style: "qwen_xml" };
 }

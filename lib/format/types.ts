@@ -16,8 +16,8 @@ export interface ConstStringFormat {
 
 /**
  * A JSON value following a JSON Schema, or with `style` a model family's argument encoding of an
- * arguments object (`qwen_xml`, `minimax_xml`, `deepseek_xml`, `glm_xml`, `kimi_k3_xml`,
- * `cohere_xml`, `minimax_m3_xml`; docs/compatibility.md).
+ * arguments object (`qwen_xml`, `minimax_xml`, `deepseek_xml`, `deepseek_v4_1_xml`, `glm_xml`,
+ * `kimi_k3_xml`, `cohere_xml`, `minimax_m3_xml`; docs/compatibility.md).
  */
 export interface JsonSchemaFormat {
   type: "json_schema";

@@ -7,7 +7,8 @@
  * was built with. Errors are OutputParseErrors at offsets in the whole output.
  */
 import {
-  ArgumentSchemas, COHERE, KINDS, MINIMAX_M3, decodeRawString, readsAsOther, type FlatStyle, type Kind, type ValueKinds,
+  ArgumentSchemas, COHERE, KINDS, MINIMAX_M3, decodeRawString, keyPatterns, matchesPattern, readsAsOther, underPatterns,
+  type FlatStyle, type KeyPattern, type Kind, type ValueKinds,
 } from "../compile/styles/index.js";
 import { OutputParseError } from "../errors.js";
 import { isPlainObject } from "../format/json-path.js";
@@ -19,18 +20,39 @@ const ALL_KINDS: ValueKinds = { string: true, number: true, boolean: true, null:
 /** The kinds of value each argument of one tool allows. */
 export class ArgumentKinds {
   private readonly schemas: ArgumentSchemas | null;
+  private readonly patterns = new WeakMap<object, KeyPattern[] | null>();
 
   constructor(private readonly parameters: JsonSchema | null) {
     this.schemas = parameters === null ? null : new ArgumentSchemas(parameters, "parameters");
   }
 
-  /** The schema of the argument `key` (a declared property, else additionalProperties), or null when unknown. */
+  /**
+   * The schema of the argument `key` (a declared property, else additionalProperties, with the
+   * patternProperties its name matches), or null when unknown: the schema the grammar gave it.
+   */
   schemaOf(key: string, within: JsonSchema | null = this.parameters): JsonSchema | null {
     if (within === null || typeof within === "boolean") return within === false ? false : null;
+    const patterns = this.patternsOf(within);
+    if (patterns === null) return null;
     const props = within["properties"];
-    if (isPlainObject(props) && Object.hasOwn(props, key)) return props[key] as JsonSchema;
+    if (isPlainObject(props) && Object.hasOwn(props, key)) return underPatterns(props[key] as JsonSchema, key, patterns);
+    if (matchesPattern(key, patterns)) return underPatterns(true, key, patterns);
     const extra = within["additionalProperties"];
     return extra === undefined ? null : (extra as JsonSchema);
+  }
+
+  /** The patterns of an object schema's patternProperties (compiled once); null when one cannot be read. */
+  private patternsOf(within: { readonly [key: string]: unknown }): KeyPattern[] | null {
+    let patterns = this.patterns.get(within);
+    if (patterns === undefined) {
+      try {
+        patterns = keyPatterns(within["patternProperties"], "#");
+      } catch {
+        patterns = null;
+      }
+      this.patterns.set(within, patterns);
+    }
+    return patterns;
   }
 
   kinds(schema: JsonSchema | null): ValueKinds {

@@ -7,17 +7,21 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { TagmaskError } from "../../lib/errors.js";
+import { GrammarError, TagmaskError } from "../../lib/errors.js";
 import { ebnfToIr } from "../../lib/compile/ebnf/index.js";
 import { GrammarBuilder, type IrGrammar } from "../../lib/compile/ir.js";
 import { lowerFormat } from "../../lib/compile/lower.js";
 import { isMatch, Recognizer } from "../../lib/compile/recognizer.js";
 import { parseStructuralTag } from "../../lib/format/parse.js";
 import type { Format, StructuralTag } from "../../lib/format/types.js";
-import type { EbnfCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
+import type { EbnfCase, EbnfErrorCase, RefusedCase, TagCase } from "./xgrammar-suite/cases.js";
 import { CONVERTER_CASES, CONVERTER_LOADS } from "./xgrammar-suite/converter.js";
 import { CONVERTER_REFUSED } from "./xgrammar-suite/converter-refused.js";
+import { DEEPSEEK_V4_1_CASES } from "./xgrammar-suite/deepseek-v4-1.js";
+import { GRAMMAR_PARSER_CASES, GRAMMAR_PARSER_ERRORS } from "./xgrammar-suite/grammar-parser.js";
+import { STRUCTURAL_TAG_PARSER_CASES, STRUCTURAL_TAG_PARSER_REFUSED } from "./xgrammar-suite/structural-tag-parser.js";
 import { FUNCTION_CALLING_CASES, FUNCTION_CALLING_REFUSED } from "./xgrammar-suite/function-calling.js";
+import { BUILTIN_TAG_CASES } from "./xgrammar-suite/builtin-tags.js";
 import { MATCHER_EBNF_CASES } from "./xgrammar-suite/matcher-ebnf.js";
 import { MATCHER_STRUCTURAL_TAG_CASES } from "./xgrammar-suite/matcher-structural-tag.js";
 import { EMPTY_XML_OBJECT_CASES, EMPTY_XML_OBJECT_REFUSED, GLM_BOUNDED_CASES } from "./xgrammar-suite/xml-objects.js";
@@ -31,10 +35,10 @@ function load(format: unknown) {
 }
 
 /** An EBNF grammar that starts at `root` (or at the rule `start` names). */
-function ebnf(text: string, start?: string): IrGrammar {
+function ebnf(text: string, start = "root"): IrGrammar {
   const b = new GrammarBuilder();
-  const root = ebnfToIr(text, b);
-  return { ...b.build("root"), root: start === undefined ? root.rule : b.ruleRef(start).rule };
+  ebnfToIr(text, b, { start });
+  return b.build(start);
 }
 
 function ebnfTable(cases: EbnfCase[]) {
@@ -46,6 +50,19 @@ function ebnfTable(cases: EbnfCase[]) {
       expect(isMatch(grammar, s), `stricter than xgrammar ${JSON.stringify(s)}`).toBe(false);
       expect(compatibility, "docs/compatibility.md says why").toContain(why);
     }
+  });
+}
+
+/** Grammars xgrammar refuses: refused here with the same cause, or loaded where docs/compatibility.md says so. */
+function ebnfErrorTable(cases: EbnfErrorCase[]) {
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    if (c.error === null) {
+      expect(ebnf(c.grammar).rules.length).toBeGreaterThan(0);
+      expect(compatibility, "docs/compatibility.md says why").toContain(c.why);
+      return;
+    }
+    expect(() => ebnf(c.grammar)).toThrow(GrammarError);
+    expect(() => ebnf(c.grammar)).toThrow(c.error);
   });
 }
 
@@ -126,3 +143,17 @@ describe("test_function_calling_converter.py", () => {
 });
 
 describe("test_grammar_matcher_ebnf.py", () => ebnfTable(MATCHER_EBNF_CASES));
+
+describe("test_builtin_structural_tag.py", () => verdictTable(BUILTIN_TAG_CASES));
+
+describe("test_grammar_parser.py", () => {
+  describe("grammars it parses", () => ebnfTable(GRAMMAR_PARSER_CASES));
+  describe("grammars it refuses", () => ebnfErrorTable(GRAMMAR_PARSER_ERRORS));
+});
+
+describe("test_structural_tag_parser.py", () => {
+  describe("verdicts", () => verdictTable(STRUCTURAL_TAG_PARSER_CASES));
+  describe("refused", () => refusalTable(STRUCTURAL_TAG_PARSER_REFUSED));
+});
+
+describe("test_deepseek_v4_1.py", () => verdictTable(DEEPSEEK_V4_1_CASES));

@@ -29,6 +29,13 @@ const cases: Case[] = [
   ["not", { not: { type: "string" } }, ["1", "null"], ['"a"']],
   ["if-then-else", { if: { type: "integer" }, then: { minimum: 0 }, else: { type: "string" } }, ["0", '"a"'], ["-1", "true"]],
   ["recursive $ref", { $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" }, v: { type: "integer" } }, additionalProperties: false } }, $ref: "#/$defs/node" }, ['{"next":{"next":{}}}', '{"next":{"v":2},"v":1}'], ['{"next":1}', '{"x":1}']],
+  // A cycle of anyOf branches means its least fixed point: the branches that are not the way round.
+  ["anyOf that refers to itself", { $defs: { v: { anyOf: [{ type: "string", maxLength: 2 }, { $ref: "#/$defs/v" }] } }, $ref: "#/$defs/v" }, ['"ab"', '""'], ['"abc"', "1"]],
+  ["anyOf cycle through two schemas, each asked for on its own", {
+    $defs: { a: { anyOf: [{ type: "integer" }, { $ref: "#/$defs/b" }] }, b: { anyOf: [{ type: "boolean" }, { $ref: "#/$defs/a" }] } },
+    type: "array", prefixItems: [{ $ref: "#/$defs/a" }, { $ref: "#/$defs/b" }], items: false,
+  }, ["[1,true]", "[true,1]", "[false,false]"], ['[1,"x"]', "[null,1]"]],
+  ["anyOf cycle under an intersection", { $defs: { v: { type: "string", anyOf: [{ maxLength: 1 }, { allOf: [{ $ref: "#/$defs/v" }, { minLength: 3 }] }] } }, $ref: "#/$defs/v" }, ['"a"'], ['"abc"', "1"]],
   ["compact whitespace", { type: "array", items: { type: "integer" } }, ["[1,2]"], ["[1, 2]", "[ 1]"], { whitespace: "compact" }],
   ["bounded whitespace", { type: "array", items: { type: "integer" } }, ["[1, 2]", "[ 1]"], ["[1,  2]"], { maxWhitespace: 1 }],
   ["dependentRequired", { dependentRequired: { a: ["b"] } }, ['{"b":1}', '{"a":1,"b":2}', "1"], ['{"a":1}']],
@@ -108,5 +115,9 @@ describe("inside larger grammars", () => {
     expect(() => compileJsonSchema({ minLength: "3" })).toThrow(/#\/minLength: expected a non-negative integer/);
     expect(() => compileJsonSchema({ $ref: "#/$defs/missing" })).toThrow(/cannot resolve '#\/\$defs\/missing'/);
     expect(() => compileJsonSchema({ $ref: "#" })).toThrow(/refers to itself/);
+    // Cycles that do not pass through anyOf, or pass through a complement, have no meaning to enforce.
+    expect(() => compileJsonSchema({ $defs: { v: { allOf: [{ type: "string" }, { $ref: "#/$defs/v" }] } }, $ref: "#/$defs/v" })).toThrow(/refers to itself/);
+    expect(() => compileJsonSchema({ $defs: { v: { anyOf: [{ type: "string" }, { not: { $ref: "#/$defs/v" } }] } }, $ref: "#/$defs/v" })).toThrow(/refers to itself/);
+    expect(() => compileJsonSchema({ $defs: { v: { oneOf: [{ type: "string" }, { $ref: "#/$defs/v" }] } }, $ref: "#/$defs/v" })).toThrow(/refers to itself/);
   });
 });

@@ -130,3 +130,47 @@ export function findLeftRecursion(rules: readonly IrRule[]): number[] | undefine
   }
   return undefined;
 }
+
+/** The rules `start` reaches through references (itself included), by index. */
+export function reachableRules(rules: readonly IrRule[], start: number): boolean[] {
+  const seen = rules.map(() => false);
+  const stack = [start];
+  seen[start] = true;
+  const visit = (e: IrExpr): void => {
+    switch (e.kind) {
+      case "ref":
+        if (!seen[e.rule]) {
+          seen[e.rule] = true;
+          stack.push(e.rule);
+        }
+        return;
+      case "seq":
+      case "choice":
+        for (const x of e.items) visit(x);
+        return;
+      case "repeat":
+      case "counted":
+      case "unit":
+      case "mark":
+      case "marks":
+      case "residue":
+        visit(e.item);
+        return;
+      default:
+        return;
+    }
+  };
+  while (stack.length > 0) visit(rules[stack.pop()!]!.body);
+  return seen;
+}
+
+/**
+ * `body` of rule `self` without the alternatives that are the rule itself (`x ::= "a" | x`): such
+ * an alternative adds no string (the rule means the least language that satisfies it, as in
+ * xgrammar), and without it the rule is not left-recursive.
+ */
+export function withoutSelfAlternatives(body: IrExpr, self: number): IrExpr {
+  if (body.kind !== "choice") return body;
+  const items = body.items.filter((x) => !(x.kind === "ref" && x.rule === self));
+  return items.length === body.items.length ? body : { kind: "choice", items };
+}

@@ -40,6 +40,8 @@ export interface ParsedGrammar {
 const NAME_CHAR = /[a-zA-Z0-9_-]/;
 /** A rule definition's start (sticky: matched at lastIndex). */
 const RULE_START = /[a-zA-Z0-9_-]+[ \t]*::=/y;
+/** A rule head with xgrammar's attributes (`value[max_chars=2] ::=`). */
+const ATTRIBUTED_RULE_START = /[a-zA-Z0-9_-]+\[[^\]\n\r]*\][ \t]*::=/y;
 /** xgrammar's built-in macros, which look like a rule name followed by '(' (macros.ts expands all but Regex). */
 const XGRAMMAR_MACROS = new Set(["TagDispatch", "Token", "ExcludeToken", "TokenTagDispatch", "Regex"]);
 
@@ -126,6 +128,8 @@ class EbnfParser {
     const start = this.pos;
     const name = this.name();
     if (name === "") this.fail(`expected a rule name (letters, digits, '_' or '-') at the start of a rule, found ${this.describe()}`);
+    ATTRIBUTED_RULE_START.lastIndex = start;
+    if (ATTRIBUTED_RULE_START.test(this.src)) this.attributes();
     while (this.peek() === " " || this.peek() === "\t") this.pos++;
     if (!this.src.startsWith("::=", this.pos)) this.fail(`expected '::=' after the rule name '${name}', found ${this.describe()}`);
     const rule = this.rules[this.slot(name)]!;
@@ -138,6 +142,12 @@ class EbnfParser {
     this.skipSpace();
     rule.body = this.alternatives(undefined);
     if (this.peek() === ")") this.fail("unmatched ')': there is no '(' for it to close");
+  }
+
+  /** Refuses a rule head with attributes, at its '['. */
+  private attributes(): never {
+    const at = this.src.indexOf("[", this.pos);
+    return this.fail("rule attributes ('name[max_chars=N] ::=', xgrammar's max_chars, max_tokens, capture, …) are not supported: bound free text with any_text's max_chars or a JSON Schema maxLength instead", at);
   }
 
   private name(): string {
@@ -174,6 +184,8 @@ class EbnfParser {
       }
       if (c === "|" || c === ")") break;
       RULE_START.lastIndex = this.pos;
+      ATTRIBUTED_RULE_START.lastIndex = this.pos;
+      if (open === undefined && this.sawNewline && ATTRIBUTED_RULE_START.test(this.src)) this.attributes();
       if (open === undefined && RULE_START.test(this.src)) {
         if (!this.sawNewline) this.fail("expected a line break before the next rule definition");
         break;
@@ -424,11 +436,9 @@ class EbnfParser {
       }
     }
     this.pos++;
-    if (ranges.length === 0) {
-      this.fail(negated
-        ? "empty negated character class '[^]' is not allowed: write '.' for any character"
-        : "empty character class '[]' is not allowed: engines disagree on whether it matches nothing or the empty string", open);
-    }
+    // `[^]` excludes nothing: any code point, as in xgrammar and ECMAScript.
+    if (ranges.length === 0 && negated) return charClass([[0, 0x10ffff]]);
+    if (ranges.length === 0) this.fail("empty character class '[]' is not allowed: engines disagree on whether it matches nothing or the empty string", open);
     const merged = normalize(ranges);
     const only = merged[0]!;
     if (!negated && merged.length === 1 && only[0] === only[1]) return codePointExpr(only[0]);

@@ -38,11 +38,20 @@ import {
 import { STR_ALL, strAnd, strOfDfa, strOfFormat, strOfLength, strOfWords, type StrSet } from "./strings.js";
 import { evaluationCases, itemOps, propOps } from "./unevaluated.js";
 
+/**
+ * How a schema's shape is used by the schema that asks for it: as an `anyOf` branch, as a part
+ * intersected with the rest (`allOf`, `$ref`), or otherwise (`not`, `oneOf`, `if`, ...).
+ */
+export type ShapeUse = "anyOf" | "and" | "other";
+
 /** What the analyzer needs from the compiler. */
 export interface AnalyzeContext extends EmptinessOracle {
   readonly registry: SchemaRegistry;
-  /** The shape of another schema (memoized, cycle-checked). */
-  shapeOf(loc: SchemaLoc): Shape;
+  /**
+   * The shape of another schema (memoized, cycle-checked); `via`: how the asking schema uses it
+   * (a cycle is allowed through `anyOf` branches and intersected parts only, see the compiler).
+   */
+  shapeOf(loc: SchemaLoc, via?: ShapeUse): Shape;
   /** Reports a keyword that cannot be enforced: throws in strict mode, records in lenient mode. */
   unsupported(path: string, keyword: string, message: string): void;
   /** Whether `format` asserts (true) or only annotates. */
@@ -109,7 +118,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
   };
 
   // Before 2019-09 a $ref replaces its siblings.
-  if (typeof s.$ref === "string" && reg.refOverridesSiblings) return ctx.shapeOf(reg.resolveRef(s.$ref, loc));
+  if (typeof s.$ref === "string" && reg.refOverridesSiblings) return ctx.shapeOf(reg.resolveRef(s.$ref, loc), "and");
 
   let shape: Shape = ANY;
   /** Replaces the shape with `make(current)` (which must already include `current`). */
@@ -140,7 +149,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     const target = reg.resolveDynamicRef(s.$dynamicRef, loc);
     apply("$dynamicRef", () => {
       if (target === null) throw new Unsupported("$dynamicRef", "$dynamicRef whose target depends on the dynamic scope (several $dynamicAnchor of that name) is not supported");
-      return ctx.shapeOf(target);
+      return ctx.shapeOf(target, "and");
     });
   }
   if (loc.path === "#" && typeof s.$schema === "string" && !isKnownMetaschema(s.$schema)) {
@@ -154,7 +163,7 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
     const target = reg.resolveRecursiveRef(s.$recursiveRef, loc);
     apply("$recursiveRef", () => {
       if (target === null) throw new Unsupported("$recursiveRef", "$recursiveRef whose target depends on the dynamic scope (several resources with $recursiveAnchor: true) is not supported");
-      return ctx.shapeOf(target);
+      return ctx.shapeOf(target, "and");
     });
   }
 
@@ -203,15 +212,15 @@ export function analyzeSchema(ctx: AnalyzeContext, loc: SchemaLoc): Shape {
   if (s.$ref !== undefined) {
     if (typeof s.$ref !== "string") fail(path, "$ref", "expected a string");
     const target = reg.resolveRef(s.$ref, loc);
-    apply("$ref", () => ctx.shapeOf(target));
+    apply("$ref", () => ctx.shapeOf(target, "and"));
   }
   for (const kw of ["allOf", "anyOf", "oneOf"] as const) {
     if (s[kw] === undefined) continue;
     const list = s[kw];
     if (!Array.isArray(list) || list.length === 0) fail(path, kw, "expected a non-empty array of schemas");
     const locs = (list as unknown[]).map((x, i) => child(x, kw, String(i)));
-    if (kw === "allOf") update(kw, (current) => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l), ctx), current));
-    else if (kw === "anyOf") apply(kw, () => unionAll(locs.map((l) => ctx.shapeOf(l))));
+    if (kw === "allOf") update(kw, (current) => locs.reduce<Shape>((acc, l) => shapeAnd(acc, ctx.shapeOf(l, "and"), ctx), current));
+    else if (kw === "anyOf") apply(kw, () => unionAll(locs.map((l) => ctx.shapeOf(l, "anyOf"))));
     else update(kw, (current) => oneOfShape(ctx, locs.map((l) => ctx.shapeOf(l)), current));
   }
   if (s.not !== undefined) {

@@ -6,7 +6,7 @@
 import { SchemaError } from "../../errors.js";
 import { copyNumberText, numberText, stringifyExact } from "../../format/exact-numbers.js";
 import { choice, counted, lit, never, optional, repeat, seq, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
-import { analyzeSchema, type AnalyzeContext } from "./analyze.js";
+import { analyzeSchema, type AnalyzeContext, type ShapeUse } from "./analyze.js";
 import { ALPHABET, AutomatonTooLarge, dfaKey, dfaMatches, intersect, isEmpty, lengthRange, minimize, starClass, type Dfa } from "./automaton.js";
 import { emitArray } from "./arrays.js";
 import { emitUniqueArray } from "./unique-items.js";
@@ -22,6 +22,7 @@ import { Exclusions } from "./excludes.js";
 import { SchemaRegistry, type Dialect, type Schema, type SchemaLoc } from "./resolve.js";
 import {
   ANY,
+  NONE,
   conjAnd,
   isTrue,
   layerConj,
@@ -76,6 +77,20 @@ const SHARED_MIN_VALUES = 4;
 /** Thrown inside an emptiness check that reaches a schema whose shape is being computed. */
 class CycleSignal extends Error {}
 
+/** A schema whose shape is being computed; `lowest`: the outermost open schema it reached again. */
+interface ShapeFrame {
+  id: number;
+  via: ShapeUse;
+  lowest: number;
+}
+
+/**
+ * The most analyses of a schema whose shape was computed before: a shape computed inside a cycle
+ * is not kept (it is exact only inside that cycle), so cycles through many schemas analyse them
+ * again.
+ */
+const MAX_REANALYSES = 20000;
+
 /** How deep emptiness checks look into member schemas. */
 const EMPTY_DEPTH = 3;
 
@@ -88,7 +103,11 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
   readonly exclusions: Exclusions | null;
   readonly unenforced: UnenforcedKeyword[] = [];
   private readonly shapes = new Map<number, Shape>();
-  private readonly inProgress = new Set<number>();
+  /** The schemas whose shapes are being computed, outermost first. */
+  private readonly shapeStack: ShapeFrame[] = [];
+  /** Schemas whose shapes were computed inside a cycle and not kept, and how often that happened. */
+  private readonly unkept = new Set<number>();
+  private reanalyses = 0;
   private readonly conjShapes = new Map<string, Shape>();
   private readonly conjRules = new Map<string, IrExpr>();
   /** The conjunctions lowered as sub-schema fragments (see sharedValue), by key. */
@@ -148,22 +167,52 @@ export class SchemaCompiler implements AnalyzeContext, EmitContext {
 
   // ---- AnalyzeContext ----
 
-  shapeOf(loc: SchemaLoc): Shape {
+  shapeOf(loc: SchemaLoc, via: ShapeUse = "other"): Shape {
     const known = this.shapes.get(loc.id);
     if (known) return known;
-    if (this.inProgress.has(loc.id)) {
+    const at = this.shapeStack.findIndex((f) => f.id === loc.id);
+    if (at >= 0) {
       // Inside an emptiness check this is only a question we cannot answer yet.
       if (this.emptyDepth > 0) throw new CycleSignal();
-      throw new SchemaError(loc.path, "this schema refers to itself without any value in between (a $ref cycle through allOf/anyOf/oneOf/not/if or a bare $ref)", "$ref");
+      return this.backReference(loc, at, via);
     }
-    this.inProgress.add(loc.id);
+    if (this.unkept.has(loc.id) && ++this.reanalyses > MAX_REANALYSES) {
+      throw new SchemaError(loc.path, `the schema's $ref cycles through anyOf need more than ${MAX_REANALYSES} analyses of its subschemas; simplify them`, "$ref");
+    }
+    const frame: ShapeFrame = { id: loc.id, via, lowest: this.shapeStack.length };
+    this.shapeStack.push(frame);
+    let shape: Shape;
     try {
-      const shape = analyzeSchema(this, loc);
-      this.shapes.set(loc.id, shape);
-      return shape;
+      shape = analyzeSchema(this, loc);
     } finally {
-      this.inProgress.delete(loc.id);
+      this.shapeStack.pop();
     }
+    const depth = this.shapeStack.length;
+    if (frame.lowest >= depth) this.shapes.set(loc.id, shape);
+    else {
+      // Computed with an enclosing schema still open: right inside that schema only.
+      this.unkept.add(loc.id);
+      const parent = this.shapeStack[depth - 1]!;
+      parent.lowest = Math.min(parent.lowest, frame.lowest);
+    }
+    return shape;
+  }
+
+  /**
+   * A schema reached again while its own shape is being computed (stack index `at`). A cycle of
+   * `anyOf` branches, `allOf` parts and `$ref`s that passes through an `anyOf` means its least
+   * fixed point (what xgrammar's grammar for it and any terminating validator accept): the way
+   * round contributes no value of its own, so the reference stands for no value here. Any other
+   * cycle (through `not`, `oneOf`, `if`, or intersections alone) has no meaning to enforce.
+   */
+  private backReference(loc: SchemaLoc, at: number, via: ShapeUse): Shape {
+    const ways = [...this.shapeStack.slice(at + 1).map((f) => f.via), via];
+    if (!ways.includes("anyOf") || ways.some((w) => w === "other")) {
+      throw new SchemaError(loc.path, "this schema refers to itself without any value in between (a $ref cycle through allOf/oneOf/not/if or a bare $ref; through anyOf it needs another branch)", "$ref");
+    }
+    const top = this.shapeStack[this.shapeStack.length - 1]!;
+    top.lowest = Math.min(top.lowest, at);
+    return NONE;
   }
 
   unsupported(path: string, keyword: string, message: string): void {

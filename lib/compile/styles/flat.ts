@@ -1,7 +1,7 @@
 /**
- * The flat argument styles (qwen_xml, minimax_xml, deepseek_xml, glm_xml, kimi_k3_xml): the
- * arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag] VALUE_OPEN value
- * CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
+ * The flat argument styles (qwen_xml, minimax_xml, deepseek_xml, deepseek_v4_1_xml, glm_xml,
+ * kimi_k3_xml): the arguments object written as one tag per argument, `KEY_OPEN key KEY_END [tag]
+ * VALUE_OPEN value CLOSE`, separated by whitespace, in declared order (optional arguments may be left out,
  * additional ones come last) or, with the format's any_order, in any order. A value is raw text
  * when it is a string and JSON otherwise; nested objects and arrays are plain JSON (whose strings
  * the format's excludes filter as in style "json"). syntax.ts has each style's markers.
@@ -10,9 +10,11 @@ import { SchemaError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
 import type { JsonSchema, JsonSchemaFormat } from "../../format/types.js";
 import { choice, counted, lit, mark, marks, MAX_MARKS, repeat, seq, unit, type GrammarBuilder, type IrExpr } from "../ir.js";
+import { attributeEscaped, keyPatterns, keyRegions, regionSchema, underPatterns, type KeyPattern } from "./pattern-keys.js";
 import { keyIr, rawStringIr, whitespaceIr } from "./raw-text.js";
 import { ArgumentSchemas, KINDS, type Kind, type StyleJsonOptions, type ValueKinds } from "./schemas.js";
 import { encodeFlatKey, type FlatStyle } from "./syntax.js";
+import type { Dfa } from "../json-schema/automaton.js";
 
 /** Root keywords beside a root `const` / `enum` (which fixes the arguments whole): annotations and `type`. */
 const LITERAL_COMPANIONS = new Set([
@@ -21,8 +23,8 @@ const LITERAL_COMPANIONS = new Set([
 
 /** Root keywords the tag-per-argument form honours exactly. */
 const ROOT_KEYWORDS = new Set([
-  "type", "properties", "required", "additionalProperties", "unevaluatedProperties", "minProperties", "maxProperties", "$defs", "definitions",
-  "$comment", "$id", "$schema", "$anchor", "default", "deprecated", "description", "examples", "readOnly", "title", "writeOnly",
+  "type", "properties", "required", "additionalProperties", "unevaluatedProperties", "patternProperties", "minProperties", "maxProperties", "$defs",
+  "definitions", "$comment", "$id", "$schema", "$anchor", "default", "deprecated", "description", "examples", "readOnly", "title", "writeOnly",
 ]);
 
 function pointerOf(base: string, ...parts: string[]): string {
@@ -115,10 +117,14 @@ class FlatLowering {
     return { undeclared, excludes, anyOrder, ...(maxWhitespace === undefined ? {} : { maxWhitespace }) };
   }
 
-  /** One argument with an undeclared name (other than `taken`), its value under `schema`. */
-  private additionalTag(schema: JsonSchema, taken: string[], pointer: string): IrExpr {
+  /**
+   * One argument with an undeclared name (other than `taken`), its value under `schema`; `names`:
+   * the names it may have (as decoded), all when absent.
+   */
+  private additionalTag(schema: JsonSchema, taken: string[], pointer: string, names?: Dfa): IrExpr {
     const { style, ctx } = this;
-    const key = keyIr(ctx.b, style.freeKey, taken, ctx.excludes, `${this.style.name}_key`);
+    const within = names === undefined ? undefined : style.escapesKeys ? attributeEscaped(names) : names;
+    const key = keyIr(ctx.b, style.freeKey, taken, ctx.excludes, `${this.style.name}_key`, within);
     const head = seq(lit(style.keyOpen), key, lit(style.keyEnd));
     return seq(this.ws, this.argument(head, schema, pointer, `${style.name}_additional`));
   }
@@ -169,9 +175,11 @@ class FlatLowering {
       key, schema: s as JsonSchema, pointer: pointerOf(at, "properties", key),
     }));
     for (const key of required) if (!names.some((n) => n.key === key)) names.push({ key, schema: true, pointer: pointerOf(at, "required") });
+    const patterns = keyPatterns(root["patternProperties"], at);
     const tags: { tag: IrExpr; required: boolean }[] = [];
     const taken: string[] = [];
-    for (const { key, schema, pointer } of names) {
+    for (const { key, schema: declared, pointer } of names) {
+      const schema = underPatterns(declared, key, patterns);
       const written = encodeFlatKey(this.style, key);
       if (written === null) this.fail(pointer, `the argument name ${JSON.stringify(key)} cannot be written: it is empty, holds a control character or the name's end ${JSON.stringify(this.style.keyEnd)}`);
       taken.push(written);
@@ -199,7 +207,7 @@ class FlatLowering {
     // empty (a tool without arguments); JSON Schema leaves them open.
     const declares = Object.hasOwn(root, "properties") || Object.hasOwn(root, "required");
     const open = additional === undefined ? !declares || ctx.undeclared === "allow" : additional !== false;
-    const extra = open ? this.additionalTag(additional === undefined ? true : (additional as JsonSchema), taken, pointerOf(at, additionalKey)) : null;
+    const extra = this.undeclaredTags(open ? (additional === undefined ? true : (additional as JsonSchema)) : false, additionalKey, patterns, taken, at);
     const min = this.count(root, at, "minProperties") ?? 0;
     const max = this.count(root, at, "maxProperties");
     if ((tags.length === 0 && extra === null) || max === 0) {
@@ -217,6 +225,21 @@ class FlatLowering {
       return seq(...items);
     }
     return seq(this.counted(tags, extra, min, max), this.ws);
+  }
+
+  /**
+   * One argument with an undeclared name: under `additional` (false: none) unless the name
+   * matches patterns, then under theirs; one tag per set of patterns the names match. Null when
+   * no undeclared argument can be written.
+   */
+  private undeclaredTags(additional: JsonSchema, additionalKey: string, patterns: KeyPattern[], taken: string[], at: string): IrExpr | null {
+    if (patterns.length === 0) return additional === false ? null : this.additionalTag(additional, taken, pointerOf(at, additionalKey));
+    const tags = keyRegions(patterns, additional !== false, at).map((r) => {
+      const schema = regionSchema(r, additional);
+      return this.additionalTag(schema, taken, r.patterns.length === 1 ? r.patterns[0]!.pointer : pointerOf(at, r.patterns.length === 0 ? additionalKey : "patternProperties"), r.names);
+    });
+    if (tags.length === 0) return null;
+    return tags.length === 1 ? tags[0]! : choice(...tags);
   }
 
   /**

@@ -14,6 +14,8 @@ export type { ArgumentStyle, FlatStyle, FlatStyleName, ValueTagging } from "./sy
 export { ArgumentSchemas, KINDS } from "./schemas.js";
 export type { Kind, ValueKinds } from "./schemas.js";
 export { readsAsOther } from "./raw-text.js";
+export { keyPatterns, matchesPattern, underPatterns } from "./pattern-keys.js";
+export type { KeyPattern } from "./pattern-keys.js";
 
 /**
  * The grammar of a styled `json_schema` format at JSON path `path`; `undeclared` is what the

@@ -9,8 +9,9 @@
  *
  * Values separate with optional whitespace. Objects and arrays must be plain enough to walk: an
  * object schema of `properties`/`required`/`additionalProperties`, an array schema of `items`
- * with `minItems`/`maxItems` (after `$ref`s to definitions); anything else is refused with the
- * keyword, since markup cannot carry the JSON compiler's general object and array rules.
+ * with `minItems`/`maxItems` (after `$ref`s to definitions), or an `anyOf`/`oneOf` of such; anything
+ * else is refused with the keyword, since markup cannot carry the JSON compiler's general object
+ * and array rules.
  */
 import { SchemaError } from "../../errors.js";
 import { isPlainObject } from "../../format/json-path.js";
@@ -158,8 +159,8 @@ class NestedLowering {
     }
     const scalars = (["number", "boolean", "null"] as Kind[]).filter((k) => kinds[k]);
     if (scalars.length > 0) alts.push(seq(head("json"), this.ws, schemas.json(ctx.b, schema, pointer, scalars, this.jsonOptions()), this.ws, close));
-    if (kinds.object) alts.push(seq(head("dict"), this.object(this.narrow(schema, "object"), pointer), close));
-    if (kinds.array) alts.push(seq(head("list"), this.array(this.narrow(schema, "array"), pointer), close));
+    if (kinds.object) alts.push(seq(head("dict"), this.body(schema, pointer, "object"), close));
+    if (kinds.array) alts.push(seq(head("list"), this.body(schema, pointer, "array"), close));
     return alts.length === 1 ? alts[0]! : choice(...alts);
   }
 
@@ -178,9 +179,41 @@ class NestedLowering {
     const scalars = (["number", "boolean", "null"] as Kind[]).filter((k) => kinds[k]);
     if (scalars.length > 0) alts.push(schemas.json(ctx.b, schema, pointer, scalars, this.jsonOptions()));
     if (kinds.object && kinds.array) this.fail(pointer, "a value that may be an object or an array has no single markup form");
-    if (kinds.object) alts.push(this.object(this.narrow(schema, "object"), pointer));
-    if (kinds.array) alts.push(this.array(this.narrow(schema, "array"), pointer));
+    if (kinds.object) alts.push(this.body(schema, pointer, "object"));
+    if (kinds.array) alts.push(this.body(schema, pointer, "array"));
     return seq(open, alts.length === 1 ? alts[0]! : choice(...alts), close);
+  }
+
+  /**
+   * The schemas of the object (or array) values `schema` allows, each to be written as markup:
+   * `schema` itself, or, where it is an `anyOf` or `oneOf` beside `type` and annotations only, the
+   * branches that allow that kind (their values are the union). A `oneOf` is exact so when at most
+   * one branch allows the kind: its values of that kind then match no other branch.
+   */
+  private branches(schema: JsonSchema, pointer: string, kind: "object" | "array", nesting = 0): Array<{ schema: JsonSchema; pointer: string }> {
+    const keyword = isPlainObject(schema) ? (["anyOf", "oneOf"] as const).find((k) => schema[k] !== undefined) : undefined;
+    if (!isPlainObject(schema) || keyword === undefined || !Array.isArray(schema[keyword])) return [{ schema: this.narrow(schema, kind), pointer }];
+    const plainBeside = Object.keys(schema).every((k) => k === keyword || k === "type" || ANNOTATIONS.has(k));
+    if (!plainBeside) return [{ schema: this.narrow(schema, kind), pointer }];
+    if (nesting > 32) this.fail(pointer, `the ${keyword} branches nest too deep (or refer to themselves) for markup values`, keyword);
+    const out: Array<{ schema: JsonSchema; pointer: string }> = [];
+    let allowing = 0;
+    (schema[keyword] as JsonSchema[]).forEach((branch, i) => {
+      const r = this.resolve(branch, pointerOf(pointer, keyword, String(i)));
+      if (!this.schemas.kinds(r.schema, r.pointer)[kind]) return;
+      allowing++;
+      out.push(...this.branches(r.schema, r.pointer, kind, nesting + 1));
+    });
+    if (keyword === "oneOf" && allowing > 1) {
+      this.fail(pointerOf(pointer, keyword), `several branches of oneOf allow ${kind === "object" ? "an object" : "an array"}; markup cannot say that exactly one of them holds`, keyword);
+    }
+    return out;
+  }
+
+  /** The body of an object or an array value: one body per branch that allows it. */
+  private body(schema: JsonSchema, pointer: string, kind: "object" | "array"): IrExpr {
+    const bodies = this.branches(schema, pointer, kind).map((b) => (kind === "object" ? this.object(b.schema, b.pointer) : this.array(b.schema, b.pointer)));
+    return bodies.length === 1 ? bodies[0]! : choice(...bodies);
   }
 
   /** The object or array part of `schema`: keywords of the other types dropped (they do not apply). */

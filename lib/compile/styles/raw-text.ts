@@ -138,9 +138,13 @@ function countedRawString(b: GrammarBuilder, strings: StrSet, other: Dfa | null,
   return choice(framed, counted(dfaToIr(bare, b, `${options.name}_bare_units`, unitRanges), bounds.min, bounds.max));
 }
 
-/** The written form of keys matching the regex `pattern`, minus the `taken` ones. */
-export function keyIr(b: GrammarBuilder, pattern: string, taken: readonly string[], excludes: readonly string[], name: string): IrExpr {
+/**
+ * The written form of keys matching the regex `pattern` (and, when given, in the language
+ * `within`, written forms too), minus the `taken` ones.
+ */
+export function keyIr(b: GrammarBuilder, pattern: string, taken: readonly string[], excludes: readonly string[], name: string, within?: Dfa): IrExpr {
   let lang = regexToDfa(pattern, true);
+  if (within !== undefined) lang = intersect(lang, within);
   if (taken.length > 0) lang = difference(lang, regexToDfa(taken.map(escapeRegex).join("|"), true));
   if (excludes.length > 0) lang = intersect(lang, withoutMarkersDfa(excludes));
   return dfaToIr(lang, b, name, plainRanges);

@@ -11,7 +11,7 @@ export { ARGUMENT_STYLES };
 export type { ArgumentStyle };
 
 /** The styles that write one tag per top-level argument, values as raw text or JSON. */
-export type FlatStyleName = "qwen_xml" | "minimax_xml" | "deepseek_xml" | "glm_xml" | "kimi_k3_xml";
+export type FlatStyleName = "qwen_xml" | "minimax_xml" | "deepseek_xml" | "deepseek_v4_1_xml" | "glm_xml" | "kimi_k3_xml";
 
 /**
  * How a flat style tags a value:
@@ -57,6 +57,11 @@ export const FLAT_STYLES: Readonly<Record<FlatStyleName, FlatStyle>> = {
   deepseek_xml: {
     name: "deepseek_xml", keyOpen: "<\uff5cDSML\uff5cparameter name=\"", keyEnd: '" string="', tagging: "string-flag", valueOpen: "\">",
     close: "</\uff5cDSML\uff5cparameter>", stripNewlines: false, escapesKeys: false, freeKey: IDENTIFIER,
+  },
+  // DeepSeek V4.1 writes a space after the DSML marker in its tag names.
+  deepseek_v4_1_xml: {
+    name: "deepseek_v4_1_xml", keyOpen: "<\uff5cDSML\uff5c parameter name=\"", keyEnd: '" string="', tagging: "string-flag", valueOpen: "\">",
+    close: "</\uff5cDSML\uff5c parameter>", stripNewlines: false, escapesKeys: false, freeKey: IDENTIFIER,
   },
   glm_xml: {
     name: "glm_xml", keyOpen: "<arg_key>", keyEnd: "</arg_key>", tagging: "untagged", valueOpen: "\n<arg_value>", close: "</arg_value>",

@@ -146,4 +146,12 @@ name ::= [a-z]+
     reject: ["hello 中", "привет 中文字", "привет  中", "Привет 中"],
     llama: true,
   },
+  {
+    // xgrammar's reading of the class that leaves nothing out (its test_max_chars.py uses it).
+    name: "[^] is any code point",
+    source: 'root ::= [^]* ">"',
+    match: [">", "ab>", "中\n😀>", ">>"],
+    reject: ["", "ab"],
+    llama: false,
+  },
 ];

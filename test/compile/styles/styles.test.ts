@@ -170,6 +170,68 @@ describe("accepted and rejected texts", () => {
     expect(isMatch(k, K3("quo&quot;ted", "string", "safe"))).toBe(false);
   });
 
+  it("nested styles: an anyOf or oneOf of objects and arrays is one markup body per branch", () => {
+    const point = { type: "object", properties: { x: { type: "integer" } }, required: ["x"], additionalProperties: false };
+    const pair = { type: "array", items: { type: "integer" }, minItems: 2, maxItems: 2 };
+    const named = { type: "object", properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false };
+    const args = (value: JsonSchema) => ({ type: "object", properties: { v: value }, required: ["v"], additionalProperties: false });
+    const item = (v: string) => `<cofl:value type="json">${v}</cofl:value>`;
+    const oneOf = lowerFormat(styled("cohere_xml", args({ oneOf: [point, pair, { type: "string", maxLength: 2 }] })));
+    for (const [text, ok] of [
+      [CO("v", "dict", CO("x", "json", "1")), true],
+      [CO("v", "list", item("1") + item("2")), true],
+      [CO("v", "raw", "ab"), true],
+      [CO("v", "raw", "abc"), false],
+      [CO("v", "list", item("1")), false],
+      [CO("v", "list", CO("x", "json", "1")), false],
+      [CO("v", "dict", item("1") + item("2")), false],
+    ] as const) expect(isMatch(oneOf, text), text).toBe(ok);
+    const anyOf = lowerFormat(styled("cohere_xml", args({ type: "object", anyOf: [point, named] })));
+    for (const [text, ok] of [
+      [CO("v", "dict", CO("x", "json", "1")), true],
+      [CO("v", "dict", CO("name", "raw", "a")), true],
+      [CO("v", "dict", CO("x", "json", "1") + CO("name", "raw", "a")), false],
+    ] as const) expect(isMatch(anyOf, text), text).toBe(ok);
+    const m3 = lowerFormat(styled("minimax_m3_xml", args({ anyOf: [point, { type: "integer" }] })));
+    expect(isMatch(m3, M3("v", M3("x", "1")))).toBe(true);
+    expect(isMatch(m3, M3("v", "7"))).toBe(true);
+    expect(isMatch(m3, M3("v", M3("name", "a")))).toBe(false);
+  });
+
+  it("root patternProperties: names matching a pattern take its values, under every pattern they match", () => {
+    const schema = {
+      type: "object",
+      properties: { name: { type: "string" }, metric_x: { maximum: 5 } },
+      patternProperties: { "^metric_": { type: "number" }, "_hot$": { type: "boolean" }, "^q": { type: "integer" } },
+      additionalProperties: false,
+    };
+    const q = (k: string, v: string) => `<parameter=${k}>${v}</parameter>`;
+    const g = lowerFormat(styled("qwen_xml", schema));
+    for (const [text, ok] of [
+      [q("name", "w") + q("metric_cpu", "0.5"), true],
+      [q("metric_x", "5"), true],
+      [q("metric_x", "6"), false], // declared and matched: both schemas
+      [q("metric_x", "x"), false],
+      [q("metric_cpu", "fast"), false],
+      [q("flag_hot", "true"), true],
+      [q("metric_hot", "true"), false], // two patterns: a number and a boolean at once
+      [q("other", "1"), false],
+      [q("q1", "2") + q("q1", "3"), true],
+      [q("q1", "2.5"), false],
+    ] as const) expect(isMatch(g, text), text).toBe(ok);
+    // Open: the names no pattern matches take additionalProperties.
+    const open = lowerFormat(styled("qwen_xml", { ...schema, additionalProperties: { type: "string", maxLength: 2 } }));
+    expect(isMatch(open, q("other", "ab"))).toBe(true);
+    expect(isMatch(open, q("other", "abc"))).toBe(false);
+    expect(isMatch(open, q("metric_cpu", "ab"))).toBe(false);
+    // Kimi K3 writes the names escaped; patterns read them decoded.
+    const k3 = lowerFormat(styled("kimi_k3_xml", { type: "object", patternProperties: { '^a&"b$': { type: "integer" }, "^c": { type: "string" } }, additionalProperties: false }));
+    expect(isMatch(k3, K3("a&amp;&quot;b", "number", "1"))).toBe(true);
+    expect(isMatch(k3, K3('a&"b', "number", "1"))).toBe(false);
+    expect(isMatch(k3, K3("c&quot;", "string", "x") + K3("c&amp;d", "string", "y"))).toBe(true);
+    expect(isMatch(k3, K3("c&quot;", "number", "1"))).toBe(false);
+  });
+
   it("qwen_xml_parameter (xgrammar's deprecated form) loads as json_schema with style qwen_xml", () => {
     const tag = parseStructuralTag({ type: "structural_tag", format: { type: "qwen_xml_parameter", json_schema: { type: "object", properties: { a: { type: "string" } } } } });
     expect(tag.format).toEqual({ type: "json_schema", json_schema: { type: "object", properties: { a: { type: "string" } } }, style: "qwen_xml" });
@@ -179,7 +241,8 @@ describe("accepted and rejected texts", () => {
 
 describe("refusals", () => {
   it.each([
-    ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", patternProperties: { "^a": {} } }), SchemaError, /root keyword "patternProperties"/],
+    ["a root keyword the tags cannot carry", styled("qwen_xml", { type: "object", propertyNames: { maxLength: 3 } }), SchemaError, /root keyword "propertyNames"/],
+    ["a patternProperties pattern that cannot be enforced", styled("qwen_xml", { type: "object", patternProperties: { "(?=a)": {} } }), SchemaError, /#\/patternProperties\/\(\?=a\): the pattern cannot be enforced/],
     ["a non-object root", styled("glm_xml", { type: "string" }), SchemaError, /must describe an object/],
     ["any_order with a nested style", styled("cohere_xml", SCHEMA, { any_order: true }), GrammarError, /any_order/],
     ["any_order with maxProperties and required arguments", styled("qwen_xml", { ...SCHEMA, maxProperties: 2 }, { any_order: true }), SchemaError, /any_order with maxProperties/],
@@ -187,6 +250,12 @@ describe("refusals", () => {
     ["a name the style cannot write", styled("qwen_xml", { type: "object", properties: { "a>b": { type: "string" } } }), SchemaError, /cannot be written/],
     ["MiniMax M3 additional properties", styled("minimax_m3_xml", { type: "object", properties: { a: { type: "string" } }, additionalProperties: true }), SchemaError, /fixed element names/],
     ["an unknown style", styled("yaml_xml"), FormatError, /unknown argument style "yaml_xml"/],
+    [
+      "oneOf with two object branches in a nested style",
+      styled("cohere_xml", { type: "object", properties: { v: { oneOf: [{ type: "object", properties: { a: {} }, additionalProperties: false }, { type: "object", properties: { b: {} }, additionalProperties: false }] } } }),
+      SchemaError,
+      /#\/properties\/v\/oneOf: .*several branches of oneOf allow an object/,
+    ],
   ] as const)("%s", (_what, format, type, message) => {
     let error: unknown;
     try {

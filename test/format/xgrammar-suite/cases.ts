@@ -40,6 +40,18 @@ export interface EbnfCase {
   stricter?: Array<[string, string]>;
 }
 
+/**
+ * An EBNF grammar xgrammar refuses: tagmask refuses it too, with `error` in its message, or
+ * (error null) reads it as llama.cpp does, and `why` is the words of docs/compatibility.md that
+ * say so.
+ */
+export interface EbnfErrorCase {
+  name: string;
+  grammar: string;
+  error: string | null;
+  why?: string;
+}
+
 export const str = (value: string) => ({ type: "const_string", value });
 export const json = (schema: unknown, extra: Record<string, unknown> = {}) => ({ type: "json_schema", json_schema: schema, ...extra });
 export const tag = (begin: unknown, content: unknown, end: unknown) => ({ type: "tag", begin, content, end });

@@ -54,6 +54,15 @@ describe("hand-written outputs", () => {
     expect(parsed.toolCalls.map((c) => [c.name, c.arguments])).toEqual(calls);
   });
 
+  it("raw values of names under patternProperties are read by the pattern's schema (as the grammar wrote them)", () => {
+    const tools = [{ type: "function" as const, function: { name: "probe", parameters: {
+      type: "object", properties: { name: { type: "string" } }, patternProperties: { "^n_": { type: "integer" }, "^s_": { type: "string" } }, additionalProperties: false,
+    } } }];
+    const text = "<tool_call>\n<function=probe>\n<parameter=name>\n7\n</parameter>\n<parameter=n_a>\n7\n</parameter>\n<parameter=s_a>\n7\n</parameter>\n</function>\n</tool_call>";
+    const parsed = parseToolOutput("qwen3-coder", text, { tools });
+    expect(parsed.toolCalls.map((c) => c.arguments)).toEqual([{ name: "7", n_a: 7, s_a: "7" }]);
+  });
+
   it.each([
     ["hermes: arguments not an object", "hermes", '<tool_call>\n{"name": "get_weather", "arguments": 3}\n</tool_call>', 12, /"arguments" member/],
     ["hermes: a closing tag in the content", "hermes", "Hi </tool_call>", 3, /content text/],
