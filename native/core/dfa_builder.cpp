@@ -585,7 +585,7 @@ class SubsetBuilder {
 }  // namespace
 
 size_t Automaton::MemoryBytes() const {
-  size_t n = sizeof(*this) + trans.capacity() * 4 + flags.capacity() + ruleOf.capacity() * 4 + callBegin.capacity() * 4 +
+  size_t n = sizeof(*this) + trans.capacity() * 4 + rowAt.capacity() * 4 + flags.capacity() + ruleOf.capacity() * 4 + callBegin.capacity() * 4 +
              calls.capacity() * sizeof(CallEdge) + singleByte.capacity() * 2;
   for (const auto& r : rules) n += sizeof(r) + r.name.capacity() + r.returnStates.capacity() * 4;
   return n + tokenEdges.MemoryBytes();
