@@ -499,7 +499,7 @@ class SubsetBuilder {
                                                  std::to_string(kMaxSubsetWork) + " NFA states in all); simplify nested repeats");
     }
     // A subset {q} of a state with one byte edge and nothing else (a position on an enum value's
-    // suffix, a literal's byte) is small all the way (~30 bytes here, no row in the automaton)
+    // suffix, a literal's byte) is small all the way (~40 bytes here, no row in the automaton)
     // and there is at most one per NFA state, so the NFA's own limit bounds them: only the other
     // states count against the state limit.
     if (single != nullptr && OneByteState(StateOf(set[0]))) {
