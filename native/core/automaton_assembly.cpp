@@ -55,7 +55,7 @@ bool IsAbsorbing(const Automaton& a, uint32_t s, const std::vector<std::vector<u
       next.clear();
       for (uint32_t x : cur) {
         if (x == kDeadState) return false;
-        for (uint32_t c : classes) next.push_back(a.trans[static_cast<size_t>(x) * a.classCount + c]);
+        for (uint32_t c : classes) next.push_back(a.NextByClass(x, c));
       }
       cur.swap(next);
     }
@@ -350,6 +350,31 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
   for (uint32_t s = 1; s < total; ++s) {
     if (keep[s] && block[s] == s) oldOf[newId[s]] = s;
   }
+  // Per state, its single live byte (-1: none, -2: several), which decides whether it keeps a row.
+  // A state's live bytes are counted from its runs (token-class columns hold no byte).
+  a.singleByte.assign(count, -1);  // the dead state has no live byte
+  {
+    std::vector<uint32_t> segBytes(segCount, 0);
+    std::vector<int> segByte(segCount, -1);
+    for (int b = 255; b >= 0; --b) {
+      ++segBytes[segOf[b]];
+      segByte[segOf[b]] = b;
+    }
+    for (uint32_t s = 1; s < count; ++s) {
+      uint32_t live = 0;
+      int byte = -1;
+      const uint32_t old = oldOf[s];
+      for (uint32_t i = runBegin[old]; i < runBegin[old + 1] && live < 2; ++i) {
+        if (mapState(runs[i].to) == kDeadState) continue;
+        for (uint32_t k = runs[i].lo; k <= runs[i].hi && live < 2; ++k) {
+          if (segBytes[k] == 0) continue;
+          live += segBytes[k];
+          byte = segByte[k];
+        }
+      }
+      a.singleByte[s] = static_cast<int16_t>(live == 1 ? byte : live == 0 ? -1 : -2);
+    }
+  }
   std::vector<uint32_t> segClass(segCount, 0);
   {
     // What each live transition does to the counter, per new state and segment (a class must also
@@ -383,37 +408,34 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         segClass[k] = it->second;
       }
     }
-    // The dense table is filled from the hash classes, checking on the way that they are exact:
-    // in every state, a class's live segments are none or all of its segments, with one target
-    // and one operation. One pass over the live entries (most states have one), not a pass over
-    // every joined segment of every state.
+    // The hash classes are checked before the table is written: in every state, a class's live
+    // segments must be none or all of its segments, with one target and one operation. One pass
+    // over the live entries (most states have one), not a pass over every joined segment of
+    // every state.
     std::vector<uint32_t> classSize(firstSeg.size(), 0);
     for (uint32_t k = 0; k < segCount; ++k) ++classSize[segClass[k]];
-    const auto fillTable = [&]() {
-      a.classCount = static_cast<uint32_t>(firstSeg.size());
-      a.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
-      std::vector<uint32_t> seen(a.classCount, 0), opOf(a.classCount, kNoCountOp), live(a.classCount, 0);
+    const auto hashClassesExact = [&]() {
+      const size_t classes = firstSeg.size();
+      std::vector<uint32_t> seen(classes, 0), target(classes, kDeadState), opOf(classes, kNoCountOp), live(classes, 0);
       bool same = true;
       for (uint32_t id = 1; id < count && same; ++id) {
-        uint32_t* row = a.trans.data() + static_cast<size_t>(id) * a.classCount;
         forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
           const uint32_t c = segClass[k];
           if (seen[c] != id) {
             seen[c] = id;
             live[c] = 1;
-            row[c] = t;
+            target[c] = t;
             opOf[c] = op;
           } else {
             ++live[c];
-            same = same && row[c] == t && opOf[c] == op;
+            same = same && target[c] == t && opOf[c] == op;
           }
         });
         forEachLive(id, [&](uint32_t k, uint32_t, uint32_t) { same = same && live[segClass[k]] == classSize[segClass[k]]; });
       }
       return same;
     };
-    const bool exact = fillTable();
-    if (!exact) {  // a hash collision (never seen): compare columns one by one
+    if (!hashClassesExact()) {  // a hash collision (never seen): compare columns one by one
       std::vector<uint32_t> rows(static_cast<size_t>(count) * segCount, kDeadState), ops(rows.size(), kNoCountOp);
       for (uint32_t id = 1; id < count; ++id) {
         forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t op) {
@@ -440,12 +462,36 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
         }
         segClass[k] = found;
       }
-      a.classCount = static_cast<uint32_t>(firstSeg.size());
-      a.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
-      for (uint32_t id = 1; id < count; ++id) {
-        uint32_t* row = a.trans.data() + static_cast<size_t>(id) * a.classCount;
-        forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t) { row[segClass[k]] = t; });
+    }
+    // The table, written once from the runs: a state whose live entries all lie in the class of
+    // its one live byte (or that has none) keeps no row (Automaton::rowAt); the others get one.
+    a.classCount = static_cast<uint32_t>(firstSeg.size());
+    a.rowAt.assign(count, Automaton::kOneByteRow | kDeadState);
+    uint32_t rows = 0;
+    for (uint32_t id = 1; id < count; ++id) {
+      const int16_t b = a.singleByte[id];
+      const uint32_t own = b >= 0 ? segClass[segOf[static_cast<uint8_t>(b)]] : UINT32_MAX;
+      bool oneByte = true;
+      uint32_t target = kDeadState;
+      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t) {
+        oneByte = oneByte && segClass[k] == own;
+        target = t;
+      });
+      if (oneByte) {
+        a.rowAt[id] = Automaton::kOneByteRow | target;
+      } else {
+        a.rowAt[id] = rows * a.classCount;
+        ++rows;
       }
+    }
+    if (static_cast<uint64_t>(rows) * a.classCount >= Automaton::kOneByteRow) {
+      throw Error(ErrorCode::InvalidGrammar, "the grammar's automaton needs more than 2^31 transition entries (the grammar is too large)");
+    }
+    a.trans.assign(static_cast<size_t>(rows) * a.classCount, kDeadState);
+    for (uint32_t id = 1; id < count; ++id) {
+      if ((a.rowAt[id] & Automaton::kOneByteRow) != 0) continue;
+      uint32_t* row = a.trans.data() + a.rowAt[id];
+      forEachLive(id, [&](uint32_t k, uint32_t t, uint32_t) { row[segClass[k]] = t; });
     }
     if (counters) AssembleCountOps(&a, opRows, segCount, firstSeg, count);
   }
@@ -460,7 +506,6 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     a.countOps.assign(1, CountOp{});
   }
   a.callBegin.assign(count + 1, 0);
-  a.singleByte.assign(count, -1);  // the dead state has no live byte
   a.rootRule = program.root;
   for (uint32_t r = 0; r < ruleCount; ++r) {
     for (uint32_t s = offset[r]; s < offset[r + 1]; ++s) {
@@ -512,31 +557,11 @@ Automaton AssembleAutomaton(const NfaProgram& program, std::vector<RuleDfa> dfas
     if (a.callBegin[s - 1] > a.callBegin[s]) a.callBegin[s - 1] = a.callBegin[s];
   }
 
-  // Per state: single live byte, absorbing.
+  // Per state: absorbing.
   std::vector<std::vector<uint32_t>> firstClasses;
   for (const LeadType& lt : kLeadTypes) firstClasses.push_back(ClassesIn(a, lt.lo, lt.hi));
   const std::vector<uint32_t> contClasses = ClassesIn(a, 0x80, 0xBF);
-  // Bytes per segment and the first of each: a state's live bytes are counted from its runs
-  // (token-class columns hold no byte).
-  std::vector<uint32_t> segBytes(segCount, 0);
-  std::vector<int> segByte(segCount, -1);
-  for (int b = 255; b >= 0; --b) {
-    ++segBytes[segOf[b]];
-    segByte[segOf[b]] = b;
-  }
   for (uint32_t s = 1; s < count; ++s) {
-    uint32_t live = 0;
-    int byte = -1;
-    const uint32_t old = oldOf[s];
-    for (uint32_t i = runBegin[old]; i < runBegin[old + 1] && live < 2; ++i) {
-      if (mapState(runs[i].to) == kDeadState) continue;
-      for (uint32_t k = runs[i].lo; k <= runs[i].hi && live < 2; ++k) {
-        if (segBytes[k] == 0) continue;
-        live += segBytes[k];
-        byte = segByte[k];
-      }
-    }
-    a.singleByte[s] = static_cast<int16_t>(live == 1 ? byte : live == 0 ? -1 : -2);
     if (IsAbsorbing(a, s, firstClasses, contClasses)) a.flags[s] |= kAbsorbing;
   }
 

@@ -215,7 +215,7 @@ void ComputeLiveness(const NfaProgram& program, const std::vector<uint32_t>& sta
         }
       };
       for (uint32_t c = 0; c < a->classCount; ++c) {
-        const uint32_t t = a->trans[static_cast<size_t>(s) * a->classCount + c];
+        const uint32_t t = a->NextByClass(s, c);
         if (t == kDeadState) continue;
         edge(t, a->opRow.empty() || a->opRow[s] == Automaton::kNoOpRow ? kNoCountOp : a->transOps[a->opRow[s] + c]);
       }

@@ -86,11 +86,11 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
         edges.push_back({t, static_cast<uint8_t>(weight)});
       }
     };
-    for (uint32_t c : asciiClasses) edge(a.trans[static_cast<size_t>(s) * a.classCount + c], 1);
+    for (uint32_t c : asciiClasses) edge(a.NextByClass(s, c), 1);
     if (bound > 0) {
       for (size_t t = 0; t < sizeof(kLeads) / sizeof(kLeads[0]) && bound > 0; ++t) {
         level.clear();
-        for (uint32_t c : leadClasses[t]) level.push_back(a.trans[static_cast<size_t>(s) * a.classCount + c]);
+        for (uint32_t c : leadClasses[t]) level.push_back(a.NextByClass(s, c));
         for (int k = 0; k <= kLeads[t].continuations && bound > 0; ++k) {
           std::sort(level.begin(), level.end());
           level.erase(std::unique(level.begin(), level.end()), level.end());
@@ -104,7 +104,7 @@ std::vector<uint16_t> PlainDepth(const Automaton& a, uint32_t maxTokenLength) {
           }
           next.clear();
           for (uint32_t x : level) {
-            for (uint32_t c : (k == 0 ? firstClasses[t] : contClasses)) next.push_back(a.trans[static_cast<size_t>(x) * a.classCount + c]);
+            for (uint32_t c : (k == 0 ? firstClasses[t] : contClasses)) next.push_back(a.NextByClass(x, c));
           }
           level.swap(next);
         }
@@ -159,7 +159,7 @@ std::vector<uint8_t> MidCharLength(const Automaton& a, const std::vector<uint16_
       if (mid[s] != 0 || a.singleByte[s] != -2) continue;  // one live byte cannot take 64
       bool ok = true;
       for (uint32_t c : contClasses) {
-        const uint32_t t = a.trans[static_cast<size_t>(s) * a.classCount + c];
+        const uint32_t t = a.NextByClass(s, c);
         if (t == kDeadState || (len == 1 ? plainDepth[t] != 0xFFFF : mid[t] != len - 1)) {
           ok = false;
           break;

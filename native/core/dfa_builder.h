@@ -34,6 +34,9 @@ struct RuleDfa {
   std::vector<uint32_t> finalOp;
   /// Per state: the counted node (NfaProgram::regions index + 1) it lies in, or 0.
   std::vector<uint32_t> region;
+  /// States that are the subset of one NFA state with a single byte edge: left out of the state
+  /// limit (CompileLimits::maxDfaStates), since the NFA's limit bounds them and each is small.
+  uint32_t oneByteStates = 0;
 };
 
 /// Determinizes every rule and assembles the automaton. Throws GrammarError for grammars that

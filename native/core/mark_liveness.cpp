@@ -156,7 +156,7 @@ void ComputeMarkLiveness(Automaton* a) {
       const uint32_t s = first + i;
       auto& edges = out[i];
       for (uint32_t c = 0; c < a->classCount; ++c) {
-        const uint32_t t = a->trans[static_cast<size_t>(s) * a->classCount + c];
+        const uint32_t t = a->NextByClass(s, c);
         if (t == kDeadState) continue;
         const uint32_t op = a->opRow.empty() || a->opRow[s] == Automaton::kNoOpRow ? kNoCountOp : a->transOps[a->opRow[s] + c];
         edges.push_back({t - first, op});

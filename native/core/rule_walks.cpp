@@ -67,7 +67,7 @@ bool RuleClosureKey(const Automaton& a, uint32_t rule, uint32_t maxStates, std::
       Put(key, static_cast<uint32_t>(static_cast<int32_t>(a.singleByte[s])));
       uint32_t last = 0xFFFFFFFFu;
       for (const auto& [b, cls] : segments) {
-        const uint32_t t = a.trans[static_cast<size_t>(s) * a.classCount + cls];
+        const uint32_t t = a.NextByClass(s, cls);
         if (t != kDeadState && a.ruleOf[t] != (*closure)[i]) return false;  // byte edges stay in their rule
         const uint32_t lt = local(t, ri);
         if (lt != last) {
@@ -107,7 +107,10 @@ Automaton ClosureAutomaton(const Automaton& a, const std::vector<uint32_t>& clos
     const uint32_t i = place.at(a.ruleOf[s]);
     return base[i] + (s - a.rules[closure[i]].firstState);
   };
+  // Every state of the (small) closure keeps a dense row.
   out.trans.assign(static_cast<size_t>(count) * a.classCount, kDeadState);
+  out.rowAt.resize(count);
+  for (uint32_t s = 0; s < count; ++s) out.rowAt[s] = s * a.classCount;
   out.flags.assign(count, 0);
   out.ruleOf.assign(count, 0);
   out.singleByte.assign(count, -1);
@@ -125,7 +128,7 @@ Automaton ClosureAutomaton(const Automaton& a, const std::vector<uint32_t>& clos
     out.rules.push_back(nr);
     for (uint32_t s = r.firstState; s < r.endState; ++s) {
       const uint32_t ns = map(s);
-      for (uint32_t c = 0; c < a.classCount; ++c) out.trans[static_cast<size_t>(ns) * a.classCount + c] = map(a.trans[static_cast<size_t>(s) * a.classCount + c]);
+      for (uint32_t c = 0; c < a.classCount; ++c) out.trans[static_cast<size_t>(ns) * a.classCount + c] = map(a.NextByClass(s, c));
       out.flags[ns] = a.flags[s];
       out.ruleOf[ns] = static_cast<uint32_t>(i);
       out.singleByte[ns] = a.singleByte[s];

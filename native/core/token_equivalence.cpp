@@ -29,13 +29,13 @@ Runs CompressRows(const Automaton& a) {
   const bool counting = a.HasCounters();
   for (uint32_t s = 0; s < count; ++s) {
     out.begin[s] = static_cast<uint32_t>(out.runs.size());
-    const uint32_t* row = a.trans.data() + static_cast<size_t>(s) * a.classCount;
+    const auto row = [&a, s](uint32_t c) { return a.NextByClass(s, c); };
     const uint32_t* ops = !counting || a.opRow.empty() || a.opRow[s] == Automaton::kNoOpRow ? nullptr : a.transOps.data() + a.opRow[s];
     const auto opOf = [ops](uint32_t c) { return ops == nullptr ? kNoCountOp : ops[c]; };
     if (bytesOnly && a.singleByte[s] >= 0) {  // one live class: the row is dead around it
       const uint32_t c = a.byteClass[static_cast<uint8_t>(a.singleByte[s])];
       if (c > 0) out.runs.emplace_back(0, kDeadState);
-      out.runs.emplace_back(c, row[c]);
+      out.runs.emplace_back(c, row(c));
       if (c + 1 < a.classCount) out.runs.emplace_back(c + 1, kDeadState);
       if (counting) {
         if (c > 0) out.ops.push_back(kNoCountOp);
@@ -45,8 +45,8 @@ Runs CompressRows(const Automaton& a) {
       continue;
     }
     for (uint32_t c = 0; c < a.classCount; ++c) {
-      if (c == 0 || row[c] != row[c - 1] || opOf(c) != opOf(c - 1)) {
-        out.runs.emplace_back(c, row[c]);
+      if (c == 0 || row(c) != row(c - 1) || opOf(c) != opOf(c - 1)) {
+        out.runs.emplace_back(c, row(c));
         if (counting) out.ops.push_back(opOf(c));
       }
     }

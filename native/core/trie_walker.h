@@ -526,7 +526,7 @@ class Walker {
       if (!a_.rules[a_.ruleOf[st]].counted) continue;
       bool fails = false;
       for (uint32_t c = 0; c < a_.classCount; ++c) {
-        const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
+        const uint32_t t = a_.NextByClass(st, c);
         if (t == kDeadState) continue;
         const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
         // Entering t also checks its liveness (counted nodes).
@@ -579,7 +579,7 @@ class Walker {
       if (!a_.rules[a_.ruleOf[st]].counted) continue;
       bool r = cond(a_.FinalOp(st));
       for (uint32_t c = 0; c < a_.classCount; ++c) {
-        const uint32_t t = a_.trans[static_cast<size_t>(st) * a_.classCount + c];
+        const uint32_t t = a_.NextByClass(st, c);
         if (t == kDeadState) continue;
         const uint32_t op = a_.opRow.empty() || a_.opRow[st] == Automaton::kNoOpRow ? kNoCountOp : a_.transOps[a_.opRow[st] + c];
         r = r || cond(op) || cond(a_.LiveOp(t));
@@ -799,9 +799,6 @@ class Walker {
   void SimpleChildren(uint32_t c, uint32_t depth, uint32_t state, bool exact) {
     const uint32_t* le = trie_->LabelEndData();
     const uint32_t* tb = trie_->TokenBeginData();
-    const uint32_t classes = a_.classCount;
-    const uint32_t* trans = a_.trans.data();
-    const uint8_t* byteClass = a_.byteClass.data();
     Ranges* own = exact ? accepted_ : uncertain_;
     const uint32_t base = depth;
     states_[depth] = state;
@@ -830,7 +827,7 @@ class Walker {
       ++visited_;
       const uint32_t word = le[i];
       const uint32_t end = word & 0xFFFFFFu;
-      const uint32_t t = trans[p * classes + byteClass[word >> 24]];
+      const uint32_t t = a_.Next(p, static_cast<uint8_t>(word >> 24));
       if (t == kDeadState) {
         i = end;
         continue;

@@ -15,6 +15,7 @@ import type { IrGrammar } from "../../lib/compile/ir.js";
 import type { TokenizerInfo } from "../../lib/tokenizer/tokenizer-info.js";
 import { rng } from "../helpers/random.js";
 import { loadTestVocabulary } from "../helpers/vocab.js";
+import { alphanumericValues } from "./enum-values.js";
 import { tinyVocabulary } from "./tiny-vocab.js";
 import { describeToken, maskDiff } from "./oracle.js";
 import { pickBit, randomWalk, seededWalksFromStart } from "./walk.js";
@@ -36,18 +37,6 @@ function values(seed: number, count: number, parts: readonly string[]): string[]
     if (out.size % 7 === 0) out.add(`${s}ab`);
   }
   return [...out].slice(0, count);
-}
-
-/** The bench's values: distinct, 15-24 characters of [A-Za-z0-9_-]. */
-function alphanumeric(seed: number, count: number): string[] {
-  const random = rng(seed);
-  const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
-  const out = new Set<string>();
-  while (out.size < count) {
-    const n = 15 + Math.floor(random() * 10);
-    out.add(Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
-  }
-  return [...out];
 }
 
 function compileBoth(vocab: TokenizerInfo, grammar: IrGrammar): [CompiledGrammar, CompiledGrammar] {
@@ -123,7 +112,7 @@ describe("masks filled along a chain: Llama 3", () => {
   const vocab = loadTestVocabulary("llama3");
 
   it("the oracle along random walks of a 2,000-value enum in an object", () => {
-    const { grammar } = compileJsonSchema({ type: "object", properties: { v: { enum: alphanumeric(7, 2000) } }, required: ["v"], additionalProperties: false });
+    const { grammar } = compileJsonSchema({ type: "object", properties: { v: { enum: alphanumericValues(7, 2000) } }, required: ["v"], additionalProperties: false });
     const compiled = compileGrammar(vocab, grammar, { threads: 1 });
     expect(compiled.stats().chainStates).toBeGreaterThan(compiled.stats().states / 2);
     let steps = 0;
@@ -132,7 +121,7 @@ describe("masks filled along a chain: Llama 3", () => {
   });
 
   it("the same masks as every state walked, 10,000 values alone and in an array", () => {
-    const enumValues = alphanumeric(11, 10_000);
+    const enumValues = alphanumericValues(11, 10_000);
     for (const schema of [{ type: "string", enum: enumValues }, { type: "array", items: { enum: enumValues }, maxItems: 2 }]) {
       const { grammar } = compileJsonSchema(schema);
       const [chained, walked] = compileBoth(vocab, grammar);

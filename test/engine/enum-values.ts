@@ -17,3 +17,15 @@ export function randomValues(seed: number, count: number): string[] {
   }
   return [...out];
 }
+
+/** The issue 12 bench's kind of values: `count` distinct strings of 15-24 characters of [A-Za-z0-9_-] drawn from `seed`. */
+export function alphanumericValues(seed: number, count: number): string[] {
+  const random = rng(seed);
+  const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+  const out = new Set<string>();
+  while (out.size < count) {
+    const n = 15 + Math.floor(random() * 10);
+    out.add(Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
+  }
+  return [...out];
+}

@@ -61,8 +61,13 @@ struct AutomatonRule {
 struct Automaton {
   uint32_t classCount = 0;
   std::array<uint8_t, 256> byteClass{};
-  /// trans[state * classCount + class]; state 0 is dead.
+  /// Dense rows of the states that have them: the row of state s starts at trans[rowAt[s]].
   std::vector<uint32_t> trans;
+  /// Per state: the offset of its row in `trans`, or kOneByteRow | target for a state with at
+  /// most one live byte (singleByte, or none: target kDeadState), which keeps no row. Most states
+  /// of a string enum are such, and a row of ~66 classes each made its table most of its memory.
+  std::vector<uint32_t> rowAt;
+  static constexpr uint32_t kOneByteRow = 0x80000000u;
   std::vector<uint8_t> flags;
   std::vector<uint32_t> ruleOf;
   /// Call edges of state s: calls[callBegin[s] .. callBegin[s + 1]).
@@ -88,7 +93,18 @@ struct Automaton {
   static constexpr uint32_t kNoOpRow = 0xFFFFFFFFu;
 
   uint32_t StateCount() const { return static_cast<uint32_t>(flags.size()); }
-  uint32_t Next(uint32_t state, uint8_t byte) const { return trans[state * classCount + byteClass[byte]]; }
+  uint32_t Next(uint32_t state, uint8_t byte) const {
+    const uint32_t r = rowAt[state];
+    if ((r & kOneByteRow) != 0) return singleByte[state] == byte ? r & ~kOneByteRow : kDeadState;
+    return trans[r + byteClass[byte]];
+  }
+  /// The transition of `state` on byte class `c` (token-class columns included).
+  uint32_t NextByClass(uint32_t state, uint32_t c) const {
+    const uint32_t r = rowAt[state];
+    if ((r & kOneByteRow) == 0) return trans[r + c];
+    const int16_t b = singleByte[state];
+    return b >= 0 && byteClass[static_cast<uint8_t>(b)] == c ? r & ~kOneByteRow : kDeadState;
+  }
   bool HasCounters() const { return countOps.size() > 1; }
   /// The counter operation of the transition of `state` on `byte` (kNoCountOp for most).
   uint32_t TransOp(uint32_t state, uint8_t byte) const {
