@@ -115,6 +115,12 @@ function checkParserTag(obj: Record<string, unknown>, path: string): void {
   }
 }
 
+/** {@link rejectUnknownFields} for a format or tag, which may also carry a `parser_tag` (checked, not kept). */
+function rejectUnknownFormatFields(obj: Record<string, unknown>, path: string, what: string, known: readonly string[]): void {
+  checkParserTag(obj, path);
+  rejectUnknownFields(obj, path, what, [...known, "parser_tag"]);
+}
+
 function checkWellFormed(s: string, path: string): string {
   const at = loneSurrogateIndex(s);
   if (at >= 0) fail(path, loneSurrogateMessage(s, at));
@@ -339,8 +345,7 @@ function readTag(value: unknown, path: string, depth: number, inList: boolean): 
   if (inList && type !== undefined && type !== "tag") {
     fail(keyPath(path, "type"), `expected "tag" (an entry of tags may also leave out its type), found ${describeValue(type)}`);
   }
-  checkParserTag(obj, path);
-  rejectUnknownFields(obj, path, "a tag", [...FIELDS.tag, "parser_tag"]);
+  rejectUnknownFormatFields(obj, path, "a tag", FIELDS.tag);
   const r = new NodeReader(obj, path, "a tag", depth);
   const tag: TagFormat = { type: "tag", begin: r.begin("begin"), content: r.format("content"), end: r.end("end") };
   checkUnlimitedTagEnd(tag, path);
@@ -366,8 +371,7 @@ function readFormat(value: unknown, path: string, depth: number): Format {
   if (!isFormatType(type)) fail(typePath, `unknown format type ${showString(type)}; expected one of ${TYPE_LIST}`);
   if (type === "tag") return readTag(obj, path, depth, false);
   const what = `a ${type} format`;
-  checkParserTag(obj, path);
-  rejectUnknownFields(obj, path, what, [...FIELDS[type], "parser_tag"]);
+  rejectUnknownFormatFields(obj, path, what, FIELDS[type]);
   const r = new NodeReader(obj, path, what, depth);
   switch (type) {
     case "const_string":
@@ -483,8 +487,7 @@ function readFormat(value: unknown, path: string, depth: number): Format {
 const LEGACY_QWEN_XML_PARAMETER = "qwen_xml_parameter";
 
 function readLegacyQwenXmlParameter(obj: Record<string, unknown>, path: string, depth: number): JsonSchemaFormat {
-  checkParserTag(obj, path);
-  rejectUnknownFields(obj, path, "a qwen_xml_parameter format", ["json_schema", "parser_tag"]);
+  rejectUnknownFormatFields(obj, path, "a qwen_xml_parameter format", ["json_schema"]);
   const r = new NodeReader(obj, path, "a qwen_xml_parameter format", depth);
   return { type: "json_schema", json_schema: r.schema("json_schema"), style: "qwen_xml" };
 }
